@@ -1,0 +1,159 @@
+package cluster
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes/scheme"
+)
+
+// ReadFile reads the objects of a cluster dump, as written by
+//
+//	kubectl get nodes,pods,pdb,namespaces,replicasets,priorityclasses -A -o yaml
+//
+// The file may hold a List (kind: List or any *List kind), a stream of YAML
+// documents separated by "---", a stream of JSON objects, or a mix. Objects of
+// kinds a snapshot does not use are counted in ignored, by kind, and
+// otherwise left out.
+func ReadFile(path string) (objs Objects, ignored map[string]int, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Objects{}, nil, err
+	}
+	defer f.Close()
+	return Decode(f)
+}
+
+// Decode reads objects from a stream in any of the forms ReadFile accepts.
+// An error names the document (counted from 1) and, inside a List, the item.
+func Decode(r io.Reader) (objs Objects, ignored map[string]int, err error) {
+	ignored = make(map[string]int)
+	dec := utilyaml.NewYAMLOrJSONDecoder(r, 64*1024)
+	for doc := 1; ; doc++ {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			if errors.Is(err, io.EOF) {
+				return objs, ignored, nil
+			}
+			return Objects{}, nil, fmt.Errorf("document %d: %w", doc, err)
+		}
+		raw = bytes.TrimSpace(raw)
+		if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+			continue // an empty document, as between two "---"
+		}
+		if err := objs.addRaw(raw, ignored); err != nil {
+			return Objects{}, nil, fmt.Errorf("document %d: %w", doc, err)
+		}
+	}
+}
+
+// IgnoredSummary formats the counts Decode returns, e.g. "3 Service, 1 Secret".
+func IgnoredSummary(ignored map[string]int) string {
+	kinds := make([]string, 0, len(ignored))
+	for k := range ignored {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%d %s", ignored[k], k)
+	}
+	return strings.Join(parts, ", ")
+}
+
+type typeHeader struct {
+	APIVersion string            `json:"apiVersion"`
+	Kind       string            `json:"kind"`
+	Items      []json.RawMessage `json:"items"`
+}
+
+func (o *Objects) addRaw(raw json.RawMessage, ignored map[string]int) error {
+	var h typeHeader
+	if err := json.Unmarshal(raw, &h); err != nil {
+		return err
+	}
+	if h.Kind == "" {
+		return errors.New("object has no kind")
+	}
+	if strings.HasSuffix(h.Kind, "List") {
+		itemKind := strings.TrimSuffix(h.Kind, "List")
+		for i, item := range h.Items {
+			// A typed list (PodList) leaves kind and apiVersion off its items.
+			if itemKind != "" {
+				item = withDefaultType(item, h.APIVersion, itemKind)
+			}
+			if err := o.addObject(item, ignored); err != nil {
+				return fmt.Errorf("item %d: %w", i, err)
+			}
+		}
+		return nil
+	}
+	return o.addObject(raw, ignored)
+}
+
+// withDefaultType sets kind and apiVersion on an item of a typed list when
+// the item has none.
+func withDefaultType(item json.RawMessage, apiVersion, kind string) json.RawMessage {
+	var h typeHeader
+	if json.Unmarshal(item, &h) != nil || h.Kind != "" {
+		return item
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(item, &m) != nil {
+		return item
+	}
+	m["kind"], _ = json.Marshal(kind)
+	m["apiVersion"], _ = json.Marshal(apiVersion)
+	out, err := json.Marshal(m)
+	if err != nil {
+		return item
+	}
+	return out
+}
+
+func (o *Objects) addObject(raw json.RawMessage, ignored map[string]int) error {
+	obj, gvk, err := scheme.Codecs.UniversalDeserializer().Decode(raw, nil, nil)
+	if err != nil {
+		var h typeHeader
+		if json.Unmarshal(raw, &h) == nil && h.Kind != "" && !scheme.Scheme.Recognizes(schema.FromAPIVersionAndKind(h.APIVersion, h.Kind)) {
+			ignored[h.Kind]++
+			return nil
+		}
+		return err
+	}
+	switch t := obj.(type) {
+	case *corev1.Node:
+		t.ManagedFields = nil
+		o.Nodes = append(o.Nodes, *t)
+	case *corev1.Pod:
+		t.ManagedFields = nil
+		o.Pods = append(o.Pods, *t)
+	case *policyv1.PodDisruptionBudget:
+		t.ManagedFields = nil
+		o.PDBs = append(o.PDBs, *t)
+	case *corev1.Namespace:
+		t.ManagedFields = nil
+		o.Namespaces = append(o.Namespaces, *t)
+	case *schedulingv1.PriorityClass:
+		t.ManagedFields = nil
+		o.PriorityClasses = append(o.PriorityClasses, *t)
+	case *appsv1.ReplicaSet:
+		t.ManagedFields = nil
+		o.ReplicaSets = append(o.ReplicaSets, *t)
+	default:
+		ignored[gvk.Kind]++
+	}
+	return nil
+}

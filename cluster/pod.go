@@ -1,0 +1,212 @@
+package cluster
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	resourcehelper "k8s.io/component-helpers/resource"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+)
+
+// configSourceAnnotation is set by the kubelet on pods it read from a file or
+// a URL (static pods); their API objects are mirrors that cannot be evicted.
+const configSourceAnnotation = "kubernetes.io/config.source"
+
+// The scheduler scores a container without a request as if it asked for
+// this much, so that empty requests do not make every node look idle
+// (kube-scheduler's DefaultMilliCPURequest and DefaultMemoryRequest).
+var nonZeroDefaults = corev1.ResourceList{
+	corev1.ResourceCPU:    resource.MustParse("100m"),
+	corev1.ResourceMemory: resource.MustParse("200Mi"),
+}
+
+// Pod is a pod of the snapshot with the facts about it that every cycle
+// needs, computed once at load.
+type Pod struct {
+	*corev1.Pod
+	// Key is "namespace/name", the pod's identity in plans and reports.
+	Key string
+	// Requests is what the pod takes from its node: the effective requests of
+	// its containers, init and sidecar containers, pod-level resources and
+	// overhead, by the rule kube-scheduler and the kubelet apply. Requests.Pods
+	// is 1.
+	Requests Resources
+	// NonZeroRequests is Requests with kube-scheduler's defaults for
+	// containers that request no CPU or memory; scoring plugins use it.
+	NonZeroRequests Resources
+	// Workload is the top controller the pod belongs to (a ReplicaSet's pods
+	// belong to its Deployment); zero for a bare pod.
+	Workload Workload
+	// Priority is the pod's priority, 0 when unset.
+	Priority int32
+	// QoS is the pod's quality-of-service class.
+	QoS corev1.PodQOSClass
+
+	// id indexes the snapshot's placement table.
+	id int
+}
+
+func newPod(p *corev1.Pod, id int) *Pod {
+	return newPodWith(p, id, nil)
+}
+
+// newPodWith computes a pod's facts using scratch, when given, to add up its
+// requests, so that loading 150,000 pods does not allocate a ResourceList
+// for each.
+func newPodWith(p *corev1.Pod, id int, scratch corev1.ResourceList) *Pod {
+	req := ResourcesFromList(resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{Reuse: scratch}))
+	req.Pods = 1
+	nonZero := req
+	if missesCPUOrMemoryRequest(p) {
+		nonZero = ResourcesFromList(resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{
+			Reuse: scratch, NonMissingContainerRequests: nonZeroDefaults,
+		}))
+		nonZero.Pods = 1
+	}
+	return &Pod{
+		Pod:             p,
+		Key:             p.Namespace + "/" + p.Name,
+		Requests:        req,
+		NonZeroRequests: nonZero,
+		Priority:        corev1helpers.PodPriority(p),
+		QoS:             qosClass(p),
+		id:              id,
+	}
+}
+
+// missesCPUOrMemoryRequest reports whether the scheduler's defaults would
+// change the pod's requests: some container leaves out CPU or memory, and no
+// pod-level request replaces the containers' sum.
+func missesCPUOrMemoryRequest(p *corev1.Pod) bool {
+	if resourcehelper.IsPodLevelRequestsSet(p) {
+		if r := p.Spec.Resources.Requests; r != nil {
+			_, cpu := r[corev1.ResourceCPU]
+			_, mem := r[corev1.ResourceMemory]
+			if cpu && mem {
+				return false
+			}
+		}
+	}
+	for _, list := range [][]corev1.Container{p.Spec.InitContainers, p.Spec.Containers} {
+		for i := range list {
+			r := list[i].Resources.Requests
+			_, cpu := r[corev1.ResourceCPU]
+			_, mem := r[corev1.ResourceMemory]
+			if !cpu || !mem {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Controller returns the pod's controlling owner reference, or nil.
+func (p *Pod) Controller() *metav1.OwnerReference {
+	return metav1.GetControllerOfNoCopy(p.Pod)
+}
+
+// IsMirror reports whether the pod is the API mirror of a static pod, which
+// the kubelet owns and the Eviction API cannot remove.
+func (p *Pod) IsMirror() bool {
+	if _, ok := p.Annotations[corev1.MirrorPodAnnotationKey]; ok {
+		return true
+	}
+	src, ok := p.Annotations[configSourceAnnotation]
+	return ok && src != "api"
+}
+
+// IsDaemonSetPod reports whether a DaemonSet controls the pod; such a pod
+// would be recreated on the same node, so moving it is never possible.
+func (p *Pod) IsDaemonSetPod() bool {
+	c := p.Controller()
+	return c != nil && c.Kind == "DaemonSet"
+}
+
+// IsTerminating reports whether the pod is already being deleted.
+func (p *Pod) IsTerminating() bool {
+	return p.DeletionTimestamp != nil
+}
+
+// IsTerminal reports whether the pod has finished: it no longer holds
+// resources on its node.
+func (p *Pod) IsTerminal() bool {
+	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+}
+
+// HasLocalStorage reports whether the pod keeps data on its node (an emptyDir
+// or hostPath volume) that an eviction would lose.
+func (p *Pod) HasLocalStorage() bool {
+	for i := range p.Spec.Volumes {
+		v := &p.Spec.Volumes[i]
+		if v.EmptyDir != nil || v.HostPath != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// HasPVC reports whether the pod mounts a PersistentVolumeClaim, including
+// one created from an ephemeral volume template.
+func (p *Pod) HasPVC() bool {
+	for i := range p.Spec.Volumes {
+		v := &p.Spec.Volumes[i]
+		if v.PersistentVolumeClaim != nil || v.Ephemeral != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// HasAffinity reports whether the pod has any inter-pod affinity or
+// anti-affinity term, required or preferred.
+func (p *Pod) HasAffinity() bool {
+	a := p.Spec.Affinity
+	return a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil)
+}
+
+// HasRequiredAntiAffinity reports whether the pod has a required
+// anti-affinity term, which constrains where other pods may go.
+func (p *Pod) HasRequiredAntiAffinity() bool {
+	a := p.Spec.Affinity
+	return a != nil && a.PodAntiAffinity != nil && len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0
+}
+
+// qosClass returns the class the API server recorded in status, or derives
+// it by the Kubernetes rule for objects written by hand without a status.
+func qosClass(p *corev1.Pod) corev1.PodQOSClass {
+	if p.Status.QOSClass != "" {
+		return p.Status.QOSClass
+	}
+	// Pod-level resources, when set, decide the class on their own.
+	var sets []corev1.ResourceRequirements
+	if r := p.Spec.Resources; r != nil && (len(r.Requests) > 0 || len(r.Limits) > 0) {
+		sets = append(sets, *r)
+	} else {
+		for _, c := range p.Spec.InitContainers {
+			sets = append(sets, c.Resources)
+		}
+		for _, c := range p.Spec.Containers {
+			sets = append(sets, c.Resources)
+		}
+	}
+	requested, limited, guaranteed := false, false, true
+	for _, rr := range sets {
+		for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+			req, hasReq := rr.Requests[name]
+			lim, hasLim := rr.Limits[name]
+			requested = requested || (hasReq && !req.IsZero())
+			limited = limited || (hasLim && !lim.IsZero())
+			if !hasLim || (hasReq && req.Cmp(lim) != 0) {
+				guaranteed = false
+			}
+		}
+	}
+	switch {
+	case !requested && !limited:
+		return corev1.PodQOSBestEffort
+	case guaranteed:
+		return corev1.PodQOSGuaranteed
+	default:
+		return corev1.PodQOSBurstable
+	}
+}

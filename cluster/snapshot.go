@@ -1,0 +1,245 @@
+package cluster
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+)
+
+// Objects are the API objects a Snapshot is built from.
+type Objects struct {
+	Nodes           []corev1.Node
+	Pods            []corev1.Pod
+	PDBs            []policyv1.PodDisruptionBudget
+	Namespaces      []corev1.Namespace
+	PriorityClasses []schedulingv1.PriorityClass
+	ReplicaSets     []appsv1.ReplicaSet
+}
+
+// The values of the built-in priority classes, used when a snapshot does not
+// hold the PriorityClass objects themselves.
+var builtinPriorityClasses = map[string]int32{
+	"system-cluster-critical": 2000000000,
+	"system-node-critical":    2000001000,
+}
+
+// Snapshot is the state of a cluster at one moment. Its nodes are sorted by
+// name and its pods by namespace and name, so that everything computed from
+// it is deterministic.
+//
+// A Snapshot is not safe for concurrent edits; concurrent reads are safe.
+type Snapshot struct {
+	// Now is when the snapshot was taken. Pod ages are measured from it, so
+	// that a plan depends on the snapshot and not on when it is computed.
+	Now time.Time
+
+	nodes     []*Node
+	nodeIndex map[string]int
+	pods      []*Pod
+	podIndex  map[string]*Pod
+	// placement holds, for each pod id, the index of the node whose
+	// resources the pod holds, or -1. Edits change it; Spec.NodeName does
+	// not change.
+	placement []int32
+
+	pdbs            []*PDB
+	pdbsByPod       [][]*PDB
+	namespaces      map[string]*corev1.Namespace
+	priorityClasses map[string]*schedulingv1.PriorityClass
+	workloads       map[Workload][]*Pod
+
+	// id identifies this snapshot as the owner of the nodes it may edit in
+	// place; see Fork.
+	id uint64
+}
+
+var snapshotIDs atomic.Uint64
+
+// New builds a Snapshot from API objects. The objects are kept, not copied:
+// the caller must not change them afterwards.
+func New(objs Objects, now time.Time) (*Snapshot, error) {
+	s := &Snapshot{
+		Now:             now,
+		nodeIndex:       make(map[string]int, len(objs.Nodes)),
+		podIndex:        make(map[string]*Pod, len(objs.Pods)),
+		namespaces:      make(map[string]*corev1.Namespace, len(objs.Namespaces)),
+		priorityClasses: make(map[string]*schedulingv1.PriorityClass, len(objs.PriorityClasses)),
+		workloads:       make(map[Workload][]*Pod),
+		id:              snapshotIDs.Add(1),
+	}
+
+	nodes := make([]*corev1.Node, len(objs.Nodes))
+	for i := range objs.Nodes {
+		nodes[i] = &objs.Nodes[i]
+	}
+	slices.SortFunc(nodes, func(a, b *corev1.Node) int { return strings.Compare(a.Name, b.Name) })
+	s.nodes = make([]*Node, len(nodes))
+	for i, n := range nodes {
+		if i > 0 && nodes[i-1].Name == n.Name {
+			return nil, fmt.Errorf("node %q appears twice", n.Name)
+		}
+		s.nodes[i] = newNode(n, i)
+		s.nodes[i].owner = s.id
+		s.nodeIndex[n.Name] = i
+	}
+
+	for i := range objs.Namespaces {
+		s.namespaces[objs.Namespaces[i].Name] = &objs.Namespaces[i]
+	}
+	for i := range objs.PriorityClasses {
+		s.priorityClasses[objs.PriorityClasses[i].Name] = &objs.PriorityClasses[i]
+	}
+
+	pods := make([]*corev1.Pod, len(objs.Pods))
+	for i := range objs.Pods {
+		pods[i] = &objs.Pods[i]
+	}
+	slices.SortFunc(pods, func(a, b *corev1.Pod) int {
+		if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	owners := newReplicaSetOwners(objs.ReplicaSets)
+	s.pods = make([]*Pod, len(pods))
+	s.placement = make([]int32, len(pods))
+	scratch := corev1.ResourceList{}
+	for i, p := range pods {
+		pod := newPodWith(p, i, scratch)
+		if _, dup := s.podIndex[pod.Key]; dup {
+			return nil, fmt.Errorf("pod %s appears twice", pod.Key)
+		}
+		pod.Workload = owners.workloadOf(pod)
+		if p.Spec.Priority == nil && p.Spec.PriorityClassName != "" {
+			// The API server's admission fills spec.priority from the class;
+			// an object written by hand may only name the class.
+			if v, ok := s.PriorityClassValue(p.Spec.PriorityClassName); ok {
+				pod.Priority = v
+			}
+		}
+		s.pods[i] = pod
+		s.podIndex[pod.Key] = pod
+		s.placement[i] = -1
+		if !pod.Workload.IsZero() {
+			s.workloads[pod.Workload] = append(s.workloads[pod.Workload], pod)
+		}
+		if p.Spec.NodeName == "" || pod.IsTerminal() {
+			continue
+		}
+		if ni, ok := s.nodeIndex[p.Spec.NodeName]; ok {
+			s.nodes[ni].add(pod)
+			s.placement[i] = int32(ni)
+		}
+	}
+
+	pdbs := make([]*policyv1.PodDisruptionBudget, len(objs.PDBs))
+	for i := range objs.PDBs {
+		pdbs[i] = &objs.PDBs[i]
+	}
+	slices.SortFunc(pdbs, func(a, b *policyv1.PodDisruptionBudget) int {
+		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
+	})
+	for _, p := range pdbs {
+		pdb, err := newPDB(p)
+		if err != nil {
+			return nil, err
+		}
+		s.pdbs = append(s.pdbs, pdb)
+	}
+	s.pdbsByPod = matchPDBs(s.pods, s.pdbs)
+	return s, nil
+}
+
+// Nodes returns every node, sorted by name. Do not modify the slice.
+func (s *Snapshot) Nodes() []*Node { return s.nodes }
+
+// Node returns the node with the given name, or nil.
+func (s *Snapshot) Node(name string) *Node {
+	if i, ok := s.nodeIndex[name]; ok {
+		return s.nodes[i]
+	}
+	return nil
+}
+
+// Pods returns every pod of every phase, sorted by namespace and name. Do not
+// modify the slice.
+func (s *Snapshot) Pods() []*Pod { return s.pods }
+
+// Pod returns the pod with the given "namespace/name" key, or nil.
+func (s *Snapshot) Pod(key string) *Pod { return s.podIndex[key] }
+
+// NodeOf returns the node whose resources the pod holds in this snapshot,
+// after edits, or nil for a pod that is pending, finished or bound to a node
+// the snapshot does not know.
+func (s *Snapshot) NodeOf(p *Pod) *Node {
+	if p.id < 0 || p.id >= len(s.placement) || s.pods[p.id] != p {
+		return nil
+	}
+	if i := s.placement[p.id]; i >= 0 {
+		return s.nodes[i]
+	}
+	return nil
+}
+
+// PodsOf returns the pods of a workload, sorted by namespace and name.
+func (s *Snapshot) PodsOf(w Workload) []*Pod { return s.workloads[w] }
+
+// Workloads returns every workload that has a pod in the snapshot, sorted.
+func (s *Snapshot) Workloads() []Workload {
+	ws := make([]Workload, 0, len(s.workloads))
+	for w := range s.workloads {
+		ws = append(ws, w)
+	}
+	slices.SortFunc(ws, func(a, b Workload) int {
+		switch {
+		case a.Less(b):
+			return -1
+		case b.Less(a):
+			return 1
+		}
+		return 0
+	})
+	return ws
+}
+
+// PDBs returns every PodDisruptionBudget, sorted by namespace and name.
+func (s *Snapshot) PDBs() []*PDB { return s.pdbs }
+
+// PDBsFor returns the budgets that cover the pod.
+func (s *Snapshot) PDBsFor(p *Pod) []*PDB {
+	if p.id < 0 || p.id >= len(s.pdbsByPod) {
+		return nil
+	}
+	return s.pdbsByPod[p.id]
+}
+
+// Namespace returns the namespace object, or nil when the snapshot does not
+// hold it.
+func (s *Snapshot) Namespace(name string) *corev1.Namespace { return s.namespaces[name] }
+
+// NamespaceLabels returns a namespace's labels. The API server gives every
+// namespace the kubernetes.io/metadata.name label, so a namespace missing from
+// the snapshot still has that one.
+func (s *Snapshot) NamespaceLabels(name string) map[string]string {
+	if ns := s.namespaces[name]; ns != nil && ns.Labels != nil {
+		return ns.Labels
+	}
+	return map[string]string{corev1.LabelMetadataName: name}
+}
+
+// PriorityClassValue returns the value of a PriorityClass by name, falling
+// back to the built-in classes' fixed values.
+func (s *Snapshot) PriorityClassValue(name string) (int32, bool) {
+	if pc := s.priorityClasses[name]; pc != nil {
+		return pc.Value, true
+	}
+	v, ok := builtinPriorityClasses[name]
+	return v, ok
+}

@@ -1,0 +1,63 @@
+package policy
+
+import (
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// HighNodeUtilizationArgs configure HighNodeUtilization, which empties the
+// least used nodes onto the others so that the cluster can shrink.
+type HighNodeUtilizationArgs struct {
+	Common `json:",inline"`
+
+	// Thresholds: a node is under-utilized, and a candidate for emptying,
+	// when every listed resource is below its threshold, in percent of
+	// allocatable. With nodePools, these apply to the nodes no pool selects,
+	// and may be left out to leave those nodes alone.
+	Thresholds ResourceThresholds `json:"thresholds,omitempty"`
+	// NumberOfNodes: the strategy acts (in each pool) only when more than
+	// this many nodes are under-utilized.
+	NumberOfNodes int32 `json:"numberOfNodes,omitempty"`
+	// NodePools compact groups of nodes each on its own, with their own
+	// thresholds: pods move only between nodes of one pool.
+	NodePools []HighNodeUtilizationPool `json:"nodePools,omitempty"`
+}
+
+// HighNodeUtilizationPool is a node pool with the thresholds under which
+// its nodes are emptied.
+type HighNodeUtilizationPool struct {
+	NodePool   `json:",inline"`
+	Thresholds ResourceThresholds `json:"thresholds,omitempty"`
+}
+
+// Default fills in unset arguments; HighNodeUtilization has none to fill.
+func (a *HighNodeUtilizationArgs) Default() {}
+
+// NodeLevelFields names the arguments that classify nodes.
+func (a *HighNodeUtilizationArgs) NodeLevelFields() []string {
+	return []string{"thresholds", "numberOfNodes", "nodePools"}
+}
+
+// Validate reports every invalid argument.
+func (a *HighNodeUtilizationArgs) Validate(path *field.Path) field.ErrorList {
+	errs := a.Common.validate(path)
+	if len(a.Thresholds) == 0 && len(a.NodePools) == 0 {
+		errs = append(errs, field.Required(path.Child("thresholds"), "list at least one resource, e.g. {cpu: 20, memory: 20, pods: 20}, or give nodePools"))
+	}
+	errs = append(errs, validateThresholds(a.Thresholds, path.Child("thresholds"))...)
+	if a.NumberOfNodes < 0 {
+		errs = append(errs, field.Invalid(path.Child("numberOfNodes"), a.NumberOfNodes, "is negative"))
+	}
+	pools := make([]*NodePool, len(a.NodePools))
+	for i := range a.NodePools {
+		pools[i] = &a.NodePools[i].NodePool
+	}
+	for i, p := range a.NodePools {
+		pp := path.Child("nodePools").Index(i)
+		errs = append(errs, validatePool(pools, i, pp)...)
+		if len(p.Thresholds) == 0 {
+			errs = append(errs, field.Required(pp.Child("thresholds"), "list at least one resource, e.g. {cpu: 20, memory: 20}"))
+		}
+		errs = append(errs, validateThresholds(p.Thresholds, pp.Child("thresholds"))...)
+	}
+	return errs
+}

@@ -1,0 +1,69 @@
+package policy
+
+import (
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// LowNodeUtilizationArgs configure LowNodeUtilization, which moves pods from
+// over-utilized nodes to under-utilized ones.
+type LowNodeUtilizationArgs struct {
+	Common `json:",inline"`
+
+	// Thresholds: a node is under-utilized when every listed resource is
+	// below its threshold, in percent of allocatable. With nodePools, these
+	// apply to the nodes no pool selects, and may be left out to leave those
+	// nodes alone.
+	Thresholds ResourceThresholds `json:"thresholds,omitempty"`
+	// TargetThresholds: a node is over-utilized when any listed resource is
+	// above its target; pods leave it until it is within target.
+	TargetThresholds ResourceThresholds `json:"targetThresholds,omitempty"`
+	// UseDeviationThresholds makes both thresholds percentages below and
+	// above the mean utilization of the nodes (of each pool), instead of
+	// absolute ones.
+	UseDeviationThresholds bool `json:"useDeviationThresholds,omitempty"`
+	// NumberOfNodes: the strategy acts (in each pool) only when more than
+	// this many nodes are under-utilized.
+	NumberOfNodes int32 `json:"numberOfNodes,omitempty"`
+	// NodePools balance groups of nodes each on its own, with their own
+	// thresholds: pods move only between nodes of one pool.
+	NodePools []LowNodeUtilizationPool `json:"nodePools,omitempty"`
+}
+
+// LowNodeUtilizationPool is a node pool with the thresholds that classify
+// its nodes.
+type LowNodeUtilizationPool struct {
+	NodePool         `json:",inline"`
+	Thresholds       ResourceThresholds `json:"thresholds,omitempty"`
+	TargetThresholds ResourceThresholds `json:"targetThresholds,omitempty"`
+}
+
+// Default fills in unset arguments; LowNodeUtilization has none to fill.
+func (a *LowNodeUtilizationArgs) Default() {}
+
+// NodeLevelFields names the arguments that classify nodes.
+func (a *LowNodeUtilizationArgs) NodeLevelFields() []string {
+	return []string{"thresholds", "targetThresholds", "useDeviationThresholds", "numberOfNodes", "nodePools"}
+}
+
+// Validate reports every invalid argument.
+func (a *LowNodeUtilizationArgs) Validate(path *field.Path) field.ErrorList {
+	errs := a.Common.validate(path)
+	// With pools, the top-level pair is optional, but when half of it is
+	// given the other half is still required.
+	if len(a.NodePools) == 0 || len(a.Thresholds) > 0 || len(a.TargetThresholds) > 0 {
+		errs = append(errs, validateThresholdPair(a.Thresholds, a.TargetThresholds, !a.UseDeviationThresholds, path)...)
+	}
+	if a.NumberOfNodes < 0 {
+		errs = append(errs, field.Invalid(path.Child("numberOfNodes"), a.NumberOfNodes, "is negative"))
+	}
+	pools := make([]*NodePool, len(a.NodePools))
+	for i := range a.NodePools {
+		pools[i] = &a.NodePools[i].NodePool
+	}
+	for i, p := range a.NodePools {
+		pp := path.Child("nodePools").Index(i)
+		errs = append(errs, validatePool(pools, i, pp)...)
+		errs = append(errs, validateThresholdPair(p.Thresholds, p.TargetThresholds, !a.UseDeviationThresholds, pp)...)
+	}
+	return errs
+}

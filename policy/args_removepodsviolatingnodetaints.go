@@ -1,0 +1,101 @@
+package policy
+
+import (
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// RemovePodsViolatingNodeTaintsArgs configure RemovePodsViolatingNodeTaints,
+// which moves pods off nodes whose NoSchedule taints they do not tolerate
+// (a taint added after they were scheduled, or a toleration removed).
+// NoExecute taints are left to the kubelet's taint manager, which evicts
+// on its own.
+type RemovePodsViolatingNodeTaintsArgs struct {
+	Common `json:",inline"`
+
+	// ExcludedTaints are taints never acted on, as "key" (any value) or
+	// "key=value".
+	ExcludedTaints []string `json:"excludedTaints,omitempty"`
+	// IncludedTaints, when set, are the only taints acted on, in the same
+	// form.
+	IncludedTaints []string `json:"includedTaints,omitempty"`
+	// IncludePreferNoSchedule acts on PreferNoSchedule taints too (default
+	// false).
+	IncludePreferNoSchedule *bool `json:"includePreferNoSchedule,omitempty"`
+}
+
+// Default fills in unset arguments; RemovePodsViolatingNodeTaints has none
+// to fill.
+func (a *RemovePodsViolatingNodeTaintsArgs) Default() {}
+
+// NodeLevelFields: every argument says which pods move.
+func (a *RemovePodsViolatingNodeTaintsArgs) NodeLevelFields() []string { return nil }
+
+// Considers reports whether a taint of this key, value and effect is one the
+// strategy acts on.
+func (a *RemovePodsViolatingNodeTaintsArgs) Considers(key, value, effect string) bool {
+	switch effect {
+	case "NoSchedule":
+	case "PreferNoSchedule":
+		if !isTrue(a.IncludePreferNoSchedule) {
+			return false
+		}
+	default:
+		return false
+	}
+	if len(a.IncludedTaints) > 0 && !matchesTaint(a.IncludedTaints, key, value) {
+		return false
+	}
+	return !matchesTaint(a.ExcludedTaints, key, value)
+}
+
+// IncludesPreferNoSchedule reports whether PreferNoSchedule taints count.
+func (a *RemovePodsViolatingNodeTaintsArgs) IncludesPreferNoSchedule() bool {
+	return isTrue(a.IncludePreferNoSchedule)
+}
+
+func matchesTaint(list []string, key, value string) bool {
+	for _, t := range list {
+		k, v, hasValue := strings.Cut(t, "=")
+		if k == key && (!hasValue || v == value) {
+			return true
+		}
+	}
+	return false
+}
+
+// Validate reports every invalid argument.
+func (a *RemovePodsViolatingNodeTaintsArgs) Validate(path *field.Path) field.ErrorList {
+	errs := a.Common.validate(path)
+	if len(a.ExcludedTaints) > 0 && len(a.IncludedTaints) > 0 {
+		errs = append(errs, field.Forbidden(path, "set includedTaints or excludedTaints, not both"))
+	}
+	errs = append(errs, validateTaintList(a.ExcludedTaints, path.Child("excludedTaints"))...)
+	return append(errs, validateTaintList(a.IncludedTaints, path.Child("includedTaints"))...)
+}
+
+func validateTaintList(list []string, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, t := range list {
+		p := path.Index(i)
+		if t == "" {
+			errs = append(errs, field.Required(p, `a taint as "key" or "key=value"`))
+			continue
+		}
+		if slices.Contains(list[:i], t) {
+			errs = append(errs, field.Duplicate(p, t))
+			continue
+		}
+		k, v, _ := strings.Cut(t, "=")
+		for _, msg := range validation.IsQualifiedName(k) {
+			errs = append(errs, field.Invalid(p, t, "does not start with a taint key: "+msg))
+		}
+		for _, msg := range validation.IsValidLabelValue(v) {
+			errs = append(errs, field.Invalid(p, t, "does not end with a taint value: "+msg))
+		}
+	}
+	return errs
+}

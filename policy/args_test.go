@@ -1,0 +1,383 @@
+package policy
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// Every argument of the strategies is validated, each problem reported
+// with its field path and value, in the order of the fields.
+func TestLoadValidatesStrategyArguments(t *testing.T) {
+	tests := []struct {
+		name string
+		yaml string
+		want []string
+	}{
+		{
+			name: "taints: include and exclude together, bad and repeated entries",
+			yaml: `
+strategies:
+  RemovePodsViolatingNodeTaints:
+    excludedTaints: [dedicated, "bad key!", "k=bad value!", dedicated, ""]
+    includedTaints: [gpu]
+`,
+			want: []string{
+				`strategies.RemovePodsViolatingNodeTaints: set includedTaints or excludedTaints, not both`,
+				`strategies.RemovePodsViolatingNodeTaints.excludedTaints[1]: "bad key!" does not start with a taint key: name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+				`strategies.RemovePodsViolatingNodeTaints.excludedTaints[2]: "k=bad value!" does not end with a taint value: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`,
+				`strategies.RemovePodsViolatingNodeTaints.excludedTaints[3]: "dedicated" is listed twice`,
+				`strategies.RemovePodsViolatingNodeTaints.excludedTaints[4]: is required (a taint as "key" or "key=value")`,
+			},
+		},
+		{
+			name: "taints: includePreferNoSchedule is a boolean",
+			yaml: "strategies:\n  RemovePodsViolatingNodeTaints: {includePreferNoSchedule: yes please}\n",
+			want: []string{`cannot unmarshal string into Go struct field RemovePodsViolatingNodeTaintsArgs.strategies.RemovePodsViolatingNodeTaints.includePreferNoSchedule of type bool`},
+		},
+		{
+			name: "node affinity: nodeAffinityType is required",
+			yaml: "strategies:\n  RemovePodsViolatingNodeAffinity: {}\n",
+			want: []string{`strategies.RemovePodsViolatingNodeAffinity.nodeAffinityType: is required (list requiredDuringSchedulingIgnoredDuringExecution, preferredDuringSchedulingIgnoredDuringExecution or both)`},
+		},
+		{
+			name: "node affinity: unknown and repeated types",
+			yaml: "strategies:\n  RemovePodsViolatingNodeAffinity:\n    nodeAffinityType: [required, preferredDuringSchedulingIgnoredDuringExecution, preferredDuringSchedulingIgnoredDuringExecution]\n",
+			want: []string{
+				`strategies.RemovePodsViolatingNodeAffinity.nodeAffinityType[0]: "required" is not supported; supported values: "requiredDuringSchedulingIgnoredDuringExecution", "preferredDuringSchedulingIgnoredDuringExecution"`,
+				`strategies.RemovePodsViolatingNodeAffinity.nodeAffinityType[2]: "preferredDuringSchedulingIgnoredDuringExecution" is listed twice`,
+			},
+		},
+		{
+			name: "inter-pod anti-affinity: the common arguments",
+			yaml: "strategies:\n  RemovePodsViolatingInterPodAntiAffinity:\n    namespaces: {include: [a], exclude: [b]}\n    labelSelector: {matchExpressions: [{key: app, operator: Equals}]}\n",
+			want: []string{
+				`strategies.RemovePodsViolatingInterPodAntiAffinity.namespaces: set include or exclude, not both`,
+				`strategies.RemovePodsViolatingInterPodAntiAffinity.labelSelector.matchExpressions[0].operator: "Equals" not a valid selector operator`,
+			},
+		},
+		{
+			name: "topology spread: constraints",
+			yaml: "strategies:\n  RemovePodsViolatingTopologySpreadConstraint: {constraints: [DoNotSchedule, Sometimes, DoNotSchedule]}\n",
+			want: []string{
+				`strategies.RemovePodsViolatingTopologySpreadConstraint.constraints[1]: "Sometimes" is not supported; supported values: "DoNotSchedule", "ScheduleAnyway"`,
+				`strategies.RemovePodsViolatingTopologySpreadConstraint.constraints[2]: "DoNotSchedule" is listed twice`,
+			},
+		},
+		{
+			name: "too many restarts: podRestartThreshold is required",
+			yaml: "strategies:\n  RemovePodsHavingTooManyRestarts: {}\n",
+			want: []string{`strategies.RemovePodsHavingTooManyRestarts.podRestartThreshold: is required (the number of restarts at which a pod moves, at least 1)`},
+		},
+		{
+			name: "too many restarts: threshold below 1, unknown state",
+			yaml: "strategies:\n  RemovePodsHavingTooManyRestarts: {podRestartThreshold: -3, states: [Crashing, Running]}\n",
+			want: []string{
+				`strategies.RemovePodsHavingTooManyRestarts.podRestartThreshold: -3 is below 1`,
+				`strategies.RemovePodsHavingTooManyRestarts.states[0]: "Crashing" is not supported; supported values: "CrashLoopBackOff", "Running"`,
+			},
+		},
+		{
+			name: "pod lifetime: maxPodLifeTimeSeconds is required",
+			yaml: "strategies:\n  PodLifeTime: {}\n",
+			want: []string{`strategies.PodLifeTime.maxPodLifeTimeSeconds: is required (the age in seconds past which pods move, e.g. 86400 for a day)`},
+		},
+		{
+			name: "pod lifetime: negative, unknown state",
+			yaml: "strategies:\n  PodLifeTime: {maxPodLifeTimeSeconds: -1, states: [Running, Evicted]}\n",
+			want: []string{
+				`strategies.PodLifeTime.maxPodLifeTimeSeconds: -1 is negative`,
+				`strategies.PodLifeTime.states[1]: "Evicted" is not supported; supported values: "Running", "Pending", "Succeeded", "Failed", "Unknown", "NodeAffinity", "NodeLost", "Shutdown", "UnexpectedAdmissionError", "PodInitializing", "ContainerCreating", "ImagePullBackOff", "CrashLoopBackOff", "CreateContainerConfigError", "ErrImagePull", "CreateContainerError", "InvalidImageName"`,
+			},
+		},
+		{
+			name: "pod lifetime: zero would evict everything forever",
+			yaml: "strategies:\n  PodLifeTime: {maxPodLifeTimeSeconds: 0}\n",
+			want: []string{`strategies.PodLifeTime.maxPodLifeTimeSeconds: 0 would move every pod, and its replacement, on every run; give an age in seconds, e.g. 86400`},
+		},
+		{
+			name: "failed pods: empty and repeated entries, negative age",
+			yaml: "strategies:\n  RemoveFailedPods: {reasons: [\"\", OOMKilled, OOMKilled], exitCodes: [1, 1], excludeOwnerKinds: [\"\"], minPodLifetimeSeconds: -5}\n",
+			want: []string{
+				`strategies.RemoveFailedPods.reasons[0]: is required (a reason such as OOMKilled)`,
+				`strategies.RemoveFailedPods.reasons[2]: "OOMKilled" is listed twice`,
+				`strategies.RemoveFailedPods.excludeOwnerKinds[0]: is required (an owner kind such as Job)`,
+				`strategies.RemoveFailedPods.exitCodes[1]: 1 is listed twice`,
+				`strategies.RemoveFailedPods.minPodLifetimeSeconds: -5 is negative`,
+			},
+		},
+		{
+			name: "high utilization: thresholds are required",
+			yaml: "strategies:\n  HighNodeUtilization: {}\n",
+			want: []string{`strategies.HighNodeUtilization.thresholds: is required (list at least one resource, e.g. {cpu: 20, memory: 20, pods: 20}, or give nodePools)`},
+		},
+		{
+			name: "high utilization: threshold above 100, negative numberOfNodes",
+			yaml: "strategies:\n  HighNodeUtilization: {thresholds: {cpu: 120}, numberOfNodes: -1}\n",
+			want: []string{
+				`strategies.HighNodeUtilization.thresholds.cpu: 120 is above 100`,
+				`strategies.HighNodeUtilization.numberOfNodes: -1 is negative`,
+			},
+		},
+		{
+			name: "high utilization: targetThresholds are not one of its arguments",
+			yaml: "strategies:\n  HighNodeUtilization: {thresholds: {cpu: 20}, targetThresholds: {cpu: 50}}\n",
+			want: []string{`strategies.HighNodeUtilization.targetThresholds: unknown field`},
+		},
+		{
+			name: "low and high utilization contradict each other",
+			yaml: "strategies:\n  LowNodeUtilization: {thresholds: {cpu: 20}, targetThresholds: {cpu: 50}}\n  HighNodeUtilization: {thresholds: {cpu: 20}, enabled: false}\n",
+			want: []string{`strategies.HighNodeUtilization: cannot be configured together with LowNodeUtilization: LowNodeUtilization moves pods onto the least used nodes, HighNodeUtilization empties those nodes, and each would undo the other on the next run; keep one`},
+		},
+		{
+			name: "an override cannot bring in the other utilization strategy",
+			yaml: "strategies:\n  LowNodeUtilization: {thresholds: {cpu: 20}, targetThresholds: {cpu: 50}}\noverrides:\n- namespaces: [batch]\n  strategies:\n    HighNodeUtilization: {enabled: true}\n",
+			want: []string{`overrides[0].strategies.HighNodeUtilization: HighNodeUtilization classifies nodes, which the pods of every namespace share: configure it globally; an override can only turn it off or set its pod-level arguments`},
+		},
+		{
+			name: "node pools: names, selectors, thresholds, pools bound to share nodes",
+			yaml: `
+strategies:
+  HighNodeUtilization:
+    nodePools:
+    - {name: gpu, nodeSelector: {matchLabels: {pool: gpu}}, thresholds: {cpu: 50}}
+    - {name: gpu, nodeSelector: {matchLabels: {pool: gpu, zone: a}}, thresholds: {cpu: 50}}
+    - {name: Bad_Name, thresholds: {cpu: 150}}
+    - {name: rest, nodeSelector: {}, thresholds: {memory: 10}}
+    - {name: none, nodeSelector: {matchExpressions: [{key: pool, operator: Exists}, {key: pool, operator: DoesNotExist}]}, thresholds: {memory: 10}}
+`,
+			want: []string{
+				`strategies.HighNodeUtilization.nodePools[1].name: "gpu" is listed twice`,
+				`strategies.HighNodeUtilization.nodePools[1].nodeSelector: {"matchLabels":{"pool":"gpu","zone":"a"}} selects only nodes that nodePools[0] (gpu) selects too: a node belongs to one pool only`,
+				`strategies.HighNodeUtilization.nodePools[2].name: "Bad_Name" is not a valid pool name: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+				`strategies.HighNodeUtilization.nodePools[2].nodeSelector: is required (the labels of the pool's nodes, e.g. {matchLabels: {pool: gpu}})`,
+				`strategies.HighNodeUtilization.nodePools[2].thresholds.cpu: 150 is above 100`,
+				`strategies.HighNodeUtilization.nodePools[3].nodeSelector: {} selects every node that nodePools[0] (gpu) selects: a node belongs to one pool only`,
+				`strategies.HighNodeUtilization.nodePools[4].nodeSelector: {"matchExpressions":[{"key":"pool","operator":"Exists"},{"key":"pool","operator":"DoesNotExist"}]} selects no node: its requirements on "pool" contradict each other`,
+			},
+		},
+		{
+			name: "node pools: thresholds of each pool, checked like the top-level ones",
+			yaml: `
+strategies:
+  LowNodeUtilization:
+    nodePools:
+    - {name: gpu, nodeSelector: {matchLabels: {pool: gpu}}, thresholds: {cpu: 50}, targetThresholds: {cpu: 40}}
+    - {name: batch, nodeSelector: {matchLabels: {pool: batch}}, thresholds: {cpu: 10}}
+`,
+			want: []string{
+				`strategies.LowNodeUtilization.nodePools[0].targetThresholds.cpu: 40 is below thresholds.cpu (50)`,
+				`strategies.LowNodeUtilization.nodePools[1].targetThresholds: is required (list the same resources as thresholds, e.g. {cpu: 50, memory: 50, pods: 50})`,
+			},
+		},
+		{
+			name: "node pools: half of the top-level pair is still an error",
+			yaml: "strategies:\n  LowNodeUtilization:\n    thresholds: {cpu: 20}\n    nodePools:\n    - {name: gpu, nodeSelector: {matchLabels: {pool: gpu}}, thresholds: {cpu: 50}, targetThresholds: {cpu: 60}}\n",
+			want: []string{`strategies.LowNodeUtilization.targetThresholds: is required (list the same resources as thresholds, e.g. {cpu: 50, memory: 50, pods: 50})`},
+		},
+		{
+			name: "node pools are node-level: not in an override",
+			yaml: `
+strategies:
+  LowNodeUtilization:
+    nodePools:
+    - {name: gpu, nodeSelector: {matchLabels: {pool: gpu}}, thresholds: {cpu: 50}, targetThresholds: {cpu: 60}}
+overrides:
+- namespaces: [a]
+  strategies:
+    LowNodeUtilization:
+      nodePools: [{name: x, nodeSelector: {matchLabels: {pool: x}}, thresholds: {cpu: 1}, targetThresholds: {cpu: 2}}]
+`,
+			want: []string{`overrides[0].strategies.LowNodeUtilization.nodePools: is a node-level setting, shared by the pods of every namespace: set it globally, not in an override`},
+		},
+		{
+			name: "an override's pod-level arguments are validated too",
+			yaml: "strategies:\n  PodLifeTime: {maxPodLifeTimeSeconds: 86400}\noverrides:\n- namespaces: [a]\n  strategies:\n    PodLifeTime: {states: [Done]}\n",
+			want: []string{`overrides[0].strategies.PodLifeTime.states[0]: "Done" is not supported; supported values: "Running", "Pending", "Succeeded", "Failed", "Unknown", "NodeAffinity", "NodeLost", "Shutdown", "UnexpectedAdmissionError", "PodInitializing", "ContainerCreating", "ImagePullBackOff", "CrashLoopBackOff", "CreateContainerConfigError", "ErrImagePull", "CreateContainerError", "InvalidImageName"`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Load([]byte(header+tt.yaml), "policy.yaml")
+			var perr *Error
+			if !errors.As(err, &perr) {
+				t.Fatalf("Load() error = %v, want a *policy.Error", err)
+			}
+			want := make([]string, len(tt.want))
+			for i, w := range tt.want {
+				want[i] = "policy.yaml: " + w
+			}
+			if got := err.Error(); got != strings.Join(want, "\n") {
+				t.Errorf("Load() error:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+			}
+		})
+	}
+}
+
+func TestStrategyArgumentDefaults(t *testing.T) {
+	p, err := Load([]byte(header+`
+strategies:
+  RemovePodsViolatingTopologySpreadConstraint: {}
+  RemoveFailedPods: {}
+  RemovePodsViolatingNodeTaints: {}
+  RemovePodsHavingTooManyRestarts: {podRestartThreshold: 5}
+`), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := p.Global().Strategies
+	if got := s.RemovePodsViolatingTopologySpreadConstraint.Constraints; len(got) != 1 || got[0] != DoNotSchedule {
+		t.Errorf("constraints = %v, want [DoNotSchedule]", got)
+	}
+	if got := s.RemoveFailedPods.MinPodLifetimeSeconds; got == nil || *got != 3600 {
+		t.Errorf("minPodLifetimeSeconds = %v, want 3600", got)
+	}
+	if s.RemovePodsViolatingNodeTaints.IncludesPreferNoSchedule() || s.RemovePodsHavingTooManyRestarts.IncludesInitContainers() {
+		t.Error("includePreferNoSchedule and includingInitContainers default to true, want false")
+	}
+	if got := strings.Join(p.Enabled(), ","); got != "RemovePodsViolatingNodeTaints,RemovePodsHavingTooManyRestarts,RemoveFailedPods,RemovePodsViolatingTopologySpreadConstraint" {
+		t.Errorf("Enabled() = %s, want the violation strategies before the balancing one", got)
+	}
+}
+
+// Order puts every violation strategy before every balancing one, and
+// names every strategy Strategies holds once.
+func TestOrder(t *testing.T) {
+	want := "RemovePodsViolatingNodeTaints,RemovePodsViolatingNodeAffinity,RemovePodsViolatingInterPodAntiAffinity," +
+		"RemovePodsHavingTooManyRestarts,PodLifeTime,RemoveFailedPods," +
+		"RemoveDuplicates,RemovePodsViolatingTopologySpreadConstraint,LowNodeUtilization,HighNodeUtilization"
+	if got := strings.Join(Order, ","); got != want {
+		t.Errorf("Order = %s\nwant %s", got, want)
+	}
+	// A document that mentions every strategy with empty arguments.
+	doc := make(map[string]any)
+	for _, name := range Order {
+		doc[name] = map[string]any{}
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all Strategies
+	if err := json.Unmarshal(b, &all); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range Order {
+		if all.Get(name) == nil {
+			t.Errorf("Get(%s) = nil with every strategy set", name)
+		}
+	}
+	if (&Strategies{}).Get(LowNodeUtilization) != nil {
+		t.Error("Get returns arguments for a strategy the policy does not mention")
+	}
+	if got := len(asMap(all)); got != len(Order) {
+		t.Errorf("Strategies holds %d strategies, Order lists %d", got, len(Order))
+	}
+}
+
+// Taint matching: "key" matches every value of the key, "key=value" one
+// value; PreferNoSchedule only when included; NoExecute never.
+func TestTaintArguments(t *testing.T) {
+	a := &RemovePodsViolatingNodeTaintsArgs{ExcludedTaints: []string{"dedicated", "zone=a"}}
+	tests := []struct {
+		key, value, effect string
+		want               bool
+	}{
+		{"dedicated", "gpu", "NoSchedule", false},
+		{"zone", "a", "NoSchedule", false},
+		{"zone", "b", "NoSchedule", true},
+		{"other", "", "NoSchedule", true},
+		{"other", "", "PreferNoSchedule", false},
+		{"other", "", "NoExecute", false},
+	}
+	for _, tt := range tests {
+		if got := a.Considers(tt.key, tt.value, tt.effect); got != tt.want {
+			t.Errorf("Considers(%s=%s:%s) = %v, want %v", tt.key, tt.value, tt.effect, got, tt.want)
+		}
+	}
+	in := &RemovePodsViolatingNodeTaintsArgs{IncludedTaints: []string{"dedicated=gpu"}, IncludePreferNoSchedule: new(true)}
+	if !in.Considers("dedicated", "gpu", "PreferNoSchedule") || in.Considers("dedicated", "infra", "NoSchedule") {
+		t.Error("includedTaints dedicated=gpu does not select exactly dedicated=gpu")
+	}
+}
+
+// Pod-level arguments overlay field by field per namespace, booleans
+// included: an override can turn off what the global policy turns on.
+func TestOverridesSetPodLevelArguments(t *testing.T) {
+	p, err := Load([]byte(header+`
+strategies:
+  RemovePodsHavingTooManyRestarts: {podRestartThreshold: 10, includingInitContainers: true, states: [CrashLoopBackOff]}
+overrides:
+- namespaces: [batch]
+  strategies:
+    RemovePodsHavingTooManyRestarts: {podRestartThreshold: 3, includingInitContainers: false}
+`), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := p.For("batch", nil).Strategies.RemovePodsHavingTooManyRestarts
+	if batch.PodRestartThreshold != 3 || batch.IncludesInitContainers() || len(batch.States) != 1 {
+		t.Errorf("batch = %+v, want threshold 3, no init containers, states inherited", batch)
+	}
+	web := p.For("web", nil).Strategies.RemovePodsHavingTooManyRestarts
+	if web.PodRestartThreshold != 10 || !web.IncludesInitContainers() {
+		t.Errorf("web = %+v, want the global threshold 10 with init containers", web)
+	}
+}
+
+// Pools that may or may not share nodes, depending on labels the policy
+// cannot see, load: a node that matches both belongs to the first.
+func TestNodePoolsThatMayShareNodes(t *testing.T) {
+	_, err := Load([]byte(header+`
+strategies:
+  HighNodeUtilization:
+    nodePools:
+    - {name: gpu, nodeSelector: {matchLabels: {pool: gpu}}, thresholds: {cpu: 50}}
+    - {name: cpu, nodeSelector: {matchExpressions: [{key: pool, operator: NotIn, values: [gpu]}]}, thresholds: {cpu: 40}}
+    - {name: zone-a, nodeSelector: {matchLabels: {zone: a}}, thresholds: {cpu: 30}}
+    - {name: spot, nodeSelector: {matchExpressions: [{key: lifecycle, operator: In, values: [spot, preemptible]}]}, thresholds: {cpu: 30}}
+    - {name: preemptible, nodeSelector: {matchExpressions: [{key: lifecycle, operator: In, values: [preemptible, other]}]}, thresholds: {cpu: 30}}
+`), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// One selector implies another exactly when every label set the first
+// admits, the second selects.
+func TestSelectorImplication(t *testing.T) {
+	sel := func(y string) *metav1.LabelSelector {
+		var s metav1.LabelSelector
+		if err := yaml.UnmarshalStrict([]byte(y), &s); err != nil {
+			t.Fatal(err)
+		}
+		return &s
+	}
+	tests := []struct {
+		a, b string
+		want bool
+	}{
+		{"{matchLabels: {pool: gpu, zone: a}}", "{matchLabels: {pool: gpu}}", true},
+		{"{matchLabels: {pool: gpu}}", "{matchLabels: {pool: gpu, zone: a}}", false},
+		{"{}", "{matchLabels: {pool: gpu}}", false},
+		{"{matchLabels: {pool: gpu}}", "{}", true},
+		{"{matchLabels: {pool: gpu}}", "{matchExpressions: [{key: pool, operator: Exists}]}", true},
+		{"{matchLabels: {pool: gpu}}", "{matchExpressions: [{key: pool, operator: In, values: [gpu, cpu]}]}", true},
+		{"{matchExpressions: [{key: pool, operator: In, values: [gpu, cpu]}]}", "{matchLabels: {pool: gpu}}", false},
+		{"{matchExpressions: [{key: pool, operator: In, values: [gpu, cpu]}, {key: pool, operator: NotIn, values: [cpu]}]}", "{matchLabels: {pool: gpu}}", true},
+		{"{matchLabels: {pool: gpu}}", "{matchExpressions: [{key: pool, operator: NotIn, values: [cpu]}]}", true},
+		{"{matchExpressions: [{key: pool, operator: DoesNotExist}]}", "{matchExpressions: [{key: pool, operator: NotIn, values: [cpu]}]}", true},
+		{"{matchExpressions: [{key: pool, operator: NotIn, values: [cpu, gpu]}]}", "{matchExpressions: [{key: pool, operator: NotIn, values: [cpu]}]}", true},
+		{"{matchExpressions: [{key: pool, operator: NotIn, values: [cpu]}]}", "{matchExpressions: [{key: pool, operator: NotIn, values: [cpu, gpu]}]}", false},
+		{"{matchExpressions: [{key: pool, operator: NotIn, values: [cpu]}]}", "{matchExpressions: [{key: pool, operator: DoesNotExist}]}", false},
+	}
+	for _, tt := range tests {
+		if got := selectorConstraints(sel(tt.a)).implies(sel(tt.b)); got != tt.want {
+			t.Errorf("%s implies %s = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,10 @@
+// Package policy defines the RebalancePolicy: what rebalancer may evict,
+// which strategies run and with which arguments, the eviction limits, and
+// how those settings are tuned per namespace.
+//
+// Load decodes a policy strictly (an unknown field is an error), fills in
+// defaults and validates it, reporting every problem at once with the file
+// name, the field path and the bad value. The result answers one question for
+// the rest of the program: which settings apply to a pod of a given
+// namespace (Policy.For).
+package policy

@@ -1,0 +1,212 @@
+package policy
+
+import (
+	_ "embed"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	sigsjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+)
+
+// DefaultCooldown is how long a workload is left alone after an eviction
+// when the policy does not say: two or three CronJob periods.
+const DefaultCooldown = 5 * time.Minute
+
+//go:embed default.yaml
+var defaultPolicy []byte
+
+// DefaultYAML returns the policy used when none is given.
+func DefaultYAML() []byte { return defaultPolicy }
+
+// Default returns the policy used when none is given.
+func Default() *Policy {
+	p, err := Load(defaultPolicy, "default policy")
+	if err != nil {
+		panic(fmt.Sprintf("the embedded default policy is invalid: %v", err))
+	}
+	return p
+}
+
+// LoadFile reads and loads a policy file; errors name the file as given.
+func LoadFile(path string) (*Policy, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Load(data, path)
+}
+
+// Load decodes a policy strictly, fills in defaults and validates it. The
+// error, when there is one, is an *Error listing every problem.
+func Load(data []byte, file string) (*Policy, error) {
+	j, err := yaml.YAMLToJSONStrict(data)
+	if err != nil {
+		return nil, &Error{File: file, Problems: []string{err.Error()}}
+	}
+	var doc RebalancePolicy
+	strict, err := sigsjson.UnmarshalStrict(j, &doc)
+	if err != nil {
+		return nil, &Error{File: file, Problems: []string{strings.TrimPrefix(err.Error(), "json: ")}}
+	}
+	problems := newError(file, nil)
+	for _, se := range strict {
+		problems.Problems = append(problems.Problems, describeStrict(se))
+	}
+	// The decoder reports unknown fields in no useful order.
+	sort.Strings(problems.Problems)
+
+	p := &Policy{File: file}
+	errs := p.build(doc)
+	problems.Problems = append(problems.Problems, newError(file, errs).Problems...)
+	if len(problems.Problems) > 0 {
+		return nil, problems
+	}
+	return p, nil
+}
+
+// describeStrict formats an unknown or duplicate field found while decoding.
+func describeStrict(err error) string {
+	fe, ok := err.(interface{ FieldPath() string })
+	if !ok {
+		return err.Error()
+	}
+	msg := err.Error()
+	switch {
+	case strings.HasPrefix(msg, "unknown field"):
+		return fe.FieldPath() + ": unknown field"
+	case strings.HasPrefix(msg, "duplicate field"):
+		return fe.FieldPath() + ": is set twice"
+	}
+	return msg
+}
+
+// build defaults and validates doc and resolves its overrides into p.
+func (p *Policy) build(doc RebalancePolicy) field.ErrorList {
+	// Overrides overlay what the user wrote, so they are merged before the
+	// global settings are defaulted: a default must not look like a choice.
+	written := doc.settings()
+	if doc.Cooldown == nil {
+		doc.Cooldown = &metav1.Duration{Duration: DefaultCooldown}
+	}
+	doc.Evictable.defaults()
+	for _, n := range doc.Strategies.List() {
+		n.Args.Default()
+	}
+	errs := doc.validate()
+	var cerrs field.ErrorList
+	p.nodeSelector, cerrs = compileSelector(doc.NodeSelector, field.NewPath("nodeSelector"))
+	p.RebalancePolicy = doc
+	p.global = doc.settings()
+	cerrs = append(cerrs, p.global.compile(nil)...)
+	if len(errs) == 0 {
+		// Validation already explains any selector that does not compile.
+		errs = cerrs
+	}
+
+	for i := range doc.Overrides {
+		path := field.NewPath("overrides").Index(i)
+		o, oerrs := resolveOverride(&doc.Overrides[i], written, path)
+		errs = append(errs, withoutRepeats(oerrs, errs, path)...)
+		p.overrides = append(p.overrides, o)
+	}
+	return errs
+}
+
+// withoutRepeats drops the errors of an override that only repeat, under the
+// override's path, an error already reported for the global settings it
+// inherits.
+func withoutRepeats(errs, global field.ErrorList, prefix *field.Path) field.ErrorList {
+	seen := make(map[string]bool, len(global))
+	for _, g := range global {
+		seen[describe(g)] = true
+	}
+	var out field.ErrorList
+	for _, e := range errs {
+		inherited := *e
+		inherited.Field = strings.TrimPrefix(e.Field, prefix.String()+".")
+		if !seen[describe(&inherited)] {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Policy is a loaded, defaulted and valid RebalancePolicy.
+type Policy struct {
+	// RebalancePolicy is the document with its defaults filled in.
+	RebalancePolicy
+	// File is where the policy came from, for messages.
+	File string
+
+	nodeSelector labels.Selector
+	global       Settings
+	overrides    []override
+}
+
+type override struct {
+	names    []string
+	selector labels.Selector
+	settings Settings
+}
+
+// SelectsNode reports whether the policy's nodeSelector selects a node with
+// these labels.
+func (p *Policy) SelectsNode(nodeLabels map[string]string) bool {
+	return p.nodeSelector == nil || p.nodeSelector.Matches(labels.Set(nodeLabels))
+}
+
+// AllowsNamespace reports whether the policy's namespaces setting lets
+// rebalancer evict pods of the namespace.
+func (p *Policy) AllowsNamespace(namespace string) bool {
+	return p.Namespaces.Allows(namespace)
+}
+
+// Global returns the settings of pods that no override matches.
+func (p *Policy) Global() *Settings { return &p.global }
+
+// For returns the settings of the pods of a namespace: those of the first
+// override that matches it, else the global ones.
+func (p *Policy) For(namespace string, namespaceLabels map[string]string) *Settings {
+	for i := range p.overrides {
+		o := &p.overrides[i]
+		if contains(o.names, namespace) || (o.selector != nil && o.selector.Matches(labels.Set(namespaceLabels))) {
+			return &o.settings
+		}
+	}
+	return &p.global
+}
+
+// Enabled returns the names of the strategies enabled for some pods, globally
+// or by an override, in the order they run.
+func (p *Policy) Enabled() []string {
+	on := make(map[string]bool)
+	for _, s := range p.allSettings() {
+		for _, n := range s.Strategies.List() {
+			if n.Args.CommonArgs().IsEnabled() {
+				on[n.Name] = true
+			}
+		}
+	}
+	var names []string
+	for _, name := range Order {
+		if on[name] {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+func (p *Policy) allSettings() []*Settings {
+	all := []*Settings{&p.global}
+	for i := range p.overrides {
+		all = append(all, &p.overrides[i].settings)
+	}
+	return all
+}

@@ -1,0 +1,370 @@
+package policy
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+const header = "apiVersion: rebalancer.dev/v1alpha1\nkind: RebalancePolicy\n"
+
+func TestLoadReportsEachProblemWithPathAndValue(t *testing.T) {
+	tests := []struct {
+		name string
+		yaml string
+		want []string // every line expected, in order
+	}{
+		{
+			name: "target threshold above 100",
+			yaml: header + `
+strategies:
+  LowNodeUtilization:
+    thresholds: {cpu: 20}
+    targetThresholds: {cpu: 120}
+`,
+			want: []string{"policy.yaml: strategies.LowNodeUtilization.targetThresholds.cpu: 120 is above 100"},
+		},
+		{
+			name: "negative threshold and target below threshold",
+			yaml: header + `
+strategies:
+  LowNodeUtilization:
+    thresholds: {cpu: -5, memory: 60}
+    targetThresholds: {cpu: 50, memory: 40}
+`,
+			want: []string{
+				"policy.yaml: strategies.LowNodeUtilization.thresholds.cpu: -5 is below 0",
+				"policy.yaml: strategies.LowNodeUtilization.targetThresholds.memory: 40 is below thresholds.memory (60)",
+			},
+		},
+		{
+			name: "thresholds and targets list different resources",
+			yaml: header + `
+strategies:
+  LowNodeUtilization:
+    thresholds: {cpu: 20, pods: 20}
+    targetThresholds: {cpu: 50, memory: 50}
+`,
+			want: []string{
+				"policy.yaml: strategies.LowNodeUtilization.targetThresholds.pods: is required (thresholds lists pods)",
+				"policy.yaml: strategies.LowNodeUtilization.targetThresholds.memory: 50 is not listed in thresholds",
+			},
+		},
+		{
+			name: "thresholds missing",
+			yaml: header + "strategies:\n  LowNodeUtilization: {}\n",
+			want: []string{
+				"policy.yaml: strategies.LowNodeUtilization.thresholds: is required (list at least one resource, e.g. {cpu: 20, memory: 20, pods: 20})",
+				"policy.yaml: strategies.LowNodeUtilization.targetThresholds: is required (list the same resources as thresholds, e.g. {cpu: 50, memory: 50, pods: 50})",
+			},
+		},
+		{
+			name: "not a resource name",
+			yaml: header + `
+strategies:
+  LowNodeUtilization:
+    thresholds: {gpu: 20}
+    targetThresholds: {gpu: 50}
+`,
+			want: []string{
+				`policy.yaml: strategies.LowNodeUtilization.thresholds.gpu: "gpu" is not a resource name (cpu, memory, pods, ephemeral-storage, hugepages-<size> or an extended resource such as nvidia.com/gpu)`,
+				`policy.yaml: strategies.LowNodeUtilization.targetThresholds.gpu: "gpu" is not a resource name (cpu, memory, pods, ephemeral-storage, hugepages-<size> or an extended resource such as nvidia.com/gpu)`,
+			},
+		},
+		{
+			name: "unknown fields everywhere",
+			yaml: header + `
+limit: {total: 3}
+evictable: {systemCriticl: true}
+strategies:
+  LowNodeUtilisation: {}
+`,
+			want: []string{
+				"policy.yaml: evictable.systemCriticl: unknown field",
+				"policy.yaml: limit: unknown field",
+				"policy.yaml: strategies.LowNodeUtilisation: unknown field",
+			},
+		},
+		{
+			name: "wrong apiVersion and kind",
+			yaml: "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\n",
+			want: []string{
+				`policy.yaml: apiVersion: "descheduler/v1alpha2" is not supported; supported values: "rebalancer.dev/v1alpha1"`,
+				`policy.yaml: kind: "DeschedulerPolicy" is not supported; supported values: "RebalancePolicy"`,
+			},
+		},
+		{
+			name: "negative limits and grace period",
+			yaml: header + "limits: {perNode: -1, total: -2}\ngracePeriodSeconds: -30\n",
+			want: []string{
+				"policy.yaml: limits.perNode: -1 is negative (leave it out for no limit)",
+				"policy.yaml: limits.total: -2 is negative (leave it out for no limit)",
+				"policy.yaml: gracePeriodSeconds: -30 is negative",
+			},
+		},
+		{
+			name: "namespaces include and exclude together, bad name",
+			yaml: header + "namespaces: {include: [a], exclude: [Bad_Name]}\n",
+			want: []string{
+				"policy.yaml: namespaces: set include or exclude, not both",
+				`policy.yaml: namespaces.exclude[0]: "Bad_Name" is not a namespace name: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+			},
+		},
+		{
+			name: "priority threshold with both value and name, and with systemCritical",
+			yaml: header + "evictable:\n  systemCritical: true\n  priorityThreshold: {value: 1000, name: high}\n",
+			want: []string{
+				`policy.yaml: evictable.priorityThreshold: {"value":1000,"name":"high"} sets both value and name; set one`,
+				"policy.yaml: evictable.priorityThreshold: has no effect when systemCritical is true, which lets pods of any priority be evicted",
+			},
+		},
+		{
+			name: "negative cooldown",
+			yaml: header + "cooldown: -1m\n",
+			want: []string{`policy.yaml: cooldown: "-1m0s" is negative (0 turns the cooldown off)`},
+		},
+		{
+			name: "negative minPodAge",
+			yaml: header + "evictable: {minPodAge: -5m}\n",
+			want: []string{`policy.yaml: evictable.minPodAge: "-5m0s" is negative`},
+		},
+		{
+			name: "bad label selector operator",
+			yaml: header + "evictable:\n  labelSelector:\n    matchExpressions: [{key: app, operator: Equals, values: [web]}]\n",
+			want: []string{`policy.yaml: evictable.labelSelector.matchExpressions[0].operator: "Equals" not a valid selector operator`},
+		},
+		{
+			name: "override with neither namespaces nor selector, and a node-level argument",
+			yaml: header + `
+strategies:
+  LowNodeUtilization:
+    thresholds: {cpu: 20}
+    targetThresholds: {cpu: 50}
+overrides:
+- strategies:
+    LowNodeUtilization:
+      thresholds: {cpu: 10}
+`,
+			want: []string{
+				"policy.yaml: overrides[0].namespaces: is required (an override applies to namespaces by name or by namespaceSelector)",
+				"policy.yaml: overrides[0].strategies.LowNodeUtilization.thresholds: is a node-level setting, shared by the pods of every namespace: set it globally, not in an override",
+			},
+		},
+		{
+			name: "override configures a node-level strategy the global policy lacks",
+			yaml: header + `
+overrides:
+- namespaces: [batch]
+  strategies:
+    LowNodeUtilization: {enabled: true}
+`,
+			want: []string{
+				"policy.yaml: overrides[0].strategies.LowNodeUtilization: LowNodeUtilization classifies nodes, which the pods of every namespace share: configure it globally; an override can only turn it off or set its pod-level arguments",
+			},
+		},
+		{
+			name: "override limits other than perNamespace are unknown",
+			yaml: header + "overrides:\n- namespaces: [a]\n  limits: {total: 3}\n",
+			want: []string{"policy.yaml: overrides[0].limits.total: unknown field"},
+		},
+		{
+			name: "an error inherited from the global settings is reported once",
+			yaml: header + `
+evictable: {minPodAge: -1s}
+overrides:
+- namespaces: [a]
+  evictable: {pvc: false}
+`,
+			want: []string{`policy.yaml: evictable.minPodAge: "-1s" is negative`},
+		},
+		{
+			name: "duplicate key",
+			yaml: header + "limits: {total: 1}\nlimits: {total: 2}\n",
+			want: []string{"policy.yaml: yaml: unmarshal errors:\n  line 4: key \"limits\" already set in map"},
+		},
+		{
+			name: "wrong type",
+			yaml: header + "limits: {total: many}\n",
+			want: []string{`policy.yaml: cannot unmarshal string into Go struct field Limits.limits.total of type int32`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Load([]byte(tt.yaml), "policy.yaml")
+			var perr *Error
+			if !errors.As(err, &perr) {
+				t.Fatalf("Load() error = %v, want a *policy.Error", err)
+			}
+			if got, want := err.Error(), strings.Join(tt.want, "\n"); got != want {
+				t.Errorf("Load() error:\n%s\nwant:\n%s", got, want)
+			}
+		})
+	}
+}
+
+func TestLoadDefaults(t *testing.T) {
+	p, err := Load([]byte(header+"strategies:\n  RemoveDuplicates: {}\n"), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := p.Global().Evictable
+	if *ev.SystemCritical || *ev.LocalStorage || !*ev.PVC || *ev.BarePods || ev.MinPodAge.Duration != 0 {
+		t.Errorf("evictable defaults = systemCritical %v, localStorage %v, pvc %v, barePods %v, minPodAge %v; want false, false, true, false, 0",
+			*ev.SystemCritical, *ev.LocalStorage, *ev.PVC, *ev.BarePods, ev.MinPodAge.Duration)
+	}
+	if l := p.Limits; l.PerNode != nil || l.PerNamespace != nil || l.PerWorkload != nil || l.Total != nil {
+		t.Errorf("limits = %+v, want none (unlimited)", l)
+	}
+	if p.Cooldown.Duration != 5*time.Minute {
+		t.Errorf("cooldown = %v, want 5m", p.Cooldown.Duration)
+	}
+	if got := p.Enabled(); len(got) != 1 || got[0] != RemoveDuplicates {
+		t.Errorf("Enabled() = %v, want [RemoveDuplicates]", got)
+	}
+}
+
+func TestDefaultPolicy(t *testing.T) {
+	p := Default()
+	lnu := p.Global().Strategies.LowNodeUtilization
+	if lnu == nil || lnu.Thresholds["cpu"] != 20 || lnu.TargetThresholds["memory"] != 50 {
+		t.Fatalf("default LowNodeUtilization = %+v, want thresholds 20 and targets 50", lnu)
+	}
+	if got := p.Enabled(); strings.Join(got, ",") != "RemoveDuplicates,LowNodeUtilization" {
+		t.Errorf("Enabled() = %v, want RemoveDuplicates then LowNodeUtilization", got)
+	}
+	if p.Limits.PerNode == nil || *p.Limits.PerNode != 5 || p.Limits.Total == nil || *p.Limits.Total != 50 {
+		t.Errorf("default limits = %+v, want perNode 5 and total 50", p.Limits)
+	}
+}
+
+func TestEnabledFalseTurnsAStrategyOff(t *testing.T) {
+	p, err := Load([]byte(header+"strategies:\n  RemoveDuplicates: {enabled: false}\n"), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Enabled(); len(got) != 0 {
+		t.Errorf("Enabled() = %v, want none", got)
+	}
+	if p.Global().Args(RemoveDuplicates) != nil {
+		t.Error("Args(RemoveDuplicates) is set for a disabled strategy")
+	}
+}
+
+// An example from the README: the batch namespaces may lose pods younger
+// than the global minimum age and pods with local storage, the payments
+// namespace keeps its pods out of RemoveDuplicates and allows one eviction
+// per cycle, and everyone else gets the global settings.
+func TestOverridesTuneNamespaces(t *testing.T) {
+	p, err := Load([]byte(header+`
+limits: {perNamespace: 10}
+evictable:
+  minPodAge: 1h
+strategies:
+  RemoveDuplicates: {excludeOwnerKinds: [Job]}
+  LowNodeUtilization:
+    thresholds: {cpu: 20}
+    targetThresholds: {cpu: 50}
+overrides:
+- namespaceSelector:
+    matchLabels: {team: batch}
+  evictable: {minPodAge: 0s, localStorage: true}
+- namespaces: [payments]
+  limits: {perNamespace: 1}
+  strategies:
+    RemoveDuplicates: {enabled: false}
+`), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		namespace    string
+		labels       map[string]string
+		minPodAge    time.Duration
+		localStorage bool
+		perNamespace int32
+		duplicates   bool
+	}{
+		{"etl", map[string]string{"team": "batch"}, 0, true, 10, true},
+		{"payments", nil, time.Hour, false, 1, false},
+		{"web", map[string]string{"team": "frontend"}, time.Hour, false, 10, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.namespace, func(t *testing.T) {
+			s := p.For(tt.namespace, tt.labels)
+			if got := s.Evictable.MinPodAge.Duration; got != tt.minPodAge {
+				t.Errorf("minPodAge = %v, want %v", got, tt.minPodAge)
+			}
+			if got := *s.Evictable.LocalStorage; got != tt.localStorage {
+				t.Errorf("localStorage = %v, want %v", got, tt.localStorage)
+			}
+			if got := *s.PerNamespaceLimit; got != tt.perNamespace {
+				t.Errorf("perNamespace limit = %d, want %d", got, tt.perNamespace)
+			}
+			if got := s.Args(RemoveDuplicates) != nil; got != tt.duplicates {
+				t.Errorf("RemoveDuplicates enabled = %v, want %v", got, tt.duplicates)
+			}
+			if got := s.Args(LowNodeUtilization) != nil; !got {
+				t.Error("LowNodeUtilization is off; overrides did not touch it")
+			}
+		})
+	}
+	// The override kept the global excludeOwnerKinds it did not mention.
+	if got := p.For("etl", map[string]string{"team": "batch"}).Strategies.RemoveDuplicates.ExcludeOwnerKinds; len(got) != 1 || got[0] != "Job" {
+		t.Errorf("inherited excludeOwnerKinds = %v, want [Job]", got)
+	}
+}
+
+func TestOverrideSystemCriticalDropsInheritedThreshold(t *testing.T) {
+	p, err := Load([]byte(header+`
+evictable: {priorityThreshold: {value: 1000}}
+overrides:
+- namespaces: [ops]
+  evictable: {systemCritical: true}
+`), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.For("ops", nil).Evictable.PriorityThreshold; got != nil {
+		t.Errorf("ops priorityThreshold = %+v, want none", got)
+	}
+	if got := p.For("web", nil).Evictable.PriorityThreshold; got == nil || *got.Value != 1000 {
+		t.Errorf("web priorityThreshold = %+v, want 1000", got)
+	}
+}
+
+func TestSelectors(t *testing.T) {
+	p, err := Load([]byte(header+`
+nodeSelector: {matchLabels: {pool: general}}
+namespaces: {exclude: [kube-system]}
+strategies:
+  RemoveDuplicates:
+    namespaces: {include: [web]}
+    labelSelector: {matchExpressions: [{key: tier, operator: NotIn, values: [db]}]}
+`), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.SelectsNode(map[string]string{"pool": "general"}) || p.SelectsNode(map[string]string{"pool": "gpu"}) {
+		t.Error("nodeSelector pool=general does not select as expected")
+	}
+	if p.AllowsNamespace("kube-system") || !p.AllowsNamespace("web") {
+		t.Error("namespaces.exclude [kube-system] does not filter as expected")
+	}
+	rd := p.Global().Strategies.RemoveDuplicates
+	tests := []struct {
+		ns     string
+		labels map[string]string
+		want   bool
+	}{
+		{"web", map[string]string{"tier": "frontend"}, true},
+		{"web", map[string]string{"tier": "db"}, false},
+		{"web", nil, true},
+		{"api", map[string]string{"tier": "frontend"}, false},
+	}
+	for _, tt := range tests {
+		if got := rd.Selects(tt.ns, tt.labels); got != tt.want {
+			t.Errorf("Selects(%s, %v) = %v, want %v", tt.ns, tt.labels, got, tt.want)
+		}
+	}
+}

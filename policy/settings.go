@@ -1,0 +1,203 @@
+package policy
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Settings are what applies to the pods of one namespace: the global
+// settings, overlaid by the override that matches the namespace.
+type Settings struct {
+	Evictable Evictable
+	// PerNamespaceLimit bounds the evictions in each namespace these settings
+	// apply to; nil is no limit.
+	PerNamespaceLimit *int32
+	Strategies        Strategies
+}
+
+// Args returns the arguments of a strategy for these pods, or nil when the
+// strategy is absent or disabled here.
+func (s *Settings) Args(name string) StrategyArgs {
+	a := s.Strategies.Get(name)
+	if a == nil || !a.CommonArgs().IsEnabled() {
+		return nil
+	}
+	return a
+}
+
+// settings returns the global settings as the document states them.
+func (p *RebalancePolicy) settings() Settings {
+	var st Strategies
+	// A deep copy: the overrides overlay this and must not share its maps.
+	mustOverlay(p.Strategies, nil, &st)
+	ev := p.Evictable
+	return Settings{Evictable: ev, PerNamespaceLimit: p.Limits.PerNamespace, Strategies: st}
+}
+
+// compile parses the selectors of the settings.
+func (s *Settings) compile(path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	s.Evictable.selector, errs = compileSelector(s.Evictable.LabelSelector, path.Child("evictable", "labelSelector"))
+	for _, n := range s.Strategies.List() {
+		errs = append(errs, n.Args.CommonArgs().compile(path.Child("strategies", n.Name))...)
+	}
+	return errs
+}
+
+// defaults fills in the unset protections.
+func (e *Evictable) defaults() {
+	if e.SystemCritical == nil {
+		e.SystemCritical = new(false)
+	}
+	if e.LocalStorage == nil {
+		e.LocalStorage = new(false)
+	}
+	if e.PVC == nil {
+		e.PVC = new(true)
+	}
+	if e.BarePods == nil {
+		e.BarePods = new(false)
+	}
+	if e.MinPodAge == nil {
+		e.MinPodAge = &metav1.Duration{}
+	}
+}
+
+// resolveOverride validates an override and computes the settings of the
+// namespaces it matches, from the global settings as written.
+func resolveOverride(o *Override, written Settings, path *field.Path) (override, field.ErrorList) {
+	var errs field.ErrorList
+	switch {
+	case len(o.Namespaces) > 0 && o.NamespaceSelector != nil:
+		errs = append(errs, field.Forbidden(path, "set namespaces or namespaceSelector, not both"))
+	case len(o.Namespaces) == 0 && o.NamespaceSelector == nil:
+		errs = append(errs, field.Required(path.Child("namespaces"), "an override applies to namespaces by name or by namespaceSelector"))
+	}
+	errs = append(errs, validateNamespaceNames(o.Namespaces, path.Child("namespaces"))...)
+	errs = append(errs, validateSelector(o.NamespaceSelector, path.Child("namespaceSelector"))...)
+	sel, selErrs := compileSelector(o.NamespaceSelector, path.Child("namespaceSelector"))
+	if len(errs) == 0 {
+		errs = selErrs
+	}
+	errs = append(errs, validateLimit(o.Limits.PerNamespace, path.Child("limits", "perNamespace"))...)
+	errs = append(errs, nodeLevelErrors(o.Strategies, written.Strategies, path.Child("strategies"))...)
+
+	s := Settings{PerNamespaceLimit: written.PerNamespaceLimit}
+	if o.Limits.PerNamespace != nil {
+		s.PerNamespaceLimit = o.Limits.PerNamespace
+	}
+	mustOverlay(written.Evictable, o.Evictable, &s.Evictable)
+	if sc := o.Evictable.SystemCritical; sc != nil && *sc && o.Evictable.PriorityThreshold == nil {
+		// Allowing system-critical pods here drops the inherited threshold
+		// instead of conflicting with it.
+		s.Evictable.PriorityThreshold = nil
+	}
+	mustOverlay(written.Strategies, o.Strategies, &s.Strategies)
+	s.Evictable.defaults()
+	for _, n := range s.Strategies.List() {
+		n.Args.Default()
+	}
+	merged := s.Evictable.validate(path.Child("evictable"))
+	merged = append(merged, s.Strategies.validate(path.Child("strategies"))...)
+	// A strategy the override may not configure was reported above; what
+	// it lacks would only repeat that.
+	for _, n := range o.Strategies.List() {
+		if len(n.Args.NodeLevelFields()) > 0 && written.Strategies.Get(n.Name) == nil {
+			merged = withoutPath(merged, path.Child("strategies", n.Name))
+		}
+	}
+	cerrs := s.compile(path)
+	if len(errs) == 0 && len(merged) == 0 {
+		merged = cerrs
+	}
+	return override{names: o.Namespaces, selector: sel, settings: s}, append(errs, merged...)
+}
+
+// nodeLevelErrors rejects node-level arguments in an override, and
+// strategies with node-level arguments that only an override configures.
+func nodeLevelErrors(over, global Strategies, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, n := range over.List() {
+		nodeLevel := n.Args.NodeLevelFields()
+		if len(nodeLevel) == 0 {
+			continue
+		}
+		if global.Get(n.Name) == nil {
+			errs = append(errs, field.Forbidden(path.Child(n.Name),
+				fmt.Sprintf("%s classifies nodes, which the pods of every namespace share: configure it globally; an override can only turn it off or set its pod-level arguments", n.Name)))
+			continue
+		}
+		set := asMap(n.Args)
+		for _, f := range nodeLevel {
+			if _, ok := set[f]; ok {
+				errs = append(errs, field.Forbidden(path.Child(n.Name, f),
+					"is a node-level setting, shared by the pods of every namespace: set it globally, not in an override"))
+			}
+		}
+	}
+	return errs
+}
+
+// mustOverlay sets out to base with the fields set in over laid on top:
+// objects merge key by key, anything else (lists included) is replaced. It
+// works on the JSON form, where an unset field is an absent key. Both inputs
+// are values of this package's types, which always marshal.
+func mustOverlay(base, over, out any) {
+	merged := merge(asMap(base), asMap(over))
+	b, err := json.Marshal(merged)
+	if err == nil {
+		err = json.Unmarshal(b, out)
+	}
+	if err != nil {
+		panic(fmt.Sprintf("policy overlay: %v", err))
+	}
+}
+
+func asMap(v any) map[string]any {
+	if v == nil {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("policy overlay: %v", err))
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		panic(fmt.Sprintf("policy overlay: %v", err))
+	}
+	return m
+}
+
+func merge(base, over map[string]any) map[string]any {
+	out := maps.Clone(base)
+	if out == nil {
+		out = make(map[string]any, len(over))
+	}
+	for k, v := range over {
+		if om, ok := v.(map[string]any); ok {
+			if bm, ok := out[k].(map[string]any); ok {
+				out[k] = merge(bm, om)
+				continue
+			}
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// withoutPath drops the errors at or under path.
+func withoutPath(errs field.ErrorList, path *field.Path) field.ErrorList {
+	p := path.String()
+	var out field.ErrorList
+	for _, e := range errs {
+		if e.Field != p && !strings.HasPrefix(e.Field, p+".") {
+			out = append(out, e)
+		}
+	}
+	return out
+}

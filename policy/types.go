@@ -1,0 +1,163 @@
+package policy
+
+import (
+	"encoding/json"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// APIVersion and Kind identify a RebalancePolicy document.
+const (
+	APIVersion = "rebalancer.dev/v1alpha1"
+	Kind       = "RebalancePolicy"
+)
+
+// RebalancePolicy is the policy file as users write it.
+type RebalancePolicy struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+
+	// NodeSelector limits rebalancing to the nodes it selects: pods are
+	// evicted only from them and only placed on them. Empty selects every node.
+	NodeSelector *metav1.LabelSelector `json:"nodeSelector,omitempty"`
+	// Namespaces limits rebalancing to some namespaces.
+	Namespaces *Namespaces `json:"namespaces,omitempty"`
+	// Limits bound the evictions of one cycle.
+	Limits Limits `json:"limits,omitempty"`
+	// GracePeriodSeconds overrides the pods' termination grace period on
+	// eviction; unset keeps each pod's own.
+	GracePeriodSeconds *int64 `json:"gracePeriodSeconds,omitempty"`
+	// Cooldown leaves a workload alone for this long after one of its pods
+	// was evicted, so that its replacements settle before anything is
+	// judged again and two cycles never undo each other. Default 5m; 0
+	// turns it off. Runs remember their evictions in a ConfigMap.
+	Cooldown *metav1.Duration `json:"cooldown,omitempty"`
+	// Evictable says which pods may be evicted at all.
+	Evictable Evictable `json:"evictable,omitempty"`
+	// Strategies maps a strategy name to its arguments. A strategy runs when
+	// its key is present, unless its arguments say enabled: false.
+	Strategies Strategies `json:"strategies,omitempty"`
+	// Scheduler names the scheduler profiles a plan simulates, so that it
+	// predicts where the scheduler that will place each replacement puts it.
+	Scheduler *Scheduler `json:"scheduler,omitempty"`
+	// Overrides tune the pod-level settings of some namespaces. A pod's
+	// settings are the global ones overlaid by the first override that
+	// matches its namespace.
+	Overrides []Override `json:"overrides,omitempty"`
+}
+
+// Namespaces selects namespaces by name: either only the included ones, or
+// all but the excluded ones.
+type Namespaces struct {
+	Include []string `json:"include,omitempty"`
+	Exclude []string `json:"exclude,omitempty"`
+}
+
+// Allows reports whether the namespace is selected. A nil Namespaces allows
+// every namespace.
+func (n *Namespaces) Allows(namespace string) bool {
+	if n == nil {
+		return true
+	}
+	if len(n.Include) > 0 {
+		return contains(n.Include, namespace)
+	}
+	return !contains(n.Exclude, namespace)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Limits bound the number of evictions of one cycle. An absent limit is no
+// limit; 0 forbids evictions.
+type Limits struct {
+	// PerNode bounds the evictions from any one node.
+	PerNode *int32 `json:"perNode,omitempty"`
+	// PerNamespace bounds the evictions in any one namespace.
+	PerNamespace *int32 `json:"perNamespace,omitempty"`
+	// PerWorkload bounds the evictions of pods of any one workload
+	// (Deployment, StatefulSet, …).
+	PerWorkload *int32 `json:"perWorkload,omitempty"`
+	// Total bounds the evictions of the whole cycle.
+	Total *int32 `json:"total,omitempty"`
+}
+
+// Evictable holds the soft protections: each keeps a kind of pod in place
+// unless the policy allows it. Mirror and static pods, DaemonSet pods and
+// pods already terminating are never evicted, whatever these say.
+type Evictable struct {
+	// SystemCritical allows evicting pods at or above the priority threshold
+	// (default false).
+	SystemCritical *bool `json:"systemCritical,omitempty"`
+	// PriorityThreshold is the priority at and above which pods are
+	// protected; default: the value of the system-cluster-critical class.
+	PriorityThreshold *PriorityThreshold `json:"priorityThreshold,omitempty"`
+	// LocalStorage allows evicting pods with emptyDir or hostPath volumes,
+	// whose data is lost (default false).
+	LocalStorage *bool `json:"localStorage,omitempty"`
+	// PVC allows evicting pods that use a PersistentVolumeClaim (default true).
+	PVC *bool `json:"pvc,omitempty"`
+	// BarePods allows evicting pods that no controller will recreate
+	// (default false).
+	BarePods *bool `json:"barePods,omitempty"`
+	// MinPodAge protects pods younger than this (default 0: none).
+	MinPodAge *metav1.Duration `json:"minPodAge,omitempty"`
+	// LabelSelector, when set, limits eviction to the pods it selects.
+	LabelSelector *metav1.LabelSelector `json:"labelSelector,omitempty"`
+
+	selector labels.Selector
+}
+
+// PriorityThreshold is a priority given as a number or as the name of a
+// PriorityClass.
+type PriorityThreshold struct {
+	Value *int32 `json:"value,omitempty"`
+	Name  string `json:"name,omitempty"`
+}
+
+// Matches reports whether pod labels pass the evictable label selector.
+func (e *Evictable) Matches(podLabels map[string]string) bool {
+	return e.selector == nil || e.selector.Matches(labels.Set(podLabels))
+}
+
+// Override tunes the settings of the pods of some namespaces, chosen by name
+// or by a selector on namespace labels.
+type Override struct {
+	Namespaces        []string              `json:"namespaces,omitempty"`
+	NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector,omitempty"`
+
+	// Strategies overlays the global strategy arguments field by field; maps
+	// merge and lists replace. Node-level arguments (thresholds of the
+	// utilization strategies) cannot be set here.
+	Strategies Strategies     `json:"strategies,omitempty"`
+	Evictable  Evictable      `json:"evictable,omitempty"`
+	Limits     OverrideLimits `json:"limits,omitempty"`
+}
+
+// OverrideLimits are the limits an override may set.
+type OverrideLimits struct {
+	PerNamespace *int32 `json:"perNamespace,omitempty"`
+}
+
+// Scheduler configures the simulation of the schedulers that place the
+// replacements of evicted pods.
+type Scheduler struct {
+	// ConfigFile is a KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1),
+	// typically the one `rebalancer schedule` runs with; a relative path is
+	// relative to the policy file.
+	ConfigFile string `json:"configFile,omitempty"`
+	// Config is the same, inline.
+	Config json.RawMessage `json:"config,omitempty"`
+	// SchedulerName, when set, simulates this profile for every pod, as if
+	// every replacement were placed by it. Unset, each pod is simulated with
+	// the profile its spec.schedulerName names, and pods of any scheduler
+	// without a profile here with kube-scheduler's default profile.
+	SchedulerName string `json:"schedulerName,omitempty"`
+}

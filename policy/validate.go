@@ -1,0 +1,135 @@
+package policy
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// validate reports every problem of the global part of the policy.
+func (p *RebalancePolicy) validate() field.ErrorList {
+	var errs field.ErrorList
+	if p.APIVersion != APIVersion {
+		errs = append(errs, field.NotSupported(field.NewPath("apiVersion"), p.APIVersion, []string{APIVersion}))
+	}
+	if p.Kind != Kind {
+		errs = append(errs, field.NotSupported(field.NewPath("kind"), p.Kind, []string{Kind}))
+	}
+	errs = append(errs, validateSelector(p.NodeSelector, field.NewPath("nodeSelector"))...)
+	errs = append(errs, validateNamespaces(p.Namespaces, field.NewPath("namespaces"))...)
+	limits := field.NewPath("limits")
+	errs = append(errs, validateLimit(p.Limits.PerNode, limits.Child("perNode"))...)
+	errs = append(errs, validateLimit(p.Limits.PerNamespace, limits.Child("perNamespace"))...)
+	errs = append(errs, validateLimit(p.Limits.PerWorkload, limits.Child("perWorkload"))...)
+	errs = append(errs, validateLimit(p.Limits.Total, limits.Child("total"))...)
+	if g := p.GracePeriodSeconds; g != nil && *g < 0 {
+		errs = append(errs, field.Invalid(field.NewPath("gracePeriodSeconds"), *g, "is negative"))
+	}
+	if c := p.Cooldown; c != nil && c.Duration < 0 {
+		errs = append(errs, field.Invalid(field.NewPath("cooldown"), c.Duration.String(), "is negative (0 turns the cooldown off)"))
+	}
+	if s := p.Scheduler; s != nil {
+		path := field.NewPath("scheduler")
+		switch {
+		case s.ConfigFile != "" && len(s.Config) > 0:
+			errs = append(errs, field.Forbidden(path, "set configFile or config, not both"))
+		case s.ConfigFile == "" && len(s.Config) == 0 && s.SchedulerName == "":
+			errs = append(errs, field.Required(path.Child("configFile"), "a KubeSchedulerConfiguration file, or config inline"))
+		}
+		if n := s.SchedulerName; n != "" {
+			for _, msg := range validation.IsDNS1123Subdomain(n) {
+				errs = append(errs, field.Invalid(path.Child("schedulerName"), n, msg))
+			}
+		}
+	}
+	errs = append(errs, p.Evictable.validate(field.NewPath("evictable"))...)
+	errs = append(errs, p.Strategies.validate(field.NewPath("strategies"))...)
+	return errs
+}
+
+func (s *Strategies) validate(path *field.Path) field.ErrorList {
+	errs := s.validateCombination(path)
+	for _, n := range s.List() {
+		errs = append(errs, n.Args.Validate(path.Child(n.Name))...)
+	}
+	return errs
+}
+
+func (e *Evictable) validate(path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if t := e.PriorityThreshold; t != nil {
+		tp := path.Child("priorityThreshold")
+		switch {
+		case t.Value != nil && t.Name != "":
+			errs = append(errs, field.Invalid(tp, t, "sets both value and name; set one"))
+		case t.Value == nil && t.Name == "":
+			errs = append(errs, field.Required(tp, "value or name"))
+		case t.Name != "":
+			for _, msg := range validation.IsDNS1123Subdomain(t.Name) {
+				errs = append(errs, field.Invalid(tp.Child("name"), t.Name, msg))
+			}
+		}
+		if e.SystemCritical != nil && *e.SystemCritical {
+			errs = append(errs, field.Forbidden(tp, "has no effect when systemCritical is true, which lets pods of any priority be evicted"))
+		}
+	}
+	if d := e.MinPodAge; d != nil && d.Duration < 0 {
+		errs = append(errs, field.Invalid(path.Child("minPodAge"), d.Duration.String(), "is negative"))
+	}
+	return append(errs, validateSelector(e.LabelSelector, path.Child("labelSelector"))...)
+}
+
+func validateLimit(v *int32, path *field.Path) field.ErrorList {
+	if v != nil && *v < 0 {
+		return field.ErrorList{field.Invalid(path, *v, "is negative (leave it out for no limit)")}
+	}
+	return nil
+}
+
+func validateNamespaces(n *Namespaces, path *field.Path) field.ErrorList {
+	if n == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	if len(n.Include) > 0 && len(n.Exclude) > 0 {
+		errs = append(errs, field.Forbidden(path, "set include or exclude, not both"))
+	}
+	errs = append(errs, validateNamespaceNames(n.Include, path.Child("include"))...)
+	return append(errs, validateNamespaceNames(n.Exclude, path.Child("exclude"))...)
+}
+
+func validateNamespaceNames(names []string, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	seen := make(map[string]bool, len(names))
+	for i, name := range names {
+		for _, msg := range validation.IsDNS1123Label(name) {
+			errs = append(errs, field.Invalid(path.Index(i), name, fmt.Sprintf("is not a namespace name: %s", msg)))
+		}
+		if seen[name] {
+			errs = append(errs, field.Duplicate(path.Index(i), name))
+		}
+		seen[name] = true
+	}
+	return errs
+}
+
+func validateSelector(s *metav1.LabelSelector, path *field.Path) field.ErrorList {
+	return metav1validation.ValidateLabelSelector(s, metav1validation.LabelSelectorValidationOptions{}, path)
+}
+
+// compileSelector parses a selector. A nil selector stays nil, so that
+// callers can tell "no selector" from "select everything".
+func compileSelector(s *metav1.LabelSelector, path *field.Path) (labels.Selector, field.ErrorList) {
+	if s == nil {
+		return nil, nil
+	}
+	sel, err := metav1.LabelSelectorAsSelector(s)
+	if err != nil {
+		return nil, field.ErrorList{field.Invalid(path, s, err.Error())}
+	}
+	return sel, nil
+}
