@@ -1,0 +1,17 @@
+// Package scheduler is rebalancer's filter/score scheduling engine, with the
+// semantics of kube-scheduler's default plugins. One engine serves three
+// callers: the planner (where would this pod go if it were evicted?), the
+// live scheduler (bind a pending pod where the plan said) and `rebalancer
+// place` (explain a placement).
+//
+// The engine works on a cluster.Snapshot and never talks to the API server;
+// the live scheduler loop, which does, lives in its own files at the edge.
+//
+// An Engine runs one Profile, read from a KubeSchedulerConfiguration by
+// LoadProfiles or taken from DefaultProfile. Each plugin lives in its own
+// plugin_*.go file as a filterPlugin (PreFilter and Filter) and a
+// scorePlugin (PreScore, Score and NormalizeScore); engine.go runs them,
+// cycle.go holds one decision's state and tables.go what the engine derives
+// once from a snapshot family. docs/scheduler.md describes what is and is
+// not simulated.
+package scheduler

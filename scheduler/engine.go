@@ -1,0 +1,451 @@
+package scheduler
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+)
+
+// Names under which Options.Exclude and Options.Accept report a node they
+// turn down, in NodeResult.Plugin.
+const (
+	ExcludedBy = "Exclude"
+	AcceptedBy = "Accept"
+)
+
+// DefaultExcludeReason is counted in "0/N nodes are available" for each node
+// Options.Exclude names, unless Options.ExcludeReason says otherwise.
+const DefaultExcludeReason = "node(s) were excluded as the node the pod leaves"
+
+// defaultAcceptReason stands in for an empty reason from Options.Accept.
+const defaultAcceptReason = "node(s) were not accepted by the strategy"
+
+// filterPlugin is a plugin's PreFilter and Filter.
+type filterPlugin interface {
+	name() string
+	// prepare is PreFilter: it computes what filter needs for this pod
+	// (counts over the whole cluster, parsed terms) once.
+	prepare(c *cycle) prepared
+	// filter checks node i of c.nodes and returns nil when it passes, else
+	// kube-scheduler's reasons. The slices returned are shared: read only.
+	filter(c *cycle, i int) []string
+}
+
+// prepared is the outcome of PreFilter.
+type prepared struct {
+	// skip: the plugin has nothing to check for this pod.
+	skip bool
+	// reject, when set, rejects every node: kube-scheduler's PreFilter
+	// failure, reported as "0/N nodes are available: <reject>."
+	reject string
+	// only, when not nil, names the only nodes that can pass
+	// (kube-scheduler's PreFilterResult).
+	only map[string]bool
+}
+
+// scorePlugin is a plugin's PreScore, Score and NormalizeScore.
+type scorePlugin interface {
+	name() string
+	// score writes, for each feasible node (indexes into c.nodes), its
+	// normalized score in [0, 100] to out. It returns false when the plugin
+	// skips this pod, leaving out at zero.
+	score(c *cycle, feasible []int32, out []int64) bool
+}
+
+type weightedScorer struct {
+	plugin scorePlugin
+	weight int64
+}
+
+// Engine places pods on snapshots with the filters and scores of one
+// profile. It is safe for concurrent use. It keeps tables derived from the
+// unchanging parts of the last snapshots it saw (labels, taints, affinity
+// terms, images; see snapshotFamily); everything edits change is read anew
+// on each call.
+type Engine struct {
+	profile Profile
+	enabled EnabledPlugins
+	filters []filterPlugin
+	scores  []weightedScorer
+
+	mu       sync.Mutex
+	families []*tables
+	cycles   sync.Pool
+}
+
+// NewEngine builds the engine of a profile. Plugins the engine does not
+// simulate are accepted and listed in EnabledPlugins().NotSimulated.
+func NewEngine(p Profile) (*Engine, error) {
+	p.setDefaults()
+	enabled, err := p.EnabledPlugins()
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range []string{NodeResourcesFit, NodeResourcesBalancedAllocation, PodTopologySpread, InterPodAffinity, NodeAffinity} {
+		if err := p.validateArgs(name, name+".args"); err != nil {
+			return nil, err
+		}
+	}
+	e := &Engine{profile: p, enabled: enabled}
+	for _, name := range enabled.Filter {
+		if f := newFilterPlugin(name, &p); f != nil {
+			e.filters = append(e.filters, f)
+		}
+	}
+	for _, sp := range enabled.Score {
+		s, err := newScorePlugin(sp.Name, &p)
+		if err != nil {
+			return nil, err
+		}
+		if s != nil {
+			e.scores = append(e.scores, weightedScorer{plugin: s, weight: int64(sp.Weight)})
+		}
+	}
+	return e, nil
+}
+
+func newFilterPlugin(name string, p *Profile) filterPlugin {
+	switch name {
+	case NodeUnschedulable:
+		return nodeUnschedulable{}
+	case NodeName:
+		return nodeNameFilter{}
+	case TaintToleration:
+		return taintFilter{}
+	case NodeAffinity:
+		return nodeAffinityFilter{}
+	case NodePorts:
+		return nodePortsFilter{}
+	case NodeResourcesFit:
+		return newFitFilter(&p.NodeResourcesFit)
+	case PodTopologySpread:
+		return spreadFilter{defaults: &p.PodTopologySpread}
+	case InterPodAffinity:
+		return interPodAffinityFilter{}
+	}
+	return nil
+}
+
+func newScorePlugin(name string, p *Profile) (scorePlugin, error) {
+	switch name {
+	case TaintToleration:
+		return taintScore{}, nil
+	case NodeAffinity:
+		return nodeAffinityScore{}, nil
+	case NodeResourcesFit:
+		return newFitScore(p.NodeResourcesFit.ScoringStrategy)
+	case NodeResourcesBalancedAllocation:
+		return newBalancedAllocation(p.NodeResourcesBalancedAllocation.Resources), nil
+	case PodTopologySpread:
+		return spreadScore{defaults: &p.PodTopologySpread}, nil
+	case InterPodAffinity:
+		return interPodAffinityScore{hardWeight: *p.InterPodAffinity.HardPodAffinityWeight, ignoreExisting: p.InterPodAffinity.IgnorePreferredTermsOfExistingPods}, nil
+	case ImageLocality:
+		return imageLocality{}, nil
+	}
+	return nil, nil
+}
+
+// Profile returns the profile the engine runs, with its defaults applied.
+func (e *Engine) Profile() Profile { return e.profile }
+
+// EnabledPlugins returns the plugins the engine's profile enables.
+func (e *Engine) EnabledPlugins() EnabledPlugins { return e.enabled }
+
+var _ Placer = (*Engine)(nil)
+
+// Reserve puts the pod on the node in the working snapshot, so that the
+// next decision sees the capacity, ports, spread and affinity it takes, as
+// kube-scheduler's Reserve does in its cache.
+func (e *Engine) Reserve(snap *cluster.Snapshot, pod *cluster.Pod, node string) error {
+	return snap.Place(pod, node)
+}
+
+// Unreserve takes back what Reserve did.
+func (e *Engine) Unreserve(snap *cluster.Snapshot, pod *cluster.Pod) {
+	snap.Remove(pod)
+}
+
+// Schedule chooses a node for pod in snap as it is now. Nodes are filtered
+// until the profile's percentageOfNodesToScore of them (kube-scheduler's
+// adaptive share by default, every node below 100 nodes or at 100%) are
+// found feasible; those are scored and the best total wins, ties going to
+// the node that sorts first by name.
+func (e *Engine) Schedule(snap *cluster.Snapshot, pod *cluster.Pod, opts Options) Result {
+	c := e.newCycle(snap, pod)
+	defer e.putCycle(c)
+
+	only, rejected := c.preFilter(opts)
+	if rejected != nil {
+		return *rejected
+	}
+	c.setExcluded(opts)
+	evaluated := c.filterNodes(only, opts)
+
+	res := Result{Feasible: len(c.feasible), Evaluated: evaluated}
+	if len(c.feasible) == 0 {
+		res.Message = c.message()
+		if opts.Explain {
+			res.Nodes = c.explain(nil, nil)
+		}
+		return res
+	}
+	totals, perPlugin := c.scoreNodes(opts.Explain)
+
+	// The best total wins; on a tie, the node that sorts first by name
+	// (nodes are in name order, and feasible may start mid-way).
+	feasible := c.feasible
+	better := func(a, b int) bool {
+		return totals[a] > totals[b] || totals[a] == totals[b] && feasible[a] < feasible[b]
+	}
+	best, second := -1, -1
+	for k := range feasible {
+		switch {
+		case best < 0 || better(k, best):
+			best, second = k, best
+		case second < 0 || better(k, second):
+			second = k
+		}
+	}
+	res.Node, res.Score = c.nodes[feasible[best]].Name, totals[best]
+	if second >= 0 {
+		res.RunnerUp, res.RunnerUpScore = c.nodes[feasible[second]].Name, totals[second]
+	}
+	if opts.Explain {
+		res.Nodes = c.explain(totals, perPlugin)
+	}
+	return res
+}
+
+// preFilter runs every filter plugin's PreFilter and keeps the plugins
+// that have something to check in c.active. It returns the node names a
+// PreFilterResult limits the search to (nil for all), or the result of a
+// PreFilter that rejects every node.
+func (c *cycle) preFilter(opts Options) (map[string]bool, *Result) {
+	var only map[string]bool
+	var onlyBy []string
+	for _, f := range c.e.filters {
+		p := f.prepare(c)
+		switch {
+		case p.reject != "":
+			res := c.rejectAll(p.reject, f.name(), opts)
+			return nil, &res
+		case p.skip:
+			continue
+		case p.only != nil:
+			only = intersect(only, p.only)
+			onlyBy = append(onlyBy, f.name())
+			if len(only) == 0 {
+				msg := fmt.Sprintf("node(s) didn't satisfy plugin(s) %v simultaneously", onlyBy)
+				if len(onlyBy) == 1 {
+					msg = "node(s) didn't satisfy plugin " + onlyBy[0]
+				}
+				res := c.rejectAll(msg, f.name(), opts)
+				return nil, &res
+			}
+		}
+		c.active = append(c.active, f)
+	}
+	if only != nil {
+		c.onlyBy = strings.Join(onlyBy, ",")
+		c.onlyReason = []string{fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", onlyBy)}
+	}
+	return only, nil
+}
+
+func (c *cycle) setExcluded(opts Options) {
+	for _, name := range opts.Exclude {
+		if n := c.snap.Node(name); n != nil {
+			c.excluded[n.Index()] = true
+		}
+	}
+	c.excludeReason = []string{DefaultExcludeReason}
+	if opts.ExcludeReason != "" {
+		c.excludeReason = []string{opts.ExcludeReason}
+	}
+}
+
+// filterNodes runs the filters node by node, recording each node's verdict
+// and collecting the feasible ones in c.feasible, and returns how many nodes
+// it examined.
+//
+// kube-scheduler stops looking once it has found enough feasible nodes
+// (percentageOfNodesToScore) and starts where its previous cycle stopped;
+// the engine starts at a place derived from the pod's name instead, so that
+// the same calls give the same answers.
+func (c *cycle) filterNodes(only map[string]bool, opts Options) int {
+	numNodes := len(c.nodes)
+	toFind := numFeasibleNodesToFind(c.e.profile.PercentageOfNodesToScore, numNodes)
+	start := 0
+	if toFind < numNodes {
+		start = int(nameHash(c.pod.Key) % uint64(numNodes))
+	}
+	active := c.active
+	static, dynamic := c.staticFilters(active)
+	feasible := c.feasible[:0]
+	verdict := c.verdict
+	evaluated := 0
+nodes:
+	for j := range numNodes {
+		i := start + j
+		if i >= numNodes {
+			i -= numNodes
+		}
+		if len(feasible) >= toFind {
+			verdict[i] = verdictNotEvaluated
+			continue
+		}
+		evaluated++
+		node := c.nodes[i]
+		switch {
+		case c.excluded[i]:
+			verdict[i] = verdictExcluded
+			continue
+		case only != nil && !only[node.Name]:
+			verdict[i] = verdictOnly
+			continue
+		case static.rejects(i):
+			verdict[i] = verdictStatic
+			continue
+		}
+		for _, k := range dynamic {
+			if active[k].filter(c, i) != nil {
+				verdict[i] = verdictFilter + uint8(k)
+				continue nodes
+			}
+		}
+		if opts.Accept != nil {
+			if ok, why := opts.Accept(node); !ok {
+				if why == "" {
+					why = defaultAcceptReason
+				}
+				if c.acceptReasons == nil {
+					c.acceptReasons = make(map[int]string)
+				}
+				verdict[i] = verdictAccept
+				c.acceptReasons[i] = why
+				continue
+			}
+		}
+		feasible = append(feasible, int32(i))
+	}
+	c.feasible = feasible
+	return evaluated
+}
+
+// scoreNodes runs the score plugins on the feasible nodes and returns each
+// node's weighted total and, when explaining, each plugin's scores (nil for
+// a plugin that skipped the pod).
+func (c *cycle) scoreNodes(explain bool) ([]int64, [][]int64) {
+	feasible := c.feasible
+	totals := zeroed(&c.totals, len(feasible))
+	var perPlugin [][]int64
+	for _, ws := range c.e.scores {
+		var out []int64
+		if explain {
+			out = make([]int64, len(feasible))
+		} else {
+			out = zeroed(&c.scratch, len(feasible))
+		}
+		ran := ws.plugin.score(c, feasible, out)
+		if ran {
+			for k, s := range out {
+				totals[k] += ws.weight * s
+			}
+		}
+		if explain {
+			if !ran {
+				out = nil
+			}
+			perPlugin = append(perPlugin, out)
+		}
+	}
+	return totals, perPlugin
+}
+
+// Fits reports whether pod could run on node in snap as it is now, by every
+// filter of the profile, and if not, the first failing filter's reasons.
+func (e *Engine) Fits(snap *cluster.Snapshot, pod *cluster.Pod, node *cluster.Node) (bool, string) {
+	c := e.newCycle(snap, pod)
+	defer e.putCycle(c)
+	i := -1
+	if n := snap.Node(node.Name); n != nil {
+		i = n.Index()
+	}
+	if i < 0 {
+		return false, fmt.Sprintf("node %q is not in the snapshot", node.Name)
+	}
+	var later []filterPlugin
+	for _, f := range e.filters {
+		p := f.prepare(c)
+		switch {
+		case p.reject != "":
+			return false, p.reject
+		case p.skip:
+			continue
+		case p.only != nil && !p.only[node.Name]:
+			return false, fmt.Sprintf("node(s) didn't satisfy plugin(s) [%s]", f.name())
+		}
+		later = append(later, f)
+	}
+	for _, f := range later {
+		if r := f.filter(c, i); r != nil {
+			return false, strings.Join(r, ", ")
+		}
+	}
+	return true, ""
+}
+
+// numFeasibleNodesToFind is kube-scheduler's rule: every node in clusters
+// under 100 nodes; otherwise the profile's percentage, or when it is unset
+// or 0, 50% minus 1% per 125 nodes with a floor of 5%; and never fewer than
+// 100 nodes.
+func numFeasibleNodesToFind(percentage *int32, numNodes int) int {
+	const minNodes, minPercentage = 100, 5
+	if numNodes < minNodes {
+		return numNodes
+	}
+	pct := 0
+	if percentage != nil {
+		pct = int(*percentage)
+	}
+	if pct == 0 {
+		pct = max(50-numNodes/125, minPercentage)
+	}
+	return max(numNodes*pct/100, minNodes)
+}
+
+// nameHash is FNV-1a: a fixed, well-spread start for each pod's search.
+func nameHash(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+func intersect(a, b map[string]bool) map[string]bool {
+	if a == nil {
+		return b
+	}
+	out := make(map[string]bool)
+	for k := range a {
+		if b[k] {
+			out[k] = true
+		}
+	}
+	return out
+}
+
+// zeroed returns (*buf)[:n] cleared, growing *buf when needed.
+func zeroed[T any](buf *[]T, n int) []T {
+	if cap(*buf) < n {
+		*buf = make([]T, n)
+	}
+	s := (*buf)[:n]
+	clear(s)
+	return s
+}

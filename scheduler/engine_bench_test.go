@@ -1,0 +1,92 @@
+package scheduler
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/cluster/synthetic"
+)
+
+// benchCluster is the 5,000-node, 150,000-pod cluster of the benchmarks,
+// built once per test binary: building it is not what is measured.
+var benchCluster = sync.OnceValue(func() *cluster.Snapshot {
+	objs := synthetic.Generate(synthetic.Spec{Seed: 1, Nodes: 5000, Zones: 3, Pods: 150000})
+	s, err := cluster.New(objs, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	if err != nil {
+		panic(err)
+	}
+	return s
+})
+
+// benchmarkMoves measures what the planner does for each move: take a
+// running pod of the given kind off its node, find where its replacement
+// goes (never the node it leaves) and place it there.
+func benchmarkMoves(b *testing.B, kind string, percentageOfNodesToScore int32) {
+	base := benchCluster()
+	var pods []*cluster.Pod
+	for _, p := range base.Pods() {
+		if p.Labels[synthetic.KindLabel] == kind && base.NodeOf(p) != nil {
+			pods = append(pods, p)
+		}
+	}
+	if len(pods) == 0 {
+		b.Fatalf("no running %s pods", kind)
+	}
+	snap := base.Fork()
+	profile := DefaultProfile()
+	profile.PercentageOfNodesToScore = &percentageOfNodesToScore
+	e, err := NewEngine(profile)
+	if err != nil {
+		b.Fatal(err)
+	}
+	placed := 0
+	i := 0
+	var cpuAtStart time.Duration
+	b.ReportAllocs()
+	for b.Loop() {
+		if i == 0 {
+			cpuAtStart = processCPUTime()
+		}
+		p := pods[(i*7919)%len(pods)]
+		i++
+		from := snap.NodeOf(p)
+		snap.Remove(p)
+		res := e.Schedule(snap, p, Options{Exclude: []string{from.Name}})
+		to := res.Node
+		if to != "" {
+			placed++
+		} else {
+			to = from.Name
+		}
+		if err := snap.Place(p, to); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pods/s")
+	if cpu := processCPUTime() - cpuAtStart; cpu > 0 && cpuAtStart > 0 {
+		b.ReportMetric(float64(b.N)/cpu.Seconds(), "pods/cpu-s")
+	}
+	b.ReportMetric(float64(placed)/float64(b.N), "placed/op")
+}
+
+// BenchmarkScheduleBasic places pods with requests and a nodeSelector or a
+// toleration (and, as ReplicaSet pods, kube-scheduler's default spreading),
+// with the default profile: kube-scheduler's adaptive
+// percentageOfNodesToScore (10% of 5,000 nodes).
+func BenchmarkScheduleBasic(b *testing.B) { benchmarkMoves(b, synthetic.KindBasic, 0) }
+
+// BenchmarkScheduleAntiAffinity places pods with required hostname
+// anti-affinity and a zone topology spread constraint.
+func BenchmarkScheduleAntiAffinity(b *testing.B) {
+	benchmarkMoves(b, synthetic.KindAntiAffinity, 0)
+}
+
+// The same with percentageOfNodesToScore: 100, every node filtered and
+// every feasible node scored.
+func BenchmarkScheduleBasicAllNodes(b *testing.B) { benchmarkMoves(b, synthetic.KindBasic, 100) }
+
+func BenchmarkScheduleAntiAffinityAllNodes(b *testing.B) {
+	benchmarkMoves(b, synthetic.KindAntiAffinity, 100)
+}

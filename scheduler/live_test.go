@@ -1,0 +1,219 @@
+package scheduler
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+)
+
+// liveCluster starts a fake API server holding objs, whose binding
+// subresource sets the pod's node, and a Live scheduler on it named
+// "rebalancer"; it returns the client and waits for nothing.
+func liveCluster(t *testing.T, history []cluster.Eviction, objs ...any) *fake.Clientset {
+	t.Helper()
+	o := ct.Objects(objs...)
+	var rt []runtime.Object
+	for i := range o.Nodes {
+		rt = append(rt, &o.Nodes[i])
+	}
+	for i := range o.Pods {
+		rt = append(rt, &o.Pods[i])
+	}
+	for i := range o.ReplicaSets {
+		rt = append(rt, &o.ReplicaSets[i])
+	}
+	client := fake.NewClientset(rt...)
+	client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if a.GetSubresource() != "binding" {
+			return false, nil, nil
+		}
+		b := a.(k8stesting.CreateAction).GetObject().(*corev1.Binding)
+		obj, err := client.Tracker().Get(a.GetResource(), b.Namespace, b.Name)
+		if err != nil {
+			return true, nil, err
+		}
+		pod := obj.(*corev1.Pod).DeepCopy()
+		pod.Spec.NodeName = b.Target.Name
+		return true, nil, client.Tracker().Update(a.GetResource(), pod, b.Namespace)
+	})
+	store := &cluster.HistoryStore{Client: client, Namespace: "rebalancer", Name: "rebalancer-state", Keep: time.Hour}
+	if len(history) > 0 {
+		if err := store.Append(context.Background(), time.Now(), history); err != nil {
+			t.Fatal(err)
+		}
+	}
+	engine, err := NewEngine(DefaultProfile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	live := &Live{Client: client, Engine: engine, SchedulerName: "rebalancer", History: store, Resync: 50 * time.Millisecond}
+	go func() {
+		defer close(done)
+		if err := live.Run(ctx); err != nil {
+			t.Error(err)
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	return client
+}
+
+func waitForPod(t *testing.T, client *fake.Clientset, ns, name string, cond func(*corev1.Pod) bool) *corev1.Pod {
+	t.Helper()
+	var last *corev1.Pod
+	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+		p, err := client.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		last = p
+		return cond(p), nil
+	})
+	if err != nil {
+		t.Fatalf("pod %s/%s: %v; last seen: node %q, conditions %v", ns, name, err, last.Spec.NodeName, last.Status.Conditions)
+	}
+	return last
+}
+
+func bound(p *corev1.Pod) bool { return p.Spec.NodeName != "" }
+
+func replacement(name string) *ct.PodBuilder {
+	return ct.Pod("shop", name).Requests("1", "1Gi").Deployment("web").Edit(func(p *corev1.Pod) {
+		p.Spec.SchedulerName = "rebalancer"
+		p.Status = corev1.PodStatus{Phase: corev1.PodPending}
+	})
+}
+
+var webWorkload = cluster.Workload{Kind: "Deployment", Namespace: "shop", Name: "web"}
+
+func TestLivePlacesTheReplacementWhereThePlanSaid(t *testing.T) {
+	// n3 is not where the engine would choose on its own (n2 is emptier),
+	// but it is where the plan put the replacement.
+	client := liveCluster(t,
+		[]cluster.Eviction{{Pod: "shop/web-old", Workload: webWorkload, From: "n1", To: "n3", Strategy: "LowNodeUtilization", At: time.Now()}},
+		ct.Node("n1"), ct.Node("n2"), ct.Node("n3"), ct.DeploymentReplicaSet("shop", "web"),
+		ct.Pod("shop", "filler").On("n3").Requests("2", "4Gi").Deployment("web"),
+		replacement("web-new"))
+	if got := waitForPod(t, client, "shop", "web-new", bound).Spec.NodeName; got != "n3" {
+		t.Errorf("replacement bound to %s, want n3 as planned", got)
+	}
+}
+
+func TestLiveAvoidsTheNodeTheWorkloadLeft(t *testing.T) {
+	// The planned node is full now; n1 is the emptiest, but the workload just
+	// left it: n2.
+	client := liveCluster(t,
+		[]cluster.Eviction{{Pod: "shop/web-old", Workload: webWorkload, From: "n1", To: "n3", Strategy: "LowNodeUtilization", At: time.Now()}},
+		ct.Node("n1"), ct.Node("n2"), ct.Node("n3"), ct.DeploymentReplicaSet("shop", "web"),
+		ct.Pod("shop", "blocker").On("n3").Requests("3500m", "").Deployment("web"),
+		ct.Pod("shop", "some").On("n2").Requests("1", "").Deployment("web"),
+		replacement("web-new"))
+	if got := waitForPod(t, client, "shop", "web-new", bound).Spec.NodeName; got != "n2" {
+		t.Errorf("replacement bound to %s, want n2", got)
+	}
+}
+
+func TestLiveLeavesOtherSchedulersPodsAlone(t *testing.T) {
+	client := liveCluster(t, nil, ct.Node("n1"),
+		ct.Pod("shop", "theirs").Edit(func(p *corev1.Pod) { p.Status = corev1.PodStatus{Phase: corev1.PodPending} }),
+		ct.Pod("shop", "ours").Edit(func(p *corev1.Pod) {
+			p.Spec.SchedulerName = "rebalancer"
+			p.Status = corev1.PodStatus{Phase: corev1.PodPending}
+		}))
+	waitForPod(t, client, "shop", "ours", bound)
+	if p, _ := client.CoreV1().Pods("shop").Get(context.Background(), "theirs", metav1.GetOptions{}); p.Spec.NodeName != "" {
+		t.Errorf("a default-scheduler pod was bound to %s", p.Spec.NodeName)
+	}
+}
+
+func TestLiveReportsAnUnschedulablePod(t *testing.T) {
+	client := liveCluster(t, nil, ct.Node("n1"), ct.Node("n2").Cordoned(), ct.DeploymentReplicaSet("shop", "web"),
+		replacement("huge").Requests("8", ""))
+	p := waitForPod(t, client, "shop", "huge", func(p *corev1.Pod) bool {
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse {
+				return true
+			}
+		}
+		return false
+	})
+	want := "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) were unschedulable."
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled && (c.Reason != corev1.PodReasonUnschedulable || c.Message != want) {
+			b, _ := json.Marshal(c)
+			t.Errorf("condition %s, want reason Unschedulable and message %q", b, want)
+		}
+	}
+	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+		evs, err := client.CoreV1().Events("shop").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, e := range evs.Items {
+			if e.Reason == "FailedScheduling" && e.Message == want && e.InvolvedObject.Name == "huge" {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Errorf("no FailedScheduling event with %q: %v", want, err)
+	}
+}
+
+// A binding the informer has not shown yet is assumed: the pod is not bound
+// twice, and its resources stay taken for the pods that come after it.
+func TestLiveAssumesBindingsTheCacheHasNotSeen(t *testing.T) {
+	objs := ct.Objects(ct.Node("n1").CPU("2"), ct.DeploymentReplicaSet("shop", "web"),
+		replacement("first").Requests("1500m", ""), replacement("second").Requests("1500m", ""))
+	client := fake.NewClientset(&objs.Nodes[0], &objs.ReplicaSets[0], &objs.Pods[0], &objs.Pods[1])
+	bindings := make(chan string, 10)
+	client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if a.GetSubresource() != "binding" {
+			return false, nil, nil
+		}
+		// Accepted, but the pod object (and so the cache) never changes.
+		bindings <- a.(k8stesting.CreateAction).GetObject().(*corev1.Binding).Name
+		return true, nil, nil
+	})
+	engine, err := NewEngine(DefaultProfile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := &Live{Client: client, Engine: engine, SchedulerName: "rebalancer", Resync: 20 * time.Millisecond}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = live.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+
+	// The second pod, 1500m on a 2-CPU node already holding the first, fits
+	// nowhere: its condition says so.
+	waitForPod(t, client, "shop", "second", func(p *corev1.Pod) bool { return len(p.Status.Conditions) > 0 })
+	// Many rounds later, still exactly one binding.
+	deadline := time.After(300 * time.Millisecond)
+	var bound []string
+	for {
+		select {
+		case name := <-bindings:
+			bound = append(bound, name)
+			continue
+		case <-deadline:
+		}
+		break
+	}
+	if len(bound) != 1 || bound[0] != "first" {
+		t.Errorf("bindings %v, want [first] once", bound)
+	}
+}

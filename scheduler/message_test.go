@@ -1,0 +1,94 @@
+package scheduler
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+)
+
+func TestMessageCountsReasonsPerNodeSortedAsKubeScheduler(t *testing.T) {
+	nodes := []corev1.Node{
+		mkNode("n1", cordoned()),
+		mkNode("n2", taint("dedicated", "gpu", corev1.TaintEffectNoSchedule)),
+		mkNode("n3", taint("dedicated", "gpu", corev1.TaintEffectNoSchedule)),
+		mkNode("n4", allocatable(corev1.ResourceCPU, "1")),
+		mkNode("n5", allocatable(corev1.ResourceCPU, "1")),
+		mkNode("n6", allocatable(corev1.ResourceCPU, "1")),
+	}
+	s := newSnapshot(t, nodes, []corev1.Pod{mkPod("incoming", requests("2", "1Gi"))})
+	res := defaultEngine(t).Schedule(s, incoming(t, s), Options{})
+	want := "0/6 nodes are available: 1 node(s) were unschedulable, 2 node(s) had untolerated taint {dedicated: gpu}, 3 Insufficient cpu."
+	if res.Message != want || res.Node != "" || res.Feasible != 0 {
+		t.Errorf("got node %q, feasible %d, message\n %q\nwant no node and\n %q", res.Node, res.Feasible, res.Message, want)
+	}
+}
+
+func TestMessageCountsEveryInsufficientResourceOfANode(t *testing.T) {
+	nodes := []corev1.Node{
+		mkNode("n1", allocatable(corev1.ResourceCPU, "1"), allocatable(corev1.ResourceMemory, "1Gi")),
+		mkNode("n2", allocatable(corev1.ResourceCPU, "1")),
+		mkNode("n3", allocatable(corev1.ResourcePods, "0")),
+	}
+	s := newSnapshot(t, nodes, []corev1.Pod{mkPod("incoming", requests("2", "2Gi"))})
+	res := defaultEngine(t).Schedule(s, incoming(t, s), Options{})
+	// Reasons sort as strings, so "Insufficient" comes before "Too".
+	want := "0/3 nodes are available: 1 Insufficient memory, 1 Too many pods, 2 Insufficient cpu."
+	if res.Message != want {
+		t.Errorf("message\n %q\nwant\n %q", res.Message, want)
+	}
+}
+
+func TestMessageCountsExcludeAndAcceptLikePlugins(t *testing.T) {
+	nodes := []corev1.Node{mkNode("from"), mkNode("small", allocatable(corev1.ResourceCPU, "1")), mkNode("busy1"), mkNode("busy2")}
+	s := newSnapshot(t, nodes, []corev1.Pod{mkPod("incoming", requests("2", ""))})
+	res := defaultEngine(t).Schedule(s, incoming(t, s), Options{
+		Exclude: []string{"from"},
+		Accept: func(n *cluster.Node) (bool, string) {
+			return false, "node(s) would exceed the target utilization"
+		},
+	})
+	want := "0/4 nodes are available: 1 Insufficient cpu, 1 node(s) were excluded as the node the pod leaves, 2 node(s) would exceed the target utilization."
+	if res.Message != want {
+		t.Errorf("message\n %q\nwant\n %q", res.Message, want)
+	}
+
+	res = defaultEngine(t).Schedule(s, incoming(t, s), Options{Exclude: []string{"from", "busy1", "busy2"}, ExcludeReason: "node(s) were drained"})
+	want = "0/4 nodes are available: 1 Insufficient cpu, 3 node(s) were drained."
+	if res.Message != want {
+		t.Errorf("message\n %q\nwant\n %q", res.Message, want)
+	}
+}
+
+func TestExplainReportsTheFirstFailingFilterOfEachNode(t *testing.T) {
+	nodes := []corev1.Node{
+		// Cordoned and too small: NodeUnschedulable runs first and is the
+		// one reported.
+		mkNode("a", cordoned(), allocatable(corev1.ResourceCPU, "1")),
+		mkNode("b", allocatable(corev1.ResourceCPU, "1")),
+		mkNode("c"),
+	}
+	s := newSnapshot(t, nodes, []corev1.Pod{mkPod("incoming", requests("2", ""))})
+	res := defaultEngine(t).Schedule(s, incoming(t, s), Options{Explain: true})
+	want := []NodeResult{
+		{Name: "a", Plugin: NodeUnschedulable, Reason: "node(s) were unschedulable"},
+		{Name: "b", Plugin: NodeResourcesFit, Reason: "Insufficient cpu"},
+		{Name: "c", Feasible: true},
+	}
+	if len(res.Nodes) != len(want) {
+		t.Fatalf("got %d node results, want %d", len(res.Nodes), len(want))
+	}
+	for i, w := range want {
+		got := res.Nodes[i]
+		if got.Name != w.Name || got.Feasible != w.Feasible || got.Plugin != w.Plugin || got.Reason != w.Reason {
+			t.Errorf("node %d: got %+v, want %+v", i, got, w)
+		}
+	}
+	if res.Node != "c" || res.Feasible != 1 || res.Message != "" {
+		t.Errorf("got node %q feasible %d message %q, want c, 1 and no message", res.Node, res.Feasible, res.Message)
+	}
+	if len(res.Nodes[2].Scores) == 0 {
+		t.Errorf("the feasible node has no per-plugin scores")
+	}
+}

@@ -1,0 +1,337 @@
+package scheduler
+
+import (
+	"math"
+
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+)
+
+// kube-scheduler's InterPodAffinity reasons.
+var (
+	reasonPodAffinity          = []string{"node(s) didn't match pod affinity rules"}
+	reasonPodAntiAffinity      = []string{"node(s) didn't match pod anti-affinity rules"}
+	reasonExistingAntiAffinity = []string{"node(s) didn't satisfy existing pods anti-affinity rules"}
+)
+
+// domainCounts counts pods per domain of one topology key.
+type domainCounts struct {
+	key     string
+	domains *topologyDomains
+	counts  []int32
+}
+
+// countsFor returns the entry for key, adding it when missing. Topology keys
+// in play are few, so a slice beats a map and keeps order fixed.
+func countsFor(list *[]domainCounts, c *cycle, key string) *domainCounts {
+	for i := range *list {
+		if (*list)[i].key == key {
+			return &(*list)[i]
+		}
+	}
+	d := c.t.domainsOf(key)
+	*list = append(*list, domainCounts{key: key, domains: d, counts: c.int32Buffer(len(d.values))})
+	return &(*list)[len(*list)-1]
+}
+
+// podAffinityState is InterPodAffinity's PreFilter state.
+type podAffinityState struct {
+	affinity []affinityTerm
+	anti     []affinityTerm
+	// affinityCounts counts, per key of the pod's affinity terms, the pods
+	// that match all of those terms; any says whether there is one at all.
+	affinityCounts []domainCounts
+	affinityAny    bool
+	// selfMatch: the pod matches all its own affinity terms, which lets the
+	// first pod of a group that wants to be with its own kind start anywhere.
+	selfMatch  bool
+	antiCounts []domainCounts
+	// existing counts, per key, the existing pods whose required
+	// anti-affinity terms select the pod.
+	existing []domainCounts
+}
+
+// interPodAffinityFilter enforces required pod affinity and anti-affinity:
+// the pod's own terms, and the existing pods' anti-affinity terms that
+// select the pod.
+type interPodAffinityFilter struct{}
+
+func (interPodAffinityFilter) name() string { return InterPodAffinity }
+
+func (interPodAffinityFilter) prepare(c *cycle) prepared {
+	st := podAffinityState{}
+	if a := c.pod.Spec.Affinity; a != nil {
+		var err error
+		if a.PodAffinity != nil {
+			if st.affinity, err = newAffinityTerms(c.pod.Namespace, a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution); err != nil {
+				return prepared{reject: "parsing pod: " + err.Error()}
+			}
+		}
+		if a.PodAntiAffinity != nil {
+			if st.anti, err = newAffinityTerms(c.pod.Namespace, a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution); err != nil {
+				return prepared{reject: "parsing pod: " + err.Error()}
+			}
+		}
+	}
+
+	existing := c.t.existingMatches(c.snap, c.pod.Namespace, c.pod.Labels, c.e.profile.hardPodAffinityWeight())
+	if len(existing.anti) > 0 {
+		tg := c.t.terms()
+		for _, m := range existing.anti {
+			for _, p := range tg.groups[m.group].pods {
+				n := c.placedOn(p)
+				if n < 0 {
+					continue
+				}
+				for _, key := range m.antiKeys {
+					dc := countsFor(&st.existing, c, key)
+					if d := dc.domains.of[n]; d >= 0 {
+						dc.counts[d]++
+					}
+				}
+			}
+		}
+	}
+	existingAny := false
+	for _, dc := range st.existing {
+		for _, n := range dc.counts {
+			existingAny = existingAny || n > 0
+		}
+	}
+	if !existingAny && len(st.affinity) == 0 && len(st.anti) == 0 {
+		return prepared{skip: true}
+	}
+
+	g := c.t.groups()
+	if len(st.affinity) > 0 {
+		nsLabels := c.namespaceLabels()
+		st.selfMatch = true
+		for i := range st.affinity {
+			st.selfMatch = st.selfMatch && st.affinity[i].matches(c.pod.Namespace, nsLabels, labels.Set(c.pod.Labels))
+			countsFor(&st.affinityCounts, c, st.affinity[i].topologyKey)
+		}
+		for _, id := range c.t.selectGroups(c.snap, st.affinity[0].query()) {
+			grp := &g.groups[id]
+			if !c.matchesAll(st.affinity[1:], grp) {
+				continue
+			}
+			for _, p := range grp.pods {
+				n := c.placedOn(p)
+				if n < 0 {
+					continue
+				}
+				for i := range st.affinity {
+					dc := countsFor(&st.affinityCounts, c, st.affinity[i].topologyKey)
+					if d := dc.domains.of[n]; d >= 0 {
+						dc.counts[d]++
+						st.affinityAny = true
+					}
+				}
+			}
+		}
+	}
+	for i := range st.anti {
+		dc := countsFor(&st.antiCounts, c, st.anti[i].topologyKey)
+		c.eachPodOf(st.anti[i].query(), func(_ *cluster.Pod, n int32) {
+			if d := dc.domains.of[n]; d >= 0 {
+				dc.counts[d]++
+			}
+		})
+	}
+	c.podAffinity = st
+	return prepared{}
+}
+
+// matchesAll reports whether a pod group matches every term.
+func (c *cycle) matchesAll(terms []affinityTerm, grp *podGroup) bool {
+	if len(terms) == 0 {
+		return true
+	}
+	nsLabels := labels.Set(c.snap.NamespaceLabels(grp.namespace))
+	for i := range terms {
+		if !terms[i].matches(grp.namespace, nsLabels, grp.labels) {
+			return false
+		}
+	}
+	return true
+}
+
+// eachPodOf calls fn for every pod a query selects that holds a node.
+func (c *cycle) eachPodOf(q podQuery, fn func(p *cluster.Pod, node int32)) {
+	g := c.t.groups()
+	for _, id := range c.t.selectGroups(c.snap, q) {
+		for _, p := range g.groups[id].pods {
+			if n := c.placedOn(p); n >= 0 {
+				fn(p, n)
+			}
+		}
+	}
+}
+
+func lookup(list []domainCounts, key string) *domainCounts {
+	for i := range list {
+		if list[i].key == key {
+			return &list[i]
+		}
+	}
+	return nil
+}
+
+func (interPodAffinityFilter) filter(c *cycle, i int) []string {
+	st := &c.podAffinity
+	if len(st.affinity) > 0 {
+		podsExist := true
+		for k := range st.affinity {
+			dc := lookup(st.affinityCounts, st.affinity[k].topologyKey)
+			d := dc.domains.of[i]
+			if d < 0 {
+				return reasonPodAffinity
+			}
+			if dc.counts[d] <= 0 {
+				podsExist = false
+			}
+		}
+		if !podsExist && (st.affinityAny || !st.selfMatch) {
+			return reasonPodAffinity
+		}
+	}
+	for k := range st.anti {
+		dc := lookup(st.antiCounts, st.anti[k].topologyKey)
+		if d := dc.domains.of[i]; d >= 0 && dc.counts[d] > 0 {
+			return reasonPodAntiAffinity
+		}
+	}
+	for k := range st.existing {
+		dc := &st.existing[k]
+		if d := dc.domains.of[i]; d >= 0 && dc.counts[d] > 0 {
+			return reasonExistingAntiAffinity
+		}
+	}
+	return nil
+}
+
+func (p *Profile) hardPodAffinityWeight() int32 {
+	if w := p.InterPodAffinity.HardPodAffinityWeight; w != nil {
+		return *w
+	}
+	return 1
+}
+
+// interPodAffinityScore prefers nodes by preferred pod affinity and
+// anti-affinity: the pod's own preferred terms over the existing pods, and
+// the existing pods' preferred terms (and required affinity terms, by
+// hardPodAffinityWeight) that select the pod. Each adds or takes its weight
+// for the topology domain of the pod it concerns; a node scores the sum over
+// its domains, scaled so that the lowest is 0 and the highest 100.
+type interPodAffinityScore struct {
+	hardWeight     int32
+	ignoreExisting bool
+}
+
+func (interPodAffinityScore) name() string { return InterPodAffinity }
+
+func (s interPodAffinityScore) score(c *cycle, feasible []int32, out []int64) bool {
+	var preferred, preferredAnti []weightedTerm
+	if a := c.pod.Spec.Affinity; a != nil {
+		var err error
+		if a.PodAffinity != nil {
+			if preferred, err = newWeightedTerms(c.pod.Namespace, a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution); err != nil {
+				return false
+			}
+		}
+		if a.PodAntiAffinity != nil {
+			if preferredAnti, err = newWeightedTerms(c.pod.Namespace, a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution); err != nil {
+				return false
+			}
+		}
+	}
+	own := len(preferred) > 0 || len(preferredAnti) > 0
+	if s.ignoreExisting && !own {
+		return false
+	}
+
+	var topo []domainScores
+	add := func(key string, n int32, w int64) {
+		ds := scoresFor(&topo, c.t, key)
+		if d := ds.domains.of[n]; d >= 0 {
+			ds.scores[d] += w
+			ds.used = true
+		}
+	}
+	labelled := func(n int32) bool { return len(c.nodes[n].Labels) > 0 }
+	for sign, terms := range [2][]weightedTerm{preferred, preferredAnti} {
+		for i := range terms {
+			t := &terms[i]
+			w := int64(t.weight)
+			if sign == 1 {
+				w = -w
+			}
+			c.eachPodOf(t.query(), func(_ *cluster.Pod, n int32) {
+				if labelled(n) {
+					add(t.topologyKey, n, w)
+				}
+			})
+		}
+	}
+	existing := c.t.existingMatches(c.snap, c.pod.Namespace, c.pod.Labels, s.hardWeight)
+	tg := c.t.terms()
+	for _, m := range existing.scored {
+		for _, p := range tg.groups[m.group].pods {
+			n := c.placedOn(p)
+			if n < 0 || !labelled(n) {
+				continue
+			}
+			for _, kw := range m.scores {
+				add(kw.key, n, kw.weight)
+			}
+		}
+	}
+	used := false
+	for _, ds := range topo {
+		used = used || ds.used
+	}
+	if !used {
+		return false
+	}
+
+	lowest, highest := int64(math.MaxInt64), int64(math.MinInt64)
+	for k, i := range feasible {
+		var sum int64
+		for _, ds := range topo {
+			if d := ds.domains.of[i]; d >= 0 {
+				sum += ds.scores[d]
+			}
+		}
+		out[k] = sum
+		lowest, highest = min(lowest, sum), max(highest, sum)
+	}
+	spread := highest - lowest
+	for k := range feasible {
+		var v float64
+		if spread > 0 {
+			v = float64(maxNodeScore) * (float64(out[k]-lowest) / float64(spread))
+		}
+		out[k] = int64(v)
+	}
+	return true
+}
+
+// domainScores sums term weights per domain of one topology key.
+type domainScores struct {
+	key     string
+	domains *topologyDomains
+	scores  []int64
+	used    bool
+}
+
+func scoresFor(list *[]domainScores, t *tables, key string) *domainScores {
+	for i := range *list {
+		if (*list)[i].key == key {
+			return &(*list)[i]
+		}
+	}
+	d := t.domainsOf(key)
+	*list = append(*list, domainScores{key: key, domains: d, scores: make([]int64, len(d.values))})
+	return &(*list)[len(*list)-1]
+}

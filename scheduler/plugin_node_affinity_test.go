@@ -1,0 +1,145 @@
+package scheduler
+
+import (
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// The cases follow https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/.
+func TestNodeAffinityFilter(t *testing.T) {
+	nodes := []corev1.Node{
+		mkNode("east-ssd", zone("antarctica-east1"), nodeLabels("disktype", "ssd", "cores", "8")),
+		mkNode("west-hdd", zone("antarctica-west1"), nodeLabels("disktype", "hdd", "cores", "4")),
+		mkNode("north", zone("arctic-1"), nodeLabels("cores", "2")),
+	}
+	tests := []struct {
+		name     string
+		pod      []podOption
+		feasible []string
+		message  string
+	}{{
+		name:     "nodeSelector disktype: ssd",
+		pod:      []podOption{nodeSelector("disktype", "ssd")},
+		feasible: []string{"east-ssd"},
+	}, {
+		name:     "required zone In [antarctica-east1, antarctica-west1]",
+		pod:      []podOption{requiredNodeAffinity(match(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, "antarctica-east1", "antarctica-west1"))},
+		feasible: []string{"east-ssd", "west-hdd"},
+	}, {
+		name:     "NotIn is anti-affinity",
+		pod:      []podOption{requiredNodeAffinity(match(corev1.LabelTopologyZone, corev1.NodeSelectorOpNotIn, "antarctica-east1"))},
+		feasible: []string{"north", "west-hdd"},
+	}, {
+		name:     "Exists",
+		pod:      []podOption{requiredNodeAffinity(match("disktype", corev1.NodeSelectorOpExists))},
+		feasible: []string{"east-ssd", "west-hdd"},
+	}, {
+		name:     "DoesNotExist",
+		pod:      []podOption{requiredNodeAffinity(match("disktype", corev1.NodeSelectorOpDoesNotExist))},
+		feasible: []string{"north"},
+	}, {
+		name:     "Gt compares the label as an integer",
+		pod:      []podOption{requiredNodeAffinity(match("cores", corev1.NodeSelectorOpGt, "3"))},
+		feasible: []string{"east-ssd", "west-hdd"},
+	}, {
+		name:     "Lt compares the label as an integer",
+		pod:      []podOption{requiredNodeAffinity(match("cores", corev1.NodeSelectorOpLt, "4"))},
+		feasible: []string{"north"},
+	}, {
+		name: "nodeSelectorTerms are ORed",
+		pod: []podOption{requiredNodeAffinity(
+			match("disktype", corev1.NodeSelectorOpIn, "ssd"),
+			match(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, "arctic-1"),
+		)},
+		feasible: []string{"east-ssd", "north"},
+	}, {
+		name: "matchExpressions of one term are ANDed",
+		pod: []podOption{requiredNodeAffinity(corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{
+			{Key: "disktype", Operator: corev1.NodeSelectorOpExists},
+			{Key: "cores", Operator: corev1.NodeSelectorOpLt, Values: []string{"5"}},
+		}})},
+		feasible: []string{"west-hdd"},
+	}, {
+		name: "nodeSelector and node affinity must both match",
+		pod: []podOption{
+			nodeSelector("disktype", "hdd"),
+			requiredNodeAffinity(match(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, "antarctica-east1")),
+		},
+		message: "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.",
+	}, {
+		name: "matchFields on metadata.name, as DaemonSet pods use, checks only the named node",
+		pod: []podOption{requiredNodeAffinity(corev1.NodeSelectorTerm{MatchFields: []corev1.NodeSelectorRequirement{
+			{Key: metav1.ObjectNameField, Operator: corev1.NodeSelectorOpIn, Values: []string{"west-hdd"}},
+		}})},
+		feasible: []string{"west-hdd"},
+	}, {
+		name: "matchFields naming a node that fails the other filters",
+		pod: []podOption{
+			nodeSelector("disktype", "ssd"),
+			requiredNodeAffinity(corev1.NodeSelectorTerm{MatchFields: []corev1.NodeSelectorRequirement{
+				{Key: metav1.ObjectNameField, Operator: corev1.NodeSelectorOpIn, Values: []string{"west-hdd"}},
+			}}),
+		},
+		message: "0/3 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 2 node(s) didn't satisfy plugin(s) [NodeAffinity].",
+	}, {
+		name: "matchFields requirements that no name satisfies",
+		pod: []podOption{requiredNodeAffinity(corev1.NodeSelectorTerm{MatchFields: []corev1.NodeSelectorRequirement{
+			{Key: metav1.ObjectNameField, Operator: corev1.NodeSelectorOpIn, Values: []string{"west-hdd"}},
+			{Key: metav1.ObjectNameField, Operator: corev1.NodeSelectorOpIn, Values: []string{"north"}},
+		}})},
+		message: "0/3 nodes are available: pod affinity terms conflict.",
+	}, {
+		name: "matchFields NotIn",
+		pod: []podOption{requiredNodeAffinity(corev1.NodeSelectorTerm{MatchFields: []corev1.NodeSelectorRequirement{
+			{Key: metav1.ObjectNameField, Operator: corev1.NodeSelectorOpNotIn, Values: []string{"west-hdd"}},
+		}})},
+		feasible: []string{"east-ssd", "north"},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSnapshot(t, nodes, []corev1.Pod{mkPod("incoming", tc.pod...)})
+			e := defaultEngine(t)
+			got := feasibleNodes(t, e, s)
+			if !slices.Equal(got, tc.feasible) {
+				t.Errorf("feasible %v, want %v", got, tc.feasible)
+			}
+			if res := e.Schedule(s, incoming(t, s), Options{}); res.Message != tc.message {
+				t.Errorf("message\n %q\nwant\n %q", res.Message, tc.message)
+			}
+		})
+	}
+}
+
+func TestNodeAffinityPreferredTermsByWeight(t *testing.T) {
+	// The docs' weight example: both nodes pass the required term; the one
+	// with label-2=key-2 (weight 50) beats the one with label-1=key-1
+	// (weight 1).
+	nodes := []corev1.Node{
+		mkNode("node-label-1", nodeLabels(corev1.LabelOSStable, "linux", "label-1", "key-1")),
+		mkNode("node-label-2", nodeLabels(corev1.LabelOSStable, "linux", "label-2", "key-2")),
+		mkNode("windows", nodeLabels(corev1.LabelOSStable, "windows", "label-2", "key-2")),
+	}
+	pod := mkPod("incoming",
+		requiredNodeAffinity(match(corev1.LabelOSStable, corev1.NodeSelectorOpIn, "linux")),
+		preferredNodeAffinity(1, match("label-1", corev1.NodeSelectorOpIn, "key-1")),
+		preferredNodeAffinity(50, match("label-2", corev1.NodeSelectorOpIn, "key-2")),
+	)
+	s := newSnapshot(t, nodes, []corev1.Pod{pod})
+	res := defaultEngine(t).Schedule(s, incoming(t, s), Options{Explain: true})
+	if res.Node != "node-label-2" || res.RunnerUp != "node-label-1" {
+		t.Fatalf("chose %q then %q, want node-label-2 then node-label-1", res.Node, res.RunnerUp)
+	}
+	// Raw scores 1 and 50, normalized to the highest: 1*100/50 = 2 and 100.
+	if a, b := res.Nodes[0].Scores[NodeAffinity], res.Nodes[1].Scores[NodeAffinity]; a != 2 || b != 100 {
+		t.Errorf("NodeAffinity scores %d and %d, want 2 and 100", a, b)
+	}
+	// NodeAffinity weighs 2: the difference in totals is at least
+	// 2*(100-2) minus what the other plugins can differ by, which is
+	// nothing on identical empty nodes.
+	if diff := res.Score - res.RunnerUpScore; diff != 2*(100-2) {
+		t.Errorf("score difference %d, want %d", diff, 2*(100-2))
+	}
+}

@@ -1,0 +1,240 @@
+package scheduler
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	configv1 "k8s.io/kube-scheduler/config/v1"
+)
+
+func TestDefaultProfileIsKubeSchedulers(t *testing.T) {
+	p := DefaultProfile()
+	got, err := p.EnabledPlugins()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFilter := []string{NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit,
+		VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone, PodTopologySpread, InterPodAffinity, DynamicResources, NodeDeclaredFeatures}
+	if !slices.Equal(got.Filter, wantFilter) {
+		t.Errorf("filters\n %v\nwant\n %v", got.Filter, wantFilter)
+	}
+	wantScore := []ScorePlugin{{TaintToleration, 3}, {NodeAffinity, 2}, {NodeResourcesFit, 1}, {VolumeBinding, 1},
+		{PodTopologySpread, 2}, {InterPodAffinity, 2}, {DynamicResources, 2}, {NodeResourcesBalancedAllocation, 1}, {ImageLocality, 1}}
+	if !slices.Equal(got.Score, wantScore) {
+		t.Errorf("scores\n %v\nwant\n %v", got.Score, wantScore)
+	}
+	wantNot := []string{SchedulingGates, PrioritySort, VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone,
+		DynamicResources, DefaultPreemption, DefaultBinder, NodeDeclaredFeatures}
+	if !slices.Equal(got.NotSimulated, wantNot) {
+		t.Errorf("not simulated\n %v\nwant\n %v", got.NotSimulated, wantNot)
+	}
+	if p.SchedulerName != "default-scheduler" || p.NodeResourcesFit.ScoringStrategy.Type != configv1.LeastAllocated ||
+		*p.InterPodAffinity.HardPodAffinityWeight != 1 || p.PodTopologySpread.DefaultingType != configv1.SystemDefaulting {
+		t.Errorf("default arguments not as kube-scheduler's: %+v", p)
+	}
+}
+
+const twoProfiles = `
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+leaderElection:
+  leaderElect: false
+profiles:
+- schedulerName: default-scheduler
+- schedulerName: bin-packing
+  percentageOfNodesToScore: 50
+  plugins:
+    score:
+      disabled:
+      - name: NodeResourcesBalancedAllocation
+      - name: ImageLocality
+      enabled:
+      - name: NodeResourcesFit
+        weight: 5
+      - name: TaintToleration
+    multiPoint:
+      disabled:
+      - name: VolumeBinding
+  pluginConfig:
+  - name: NodeResourcesFit
+    args:
+      apiVersion: kubescheduler.config.k8s.io/v1
+      kind: NodeResourcesFitArgs
+      scoringStrategy:
+        type: MostAllocated
+        resources:
+        - name: cpu
+          weight: 2
+        - name: memory
+  - name: PodTopologySpread
+    args:
+      defaultingType: List
+      defaultConstraints:
+      - maxSkew: 1
+        topologyKey: topology.kubernetes.io/zone
+        whenUnsatisfiable: DoNotSchedule
+  - name: InterPodAffinity
+    args:
+      hardPodAffinityWeight: 10
+`
+
+func TestLoadProfiles(t *testing.T) {
+	profiles, err := LoadProfiles([]byte(twoProfiles), "sched.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(profiles) != 2 || profiles[0].SchedulerName != "default-scheduler" || profiles[1].SchedulerName != "bin-packing" {
+		t.Fatalf("got profiles %+v", profiles)
+	}
+	p, ok := ProfileByName(profiles, "bin-packing")
+	if !ok {
+		t.Fatal("no bin-packing profile")
+	}
+	enabled, err := p.EnabledPlugins()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The score set's enabled plugins come first, in its order and with
+	// its weights (a missing weight is 1, not multiPoint's 3), then the
+	// rest of multiPoint.
+	wantScore := []ScorePlugin{{NodeResourcesFit, 5}, {TaintToleration, 1}, {NodeAffinity, 2}, {PodTopologySpread, 2}, {InterPodAffinity, 2}, {DynamicResources, 2}}
+	if !slices.Equal(enabled.Score, wantScore) {
+		t.Errorf("scores\n %v\nwant\n %v", enabled.Score, wantScore)
+	}
+	if slices.Contains(enabled.Filter, VolumeBinding) || slices.Contains(enabled.NotSimulated, VolumeBinding) {
+		t.Errorf("VolumeBinding is still enabled: %v", enabled)
+	}
+	st := p.NodeResourcesFit.ScoringStrategy
+	if st.Type != configv1.MostAllocated || !reflect.DeepEqual(st.Resources, []configv1.ResourceSpec{{Name: "cpu", Weight: 2}, {Name: "memory", Weight: 1}}) {
+		t.Errorf("scoring strategy %+v", st)
+	}
+	if *p.InterPodAffinity.HardPodAffinityWeight != 10 || p.PodTopologySpread.DefaultingType != configv1.ListDefaulting || *p.PercentageOfNodesToScore != 50 {
+		t.Errorf("arguments not read: %+v", p)
+	}
+	if _, ok := ProfileByName(profiles, ""); !ok {
+		t.Errorf("an empty scheduler name does not find default-scheduler")
+	}
+	if _, ok := ProfileByName(profiles, "nope"); ok {
+		t.Errorf("found a profile that does not exist")
+	}
+
+	defaults, err := LoadProfiles(nil, "")
+	if err != nil || len(defaults) != 1 || !reflect.DeepEqual(defaults[0], DefaultProfile()) {
+		t.Errorf("no file: got %+v, %v; want the default profile", defaults, err)
+	}
+}
+
+func TestLoadProfilesErrors(t *testing.T) {
+	head := "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+	tests := []struct {
+		name, yaml, want string
+	}{
+		{"an unknown plugin", head + "profiles:\n- plugins:\n    score:\n      enabled:\n      - name: ImageLocality\n      - name: Foo\n",
+			`sched.yaml: profiles[0].plugins.score.enabled[1].name: "Foo" is not a known plugin`},
+		{"an unknown field", head + "profiles:\n- schedulerName: x\n  plugin: {}\n",
+			`sched.yaml: profiles[0].plugin: unknown field`},
+		{"an unknown args field", head + "profiles:\n- pluginConfig:\n  - name: InterPodAffinity\n    args:\n      hardPodAffinityWeigth: 3\n",
+			`sched.yaml: profiles[0].pluginConfig[0].args.hardPodAffinityWeigth: unknown field`},
+		{"a weight out of range", head + "profiles:\n- pluginConfig:\n  - name: InterPodAffinity\n    args:\n      hardPodAffinityWeight: 120\n",
+			`sched.yaml: profiles[0].pluginConfig[0].args.hardPodAffinityWeight: 120 is not in [0, 100]`},
+		{"an unknown scoring strategy", head + "profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args:\n      scoringStrategy:\n        type: Random\n",
+			`sched.yaml: profiles[0].pluginConfig[0].args.scoringStrategy.type: "Random" is not one of LeastAllocated, MostAllocated, RequestedToCapacityRatio`},
+		{"a shape out of order", head + "profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args:\n      scoringStrategy:\n        type: RequestedToCapacityRatio\n        requestedToCapacityRatio:\n          shape:\n          - {utilization: 50, score: 1}\n          - {utilization: 10, score: 5}\n",
+			`sched.yaml: profiles[0].pluginConfig[0].args.scoringStrategy.requestedToCapacityRatio.shape[1].utilization: 10 is not above the previous point's 50`},
+		{"system defaulting with constraints", head + "profiles:\n- pluginConfig:\n  - name: PodTopologySpread\n    args:\n      defaultConstraints:\n      - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: ScheduleAnyway}\n",
+			`sched.yaml: profiles[0].pluginConfig[0].args.defaultingType: System does not allow defaultConstraints`},
+		{"args of the wrong kind", head + "profiles:\n- pluginConfig:\n  - name: InterPodAffinity\n    args:\n      kind: NodeResourcesFitArgs\n",
+			`sched.yaml: profiles[0].pluginConfig[0].args.kind: "NodeResourcesFitArgs" is not "InterPodAffinityArgs"`},
+		{"a plugin at a point it does not extend", head + "profiles:\n- plugins:\n    score:\n      enabled:\n      - name: NodePorts\n",
+			`sched.yaml: profiles[0].plugins.score.enabled[0].name: "NodePorts" does not extend score`},
+		{"two profiles with one name", head + "profiles:\n- schedulerName: a\n- schedulerName: a\n",
+			`sched.yaml: profiles[1].schedulerName: "a" is already the name of profiles[0]`},
+		{"a second profile without a name", head + "profiles:\n- schedulerName: a\n- {}\n",
+			`sched.yaml: profiles[1].schedulerName: required`},
+		{"another API version", "apiVersion: kubescheduler.config.k8s.io/v1beta3\nkind: KubeSchedulerConfiguration\n",
+			`sched.yaml: apiVersion: "kubescheduler.config.k8s.io/v1beta3" is not "kubescheduler.config.k8s.io/v1"`},
+		{"args for an unknown plugin", head + "profiles:\n- pluginConfig:\n  - name: Bar\n    args: {}\n",
+			`sched.yaml: profiles[0].pluginConfig[0].name: "Bar" is not a known plugin`},
+		{"a percentage above 100", head + "percentageOfNodesToScore: 120\n",
+			`sched.yaml: percentageOfNodesToScore: 120 is not in [0, 100]`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := LoadProfiles([]byte(tc.yaml), "sched.yaml")
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("error\n %v\nwant\n %s", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestProfilesChangeDecisions(t *testing.T) {
+	profiles, err := LoadProfiles([]byte(twoProfiles), "sched.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	packing, _ := ProfileByName(profiles, "bin-packing")
+	e, err := NewEngine(packing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// MostAllocated packs: the pod goes to the fuller node, where the
+	// default profile spreads it to the emptier one.
+	nodes := []corev1.Node{mkNode("a", zone("z1")), mkNode("b", zone("z2"))}
+	pods := []corev1.Pod{mkPod("existing", on("a"), requests("2", "4Gi")), mkPod("incoming", requests("1", "1Gi"))}
+	s := newSnapshot(t, nodes, pods)
+	if got := e.Schedule(s, incoming(t, s), Options{}).Node; got != "a" {
+		t.Errorf("bin-packing chose %q, want a", got)
+	}
+	if got := defaultEngine(t).Schedule(s, incoming(t, s), Options{}).Node; got != "b" {
+		t.Errorf("the default profile chose %q, want b", got)
+	}
+
+	// The profile's List default constraint (zone, DoNotSchedule) binds
+	// ReplicaSet pods without constraints of their own.
+	replica := func(name string, opts ...podOption) corev1.Pod {
+		return mkPod(name, append([]podOption{ownedBy("ReplicaSet", "web-1"), podLabels("app", "web")}, opts...)...)
+	}
+	s = newSnapshot(t, nodes, []corev1.Pod{replica("r1", on("a")), replica("r2", on("a")), replica("incoming")})
+	if got := feasibleNodes(t, e, s); !slices.Equal(got, []string{"b"}) {
+		t.Errorf("a replica may go to %v, want only b: zone z1 already holds two", got)
+	}
+	// A bare pod with the same labels has no controller to spread by.
+	s = newSnapshot(t, nodes, []corev1.Pod{replica("r1", on("a")), replica("r2", on("a")), mkPod("incoming", podLabels("app", "web"))})
+	if got := feasibleNodes(t, e, s); !slices.Equal(got, []string{"a", "b"}) {
+		t.Errorf("a bare pod may go to %v, want both nodes", got)
+	}
+}
+
+func TestAddedAffinityIsEnforced(t *testing.T) {
+	p := DefaultProfile()
+	p.NodeAffinity.AddedAffinity = &corev1.NodeAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{
+			match("pool", corev1.NodeSelectorOpIn, "batch"),
+		}},
+	}
+	e, err := NewEngine(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSnapshot(t, []corev1.Node{mkNode("a", nodeLabels("pool", "batch")), mkNode("b", nodeLabels("pool", "web"))}, []corev1.Pod{mkPod("incoming")})
+	if got := feasibleNodes(t, e, s); !slices.Equal(got, []string{"a"}) {
+		t.Errorf("feasible %v, want [a]", got)
+	}
+	s = newSnapshot(t, []corev1.Node{mkNode("b", nodeLabels("pool", "web"))}, []corev1.Pod{mkPod("incoming")})
+	want := "0/1 nodes are available: 1 node(s) didn't match scheduler-enforced node affinity."
+	if res := e.Schedule(s, incoming(t, s), Options{}); res.Message != want {
+		t.Errorf("message %q, want %q", res.Message, want)
+	}
+}
+
+func TestNewEngineRejectsBadProfiles(t *testing.T) {
+	p := DefaultProfile()
+	p.Plugins = &configv1.Plugins{Filter: configv1.PluginSet{Enabled: []configv1.Plugin{{Name: "Nope"}}}}
+	if _, err := NewEngine(p); err == nil || !strings.Contains(err.Error(), `plugins.filter.enabled[0].name: "Nope" is not a known plugin`) {
+		t.Errorf("error %v", err)
+	}
+}
