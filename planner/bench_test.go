@@ -1,0 +1,55 @@
+package planner
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/cluster/synthetic"
+	"github.com/kube-rebalancer/rebalancer/policy"
+)
+
+// BenchmarkPlan plans one whole cycle on generated clusters up to 5,000
+// nodes and 150,000 pods: with the built-in default policy as a CronJob runs
+// it (LowNodeUtilization and RemoveDuplicates, at most 5 evictions per node
+// and 50 per cycle), and with its limits lifted, so that the cycle does all
+// the work it finds. Building the snapshot is not timed; see cluster's
+// BenchmarkNew.
+//
+//	go test -run '^$' -bench BenchmarkPlan -benchmem ./planner
+func BenchmarkPlan(b *testing.B) {
+	unlimited, err := policy.Load([]byte(`apiVersion: rebalancer.dev/v1alpha1
+kind: RebalancePolicy
+strategies:
+  RemoveDuplicates: {}
+  LowNodeUtilization:
+    thresholds: {cpu: 20, memory: 20, pods: 20}
+    targetThresholds: {cpu: 50, memory: 50, pods: 50}
+`), "unlimited.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	policies := []struct {
+		name string
+		pol  *policy.Policy
+	}{{"default", policy.Default()}, {"unlimited", unlimited}}
+	for _, size := range []struct{ nodes, pods int }{{500, 15000}, {5000, 150000}} {
+		snap, err := cluster.New(synthetic.Generate(synthetic.Spec{Seed: 1, Nodes: size.nodes, Pods: size.pods}), synthetic.Spec{}.Now)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, p := range policies {
+			b.Run(fmt.Sprintf("policy=%s/nodes=%d/pods=%d", p.name, size.nodes, size.pods), func(b *testing.B) {
+				pl := &Planner{Policy: p.pol, Placer: engine(b)}
+				var moves, skipped int
+				b.ReportAllocs()
+				for b.Loop() {
+					plan := pl.Plan(snap)
+					moves, skipped = len(plan.Moves), len(plan.Skipped)
+				}
+				b.ReportMetric(float64(moves), "moves")
+				b.ReportMetric(float64(skipped), "skipped")
+			})
+		}
+	}
+}

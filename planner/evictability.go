@@ -1,0 +1,82 @@
+package planner
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/policy"
+)
+
+// EvictAnnotation lets a pod opt in ("true") past the soft protections, never
+// past a PodDisruptionBudget or a limit, or opt out ("false") of every
+// eviction.
+const EvictAnnotation = "rebalancer.dev/evict"
+
+// systemClusterCritical is the PriorityClass whose value is the default
+// threshold of protected priorities.
+const systemClusterCritical = "system-cluster-critical"
+
+// protection returns why the pod may not be evicted by policy, or "".
+func protection(snap *cluster.Snapshot, pol *policy.Policy, s *policy.Settings, p *cluster.Pod) (Category, string) {
+	// Never, whatever the policy says: the kubelet owns static pods, a
+	// DaemonSet recreates its pod on the same node, and a terminating pod is
+	// already leaving.
+	switch {
+	case p.IsMirror():
+		return Protected, "static pod (mirror): the kubelet owns it"
+	case p.IsDaemonSetPod():
+		return Protected, "DaemonSet pod: it would come back on the same node"
+	case p.IsTerminating():
+		return Protected, "already terminating"
+	}
+	if !pol.AllowsNamespace(p.Namespace) {
+		return Excluded, fmt.Sprintf("namespace %s is excluded by the policy", p.Namespace)
+	}
+	switch p.Annotations[EvictAnnotation] {
+	case "false":
+		return OptedOut, fmt.Sprintf("opted out with %s: \"false\"", EvictAnnotation)
+	case "true":
+		return "", ""
+	}
+	ev := &s.Evictable
+	if !ev.Matches(p.Labels) {
+		return Protected, "not selected by evictable.labelSelector"
+	}
+	if !*ev.SystemCritical {
+		if threshold, name := priorityThreshold(snap, ev); p.Priority >= threshold {
+			return Protected, fmt.Sprintf("priority %d is at or above the protected threshold %d (%s)", p.Priority, threshold, name)
+		}
+	}
+	if !*ev.LocalStorage && p.HasLocalStorage() {
+		return Protected, "uses local storage (emptyDir or hostPath), which eviction would lose; allow with evictable.localStorage"
+	}
+	if !*ev.PVC && p.HasPVC() {
+		return Protected, "uses a PersistentVolumeClaim; allow with evictable.pvc"
+	}
+	if !*ev.BarePods && p.Controller() == nil {
+		return Protected, "bare pod: no controller would recreate it; allow with evictable.barePods"
+	}
+	if min := ev.MinPodAge.Duration; min > 0 {
+		if age := snap.Now.Sub(p.CreationTimestamp.Time); age < min {
+			return Protected, fmt.Sprintf("younger than evictable.minPodAge (%s < %s)", age.Round(time.Second), min)
+		}
+	}
+	return "", ""
+}
+
+// priorityThreshold returns the priority at and above which pods are
+// protected, and where it comes from.
+func priorityThreshold(snap *cluster.Snapshot, ev *policy.Evictable) (int32, string) {
+	if t := ev.PriorityThreshold; t != nil {
+		if t.Value != nil {
+			return *t.Value, "evictable.priorityThreshold.value"
+		}
+		if v, ok := snap.PriorityClassValue(t.Name); ok {
+			return v, "PriorityClass " + t.Name
+		}
+		// An unknown class protects nothing less than the default does.
+	}
+	v, _ := snap.PriorityClassValue(systemClusterCritical)
+	return v, "PriorityClass " + systemClusterCritical
+}

@@ -1,0 +1,75 @@
+package planner
+
+import (
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Plan is the outcome of planning one cycle.
+type Plan struct {
+	// Moves are the evictions to make, in order, each with where the
+	// replacement is expected to run.
+	Moves []Move `json:"moves"`
+	// Skipped are the candidates that did not become moves.
+	Skipped []Skip `json:"skipped"`
+	// Nodes is the utilization of each node the policy selects, before the
+	// moves and after them.
+	Nodes []NodeUsage `json:"nodes"`
+	// Stopped says why the strategies stopped before looking at every pod
+	// (limits.total spent); empty when they looked at all.
+	Stopped string `json:"stopped,omitempty"`
+}
+
+// Move is one planned eviction.
+type Move struct {
+	// Pod is "namespace/name".
+	Pod string `json:"pod"`
+	// UID pins the eviction to the pod that was planned, not a later pod of
+	// the same name.
+	UID types.UID `json:"uid,omitempty"`
+	// Workload is the pod's top controller, "Kind namespace/name".
+	Workload string `json:"workload,omitempty"`
+	From     string `json:"from"`
+	// To is the node the replacement is planned on; empty when nothing
+	// replaces the pod or it needs no node.
+	To       string `json:"to"`
+	Strategy string `json:"strategy"`
+	Reason   string `json:"reason"`
+	// Score is To's total score; RunnerUp is the next best node, so that a
+	// reader sees how clear the choice was.
+	Score         int64  `json:"score,omitempty"`
+	RunnerUp      string `json:"runnerUp,omitempty"`
+	RunnerUpScore int64  `json:"runnerUpScore,omitempty"`
+}
+
+// Skip is a candidate left in place.
+type Skip struct {
+	Pod      string `json:"pod"`
+	Strategy string `json:"strategy"`
+	// Category groups reasons for counting: one of the Category constants.
+	Category Category `json:"category"`
+	Reason   string   `json:"reason"`
+}
+
+// Category is the kind of reason a candidate was skipped for.
+type Category string
+
+// The categories of skipped candidates.
+const (
+	Protected    Category = "protected"
+	OptedOut     Category = "opted-out"
+	Excluded     Category = "excluded"
+	NodeNotReady Category = "node-not-ready"
+	LimitReached Category = "limit"
+	PDBBudget    Category = "pdb"
+	NoFit        Category = "no-fit"
+	Cooldown     Category = "cooldown"
+)
+
+// NodeUsage is a node's requested share of its allocatable resources, in
+// percent, before and after the plan.
+type NodeUsage struct {
+	Name          string             `json:"name"`
+	Unschedulable bool               `json:"unschedulable,omitempty"`
+	Before        map[string]float64 `json:"before"`
+	After         map[string]float64 `json:"after"`
+}

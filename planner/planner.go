@@ -1,0 +1,280 @@
+package planner
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/policy"
+	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/strategies"
+)
+
+// Planner plans cycles under one policy.
+type Planner struct {
+	Policy *policy.Policy
+	// Placer decides where replacements go: the scheduler engine.
+	Placer scheduler.Placer
+	// History holds the evictions of earlier cycles, for the policy's
+	// cooldown.
+	History []cluster.Eviction
+}
+
+// Plan computes the plan of one cycle. snap is not changed: the moves are
+// applied to a fork of it.
+func (pl *Planner) Plan(snap *cluster.Snapshot) *Plan {
+	c := pl.newCycle(snap)
+	in := &strategies.Input{Snapshot: c.snap, Policy: pl.Policy, Placer: pl.Placer, Mover: c}
+	c.guard = strategies.NewGuard(in)
+	c.runRounds(in)
+	if c.Exhausted() {
+		c.plan.Stopped = fmt.Sprintf("limits.total reached (%d evictions): the rest waits for the next cycle", *pl.Policy.Limits.Total)
+	}
+	c.plan.Nodes = pl.usage(snap, c.snap)
+	return c.plan
+}
+
+func (pl *Planner) newCycle(snap *cluster.Snapshot) *cycle {
+	return &cycle{
+		planner: pl,
+		snap:    snap.Fork(),
+		counts:  newCounts(),
+		budgets: newBudgets(),
+		moved:   make(map[*cluster.Pod]bool),
+		skipped: make(map[skipKey]bool),
+		plan:    &Plan{Moves: []Move{}, Skipped: []Skip{}},
+		recent:  recentEvictions(pl.History, snap.Now.Add(-pl.Policy.Cooldown.Duration)),
+	}
+}
+
+// cycle is the planner's state during one Plan call; it is the
+// strategies.Mover the strategies talk to.
+type cycle struct {
+	planner *Planner
+	snap    *cluster.Snapshot
+	counts  *counts
+	budgets *budgets
+	moved   map[*cluster.Pod]bool
+	skipped map[skipKey]bool
+	plan    *Plan
+	// recent holds, per workload, its latest eviction within the cooldown.
+	recent map[cluster.Workload]time.Time
+	// guard, when set, is checked on every target.
+	guard strategies.Guard
+}
+
+// recentEvictions returns the latest eviction time of each workload evicted
+// after since.
+func recentEvictions(history []cluster.Eviction, since time.Time) map[cluster.Workload]time.Time {
+	recent := make(map[cluster.Workload]time.Time)
+	for _, e := range history {
+		if e.Workload.IsZero() || !e.At.After(since) {
+			continue
+		}
+		if e.At.After(recent[e.Workload]) {
+			recent[e.Workload] = e.At
+		}
+	}
+	return recent
+}
+
+type skipKey struct {
+	pod      *cluster.Pod
+	strategy string
+}
+
+// Exhausted implements strategies.Mover.
+func (c *cycle) Exhausted() bool {
+	t := c.planner.Policy.Limits.Total
+	return t != nil && c.counts.total >= *t
+}
+
+// Evictable implements strategies.Mover.
+func (c *cycle) Evictable(p *cluster.Pod) string {
+	_, why := c.check(p)
+	return why
+}
+
+// check returns why the pod cannot be evicted now, with its category.
+func (c *cycle) check(p *cluster.Pod) (Category, string) {
+	if c.moved[p] {
+		return "", "already moved this cycle"
+	}
+	pol := c.planner.Policy
+	s := pol.For(p.Namespace, c.snap.NamespaceLabels(p.Namespace))
+	if cat, why := protection(c.snap, pol, s, p); why != "" {
+		return cat, why
+	}
+	if at, ok := c.recent[p.Workload]; ok {
+		return Cooldown, fmt.Sprintf("%s had a pod evicted %s ago; cooldown %s lets its replacements settle",
+			p.Workload, c.snap.Now.Sub(at).Round(time.Second), pol.Cooldown.Duration)
+	}
+	from := c.snap.NodeOf(p)
+	if from != nil {
+		if !pol.SelectsNode(from.Labels) {
+			return Excluded, "node " + from.Name + " is not selected by the policy's nodeSelector"
+		}
+		if !from.Ready() {
+			return NodeNotReady, "node " + from.Name + " is not Ready: the kubelet could not stop the pod"
+		}
+	}
+	if why := c.counts.exceeded(pol.Limits, s.PerNamespaceLimit, p, from); why != "" {
+		return LimitReached, why
+	}
+	if why := c.budgets.blocked(c.snap, p); why != "" {
+		return PDBBudget, why
+	}
+	return "", ""
+}
+
+// Move implements strategies.Mover.
+func (c *cycle) Move(strategy string, cand strategies.Candidate) strategies.Outcome {
+	p := cand.Pod
+	if cat, why := c.check(p); why != "" {
+		if cat != "" { // a pod already moved is not news
+			c.skip(p, strategy, cat, why)
+		}
+		return strategies.Outcome{Reason: why}
+	}
+	from := c.snap.NodeOf(p)
+	m := Move{Pod: p.Key, UID: p.UID, Workload: p.Workload.String(), Strategy: strategy, Reason: cand.Reason}
+	if from != nil {
+		m.From = from.Name
+	}
+	if needsPlace(p) {
+		res := c.place(p, from, cand.Accept)
+		if res.Node == "" {
+			why := "no other node can take it: " + res.Message
+			c.skip(p, strategy, NoFit, why)
+			return strategies.Outcome{Reason: why}
+		}
+		m.To, m.Score, m.RunnerUp, m.RunnerUpScore = res.Node, res.Score, res.RunnerUp, res.RunnerUpScore
+	} else {
+		c.snap.Remove(p)
+	}
+	c.counts.add(p, from)
+	c.budgets.spend(c.snap, p)
+	c.moved[p] = true
+	c.plan.Moves = append(c.plan.Moves, m)
+	return strategies.Outcome{Moved: true, To: m.To}
+}
+
+// needsPlace reports whether the eviction creates a pod that needs a node:
+// a controller replaces a live pod; nothing replaces a bare pod, and a
+// finished pod's controller has already replaced it.
+func needsPlace(p *cluster.Pod) bool {
+	return p.Controller() != nil && !p.IsTerminal()
+}
+
+// place asks the engine where the replacement would go, with the pod taken
+// off its node, and applies the answer to the working snapshot. When no
+// node fits, the pod goes back where it was.
+func (c *cycle) place(p *cluster.Pod, from *cluster.Node, accept func(*cluster.Node) (bool, string)) scheduler.Result {
+	pol := c.planner.Policy
+	opts := scheduler.Options{Accept: func(n *cluster.Node) (bool, string) {
+		if !pol.SelectsNode(n.Labels) {
+			return false, "node(s) were not selected by the policy's nodeSelector"
+		}
+		if c.guard != nil {
+			if ok, why := c.guard(p, n); !ok {
+				return false, why
+			}
+		}
+		if accept != nil {
+			return accept(n)
+		}
+		return true, ""
+	}}
+	if from != nil {
+		opts.Exclude = []string{from.Name}
+		c.snap.Remove(p)
+	}
+	res := c.planner.Placer.Schedule(c.snap, p, opts)
+	target := res.Node
+	if target == "" && from != nil {
+		target = from.Name
+	}
+	if target != "" {
+		if err := c.snap.Place(p, target); err != nil {
+			// The engine only returns nodes of the snapshot.
+			panic(err)
+		}
+	}
+	return res
+}
+
+func (c *cycle) skip(p *cluster.Pod, strategy string, cat Category, why string) {
+	k := skipKey{p, strategy}
+	if c.skipped[k] {
+		return
+	}
+	c.skipped[k] = true
+	c.plan.Skipped = append(c.plan.Skipped, Skip{Pod: p.Key, Strategy: strategy, Category: cat, Reason: why})
+}
+
+// usage reports the utilization of the policy's nodes before and after.
+func (pl *Planner) usage(before, after *cluster.Snapshot) []NodeUsage {
+	resources := []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourcePods}
+	for _, name := range pl.thresholdResources() {
+		if r := corev1.ResourceName(name); !slices.Contains(resources, r) {
+			resources = append(resources, r)
+		}
+	}
+	var out []NodeUsage
+	for _, n := range before.Nodes() {
+		if !pl.Policy.SelectsNode(n.Labels) {
+			continue
+		}
+		u := NodeUsage{Name: n.Name, Unschedulable: n.Unschedulable(), Before: percents(n, resources), After: percents(after.Node(n.Name), resources)}
+		out = append(out, u)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// thresholdResources lists every resource the utilization strategies have a
+// threshold for, their node pools' included, so that the node report shows
+// what they balance.
+func (pl *Planner) thresholdResources() []string {
+	st := pl.Policy.Global().Strategies
+	var all []policy.ResourceThresholds
+	if a := st.LowNodeUtilization; a != nil {
+		all = append(all, a.Thresholds)
+		for _, p := range a.NodePools {
+			all = append(all, p.Thresholds)
+		}
+	}
+	if a := st.HighNodeUtilization; a != nil {
+		all = append(all, a.Thresholds)
+		for _, p := range a.NodePools {
+			all = append(all, p.Thresholds)
+		}
+	}
+	var names []string
+	for _, t := range all {
+		for _, n := range t.Names() {
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+func percents(n *cluster.Node, resources []corev1.ResourceName) map[string]float64 {
+	m := make(map[string]float64, len(resources))
+	for _, r := range resources {
+		v := n.Utilization(r)
+		if math.IsInf(v, 0) {
+			v = -1 // JSON has no infinity; a node that offers none of a requested resource
+		}
+		m[string(r)] = math.Round(v*10) / 10
+	}
+	return m
+}

@@ -1,0 +1,434 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/policy"
+	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/strategies"
+)
+
+func loadPolicy(t *testing.T, body string) *policy.Policy {
+	t.Helper()
+	p, err := policy.Load([]byte("apiVersion: rebalancer.dev/v1alpha1\nkind: RebalancePolicy\n"+body), "policy.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func engine(t testing.TB) scheduler.Placer {
+	t.Helper()
+	e, err := scheduler.NewEngine(scheduler.DefaultProfile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// propose offers the pods, in order, to a fresh cycle as candidates of a
+// strategy called "Test", and returns the plan.
+func propose(t *testing.T, pol *policy.Policy, snap *cluster.Snapshot, history []cluster.Eviction, pods ...string) *Plan {
+	t.Helper()
+	c := (&Planner{Policy: pol, Placer: engine(t), History: history}).newCycle(snap)
+	for _, key := range pods {
+		p := snap.Pod(key)
+		if p == nil {
+			t.Fatalf("no pod %s", key)
+		}
+		c.Move("Test", strategies.Candidate{Pod: p, Reason: "test"})
+	}
+	return c.plan
+}
+
+func movedPods(p *Plan) string {
+	var out []string
+	for _, m := range p.Moves {
+		out = append(out, m.Pod)
+	}
+	return strings.Join(out, ",")
+}
+
+func skipped(p *Plan) string {
+	var out []string
+	for _, s := range p.Skipped {
+		out = append(out, fmt.Sprintf("%s: %s: %s", s.Pod, s.Category, s.Reason))
+	}
+	return strings.Join(out, "\n")
+}
+
+// Four nodes: two full of web and api pods, two empty that can take them.
+func busyCluster(t *testing.T, extra ...any) *cluster.Snapshot {
+	objs := []any{
+		ct.Node("n1"), ct.Node("n2"), ct.Node("n3"), ct.Node("n4"),
+		ct.DeploymentReplicaSet("shop", "web"), ct.DeploymentReplicaSet("shop", "api"), ct.DeploymentReplicaSet("blog", "web"),
+	}
+	for i := range 3 {
+		objs = append(objs,
+			ct.Pod("shop", fmt.Sprintf("web-n1-%d", i)).On("n1").Requests("100m", "64Mi").Deployment("web"),
+			ct.Pod("shop", fmt.Sprintf("api-n1-%d", i)).On("n1").Requests("100m", "64Mi").Deployment("api"),
+			ct.Pod("shop", fmt.Sprintf("web-n2-%d", i)).On("n2").Requests("100m", "64Mi").Deployment("web"),
+			ct.Pod("blog", fmt.Sprintf("web-n2-%d", i)).On("n2").Requests("100m", "64Mi").Deployment("web"),
+		)
+	}
+	return ct.Snapshot(t, append(objs, extra...)...)
+}
+
+func TestLimits(t *testing.T) {
+	all := []string{"shop/web-n1-0", "shop/web-n1-1", "shop/api-n1-0", "shop/web-n2-0", "blog/web-n2-0", "blog/web-n2-1", "shop/api-n1-1"}
+	tests := []struct {
+		name   string
+		policy string
+		moved  string
+		skips  string
+	}{
+		{
+			name:  "no limits",
+			moved: strings.Join(all, ","),
+		},
+		{
+			name:   "total",
+			policy: "limits: {total: 2}",
+			moved:  "shop/web-n1-0,shop/web-n1-1",
+			skips: "shop/api-n1-0: limit: limits.total reached (2 evictions this cycle)\n" +
+				"shop/web-n2-0: limit: limits.total reached (2 evictions this cycle)\n" +
+				"blog/web-n2-0: limit: limits.total reached (2 evictions this cycle)\n" +
+				"blog/web-n2-1: limit: limits.total reached (2 evictions this cycle)\n" +
+				"shop/api-n1-1: limit: limits.total reached (2 evictions this cycle)",
+		},
+		{
+			name:   "per node",
+			policy: "limits: {perNode: 2}",
+			moved:  "shop/web-n1-0,shop/web-n1-1,shop/web-n2-0,blog/web-n2-0",
+			skips: "shop/api-n1-0: limit: limits.perNode reached on n1 (2)\n" +
+				"blog/web-n2-1: limit: limits.perNode reached on n2 (2)\n" +
+				"shop/api-n1-1: limit: limits.perNode reached on n1 (2)",
+		},
+		{
+			name:   "per namespace",
+			policy: "limits: {perNamespace: 1}",
+			moved:  "shop/web-n1-0,blog/web-n2-0",
+			skips: "shop/web-n1-1: limit: limits.perNamespace reached in shop (1)\n" +
+				"shop/api-n1-0: limit: limits.perNamespace reached in shop (1)\n" +
+				"shop/web-n2-0: limit: limits.perNamespace reached in shop (1)\n" +
+				"blog/web-n2-1: limit: limits.perNamespace reached in blog (1)\n" +
+				"shop/api-n1-1: limit: limits.perNamespace reached in shop (1)",
+		},
+		{
+			name:   "per namespace, tuned by an override",
+			policy: "limits: {perNamespace: 1}\noverrides:\n- namespaces: [blog]\n  limits: {perNamespace: 5}",
+			moved:  "shop/web-n1-0,blog/web-n2-0,blog/web-n2-1",
+			skips: "shop/web-n1-1: limit: limits.perNamespace reached in shop (1)\n" +
+				"shop/api-n1-0: limit: limits.perNamespace reached in shop (1)\n" +
+				"shop/web-n2-0: limit: limits.perNamespace reached in shop (1)\n" +
+				"shop/api-n1-1: limit: limits.perNamespace reached in shop (1)",
+		},
+		{
+			name:   "per workload: shop's and blog's web are different workloads",
+			policy: "limits: {perWorkload: 1}",
+			moved:  "shop/web-n1-0,shop/api-n1-0,blog/web-n2-0",
+			skips: "shop/web-n1-1: limit: limits.perWorkload reached for Deployment shop/web (1)\n" +
+				"shop/web-n2-0: limit: limits.perWorkload reached for Deployment shop/web (1)\n" +
+				"blog/web-n2-1: limit: limits.perWorkload reached for Deployment blog/web (1)\n" +
+				"shop/api-n1-1: limit: limits.perWorkload reached for Deployment shop/api (1)",
+		},
+		{
+			name:   "zero forbids evictions",
+			policy: "limits: {total: 0}",
+			moved:  "",
+			skips: func() string {
+				var lines []string
+				for _, p := range all {
+					lines = append(lines, p+": limit: limits.total reached (0 evictions this cycle)")
+				}
+				return strings.Join(lines, "\n")
+			}(),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan := propose(t, loadPolicy(t, tt.policy), busyCluster(t), nil, all...)
+			if got := movedPods(plan); got != tt.moved {
+				t.Errorf("moved %s\nwant  %s", got, tt.moved)
+			}
+			if got := skipped(plan); got != tt.skips {
+				t.Errorf("skipped:\n%s\nwant:\n%s", got, tt.skips)
+			}
+		})
+	}
+}
+
+func TestPDBBudgets(t *testing.T) {
+	tests := []struct {
+		name  string
+		extra []any
+		pods  []string
+		moved string
+		skips string
+	}{
+		{
+			name:  "a budget of one is spent by the first eviction",
+			extra: []any{ct.PDB("shop", "web", 1)},
+			pods:  []string{"shop/web-n1-0", "shop/web-n1-1", "shop/api-n1-0"},
+			moved: "shop/web-n1-0,shop/api-n1-0",
+			skips: "shop/web-n1-1: pdb: PodDisruptionBudget shop/web allows no more disruptions (1 allowed, all used)",
+		},
+		{
+			name: "a budget whose status lags its spec allows nothing",
+			extra: []any{func() any {
+				p := ct.PDB("shop", "web", 3)
+				p.Generation = 2
+				return p
+			}()},
+			pods:  []string{"shop/web-n1-0"},
+			skips: "shop/web-n1-0: pdb: PodDisruptionBudget shop/web: its status is not up to date (observedGeneration 1 < generation 2), so it allows no disruption",
+		},
+		{
+			name: "a not-ready pod of a healthy application does not spend the budget",
+			extra: []any{
+				func() any {
+					p := ct.PDB("shop", "cache", 0)
+					p.Status.CurrentHealthy, p.Status.DesiredHealthy = 2, 2
+					return p
+				}(),
+				ct.DeploymentReplicaSet("shop", "cache"),
+				ct.Pod("shop", "cache-sick").On("n1").Requests("100m", "").Deployment("cache").NotReady(),
+				ct.Pod("shop", "cache-ok").On("n1").Requests("100m", "").Deployment("cache"),
+			},
+			pods:  []string{"shop/cache-sick", "shop/cache-ok"},
+			moved: "shop/cache-sick",
+			skips: "shop/cache-ok: pdb: PodDisruptionBudget shop/cache allows no more disruptions (0 allowed, all used)",
+		},
+		{
+			name: "two budgets over one pod: the Eviction API refuses it",
+			extra: []any{ct.PDB("shop", "web", 5), func() any {
+				p := ct.PDB("shop", "web", 5)
+				p.Name = "web-too"
+				return p
+			}()},
+			pods:  []string{"shop/web-n1-0"},
+			skips: "shop/web-n1-0: pdb: covered by 2 PodDisruptionBudgets (web, web-too); the Eviction API refuses pods with more than one",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan := propose(t, loadPolicy(t, ""), busyCluster(t, tt.extra...), nil, tt.pods...)
+			if got := movedPods(plan); got != tt.moved {
+				t.Errorf("moved %q, want %q", got, tt.moved)
+			}
+			if got := skipped(plan); got != tt.skips {
+				t.Errorf("skipped:\n%s\nwant:\n%s", got, tt.skips)
+			}
+		})
+	}
+}
+
+func TestProtections(t *testing.T) {
+	emptyDir := corev1.Volume{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}
+	pvc := corev1.Volume{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data"}}}
+	web := func(name string) *ct.PodBuilder {
+		return ct.Pod("shop", name).On("n1").Requests("100m", "64Mi").Deployment("web")
+	}
+	tests := []struct {
+		name   string
+		policy string
+		pod    *ct.PodBuilder
+		skip   string // "" when the pod moves
+	}{
+		{name: "an ordinary Deployment pod moves", pod: web("p")},
+		{name: "mirror pod", pod: ct.Pod("kube-system", "etcd-n1").On("n1").Annotate(corev1.MirrorPodAnnotationKey, "x").Annotate("rebalancer.dev/evict", "true"),
+			skip: "protected: static pod (mirror): the kubelet owns it"},
+		{name: "DaemonSet pod, even opted in", pod: ct.Pod("kube-system", "proxy").On("n1").OwnedBy("DaemonSet", "kube-proxy").Annotate("rebalancer.dev/evict", "true"),
+			skip: "protected: DaemonSet pod: it would come back on the same node"},
+		{name: "terminating pod", pod: web("p").Edit(func(p *corev1.Pod) { p.DeletionTimestamp = &p.CreationTimestamp }),
+			skip: "protected: already terminating"},
+		{name: "system-cluster-critical pod", pod: web("p").PriorityClass("system-cluster-critical"),
+			skip: "protected: priority 2000000000 is at or above the protected threshold 2000000000 (PriorityClass system-cluster-critical)"},
+		{name: "system-critical pods allowed", policy: "evictable: {systemCritical: true}", pod: web("p").PriorityClass("system-cluster-critical")},
+		{name: "custom priority threshold", policy: "evictable: {priorityThreshold: {value: 1000}}", pod: web("p").Priority(1000),
+			skip: "protected: priority 1000 is at or above the protected threshold 1000 (evictable.priorityThreshold.value)"},
+		{name: "local storage", pod: web("p").Volume(emptyDir),
+			skip: "protected: uses local storage (emptyDir or hostPath), which eviction would lose; allow with evictable.localStorage"},
+		{name: "local storage allowed", policy: "evictable: {localStorage: true}", pod: web("p").Volume(emptyDir)},
+		{name: "PVC allowed by default", pod: web("p").Volume(pvc)},
+		{name: "PVC forbidden", policy: "evictable: {pvc: false}", pod: web("p").Volume(pvc),
+			skip: "protected: uses a PersistentVolumeClaim; allow with evictable.pvc"},
+		{name: "bare pod", pod: ct.Pod("shop", "p").On("n1"),
+			skip: "protected: bare pod: no controller would recreate it; allow with evictable.barePods"},
+		{name: "too young", policy: "evictable: {minPodAge: 1h}", pod: web("p").CreatedAgo(10 * time.Minute),
+			skip: "protected: younger than evictable.minPodAge (10m0s < 1h0m0s)"},
+		{name: "not selected", policy: "evictable: {labelSelector: {matchLabels: {movable: \"yes\"}}}", pod: web("p"),
+			skip: "protected: not selected by evictable.labelSelector"},
+		{name: "opted in past a soft protection", pod: web("p").Volume(emptyDir).Annotate("rebalancer.dev/evict", "true")},
+		{name: "opted out", pod: web("p").Annotate("rebalancer.dev/evict", "false"),
+			skip: `opted-out: opted out with rebalancer.dev/evict: "false"`},
+		{name: "namespace excluded", policy: "namespaces: {exclude: [shop]}", pod: web("p"),
+			skip: "excluded: namespace shop is excluded by the policy"},
+		{name: "source node not selected", policy: "nodeSelector: {matchLabels: {pool: general}}", pod: web("p"),
+			skip: "excluded: node n1 is not selected by the policy's nodeSelector"},
+		{name: "per-namespace override allows local storage", policy: "overrides:\n- namespaces: [shop]\n  evictable: {localStorage: true}", pod: web("p").Volume(emptyDir)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := tt.pod.Obj()
+			snap := ct.Snapshot(t, ct.Node("n1"), ct.Node("n2"), ct.DeploymentReplicaSet("shop", "web"), p)
+			plan := propose(t, loadPolicy(t, tt.policy), snap, nil, p.Namespace+"/"+p.Name)
+			if tt.skip == "" {
+				if len(plan.Moves) != 1 || plan.Moves[0].To != "n2" {
+					t.Errorf("want the pod moved to n2; plan %+v, skipped %s", plan.Moves, skipped(plan))
+				}
+				return
+			}
+			want := p.Namespace + "/" + p.Name + ": " + tt.skip
+			if len(plan.Moves) != 0 || skipped(plan) != want {
+				t.Errorf("skipped:\n%s\nwant:\n%s", skipped(plan), want)
+			}
+		})
+	}
+}
+
+// An opted-in pod still respects budgets and limits.
+func TestOptInIsNotPastBudgetsOrLimits(t *testing.T) {
+	snap := ct.Snapshot(t, ct.Node("n1"), ct.Node("n2"), ct.DeploymentReplicaSet("shop", "web"), ct.PDB("shop", "web", 0),
+		ct.Pod("shop", "p").On("n1").Requests("100m", "").Deployment("web").Annotate("rebalancer.dev/evict", "true"),
+		ct.Pod("shop", "q").On("n1").Requests("100m", "").Annotate("rebalancer.dev/evict", "true"))
+	plan := propose(t, loadPolicy(t, "limits: {total: 0}"), snap, nil, "shop/p", "shop/q")
+	want := "shop/p: limit: limits.total reached (0 evictions this cycle)\nshop/q: limit: limits.total reached (0 evictions this cycle)"
+	if got := skipped(plan); got != want {
+		t.Errorf("skipped:\n%s\nwant:\n%s", got, want)
+	}
+	plan = propose(t, loadPolicy(t, ""), snap, nil, "shop/p", "shop/q")
+	if got := skipped(plan); got != "shop/p: pdb: PodDisruptionBudget shop/web allows no more disruptions (0 allowed, all used)" {
+		t.Errorf("skipped: %s", got)
+	}
+	// The bare pod has no replacement to place.
+	if len(plan.Moves) != 1 || plan.Moves[0].Pod != "shop/q" || plan.Moves[0].To != "" || plan.Moves[0].From != "n1" {
+		t.Errorf("moves = %+v, want shop/q from n1, not replaced", plan.Moves)
+	}
+}
+
+// Capacity is reserved move by move: a node with room for one more pod
+// takes the first candidate only.
+func TestCapacityIsReservedAcrossMoves(t *testing.T) {
+	snap := ct.Snapshot(t,
+		ct.Node("full").CPU("2"), ct.Node("roomy").CPU("2"), ct.Node("tight").CPU("2"),
+		ct.DeploymentReplicaSet("shop", "web"),
+		ct.Pod("shop", "a").On("full").Requests("600m", "").Deployment("web"),
+		ct.Pod("shop", "b").On("full").Requests("600m", "").Deployment("web"),
+		ct.Pod("shop", "c").On("full").Requests("600m", "").Deployment("web"),
+		ct.Pod("shop", "filler").On("tight").Requests("1500m", "").Deployment("web"),
+		ct.Pod("shop", "half").On("roomy").Requests("1", "").Deployment("web"),
+	)
+	// roomy has 1 CPU free and tight 500m: a goes to roomy, which keeps
+	// 400m; then no node but the one the pods leave has 600m.
+	plan := propose(t, loadPolicy(t, ""), snap, nil, "shop/a", "shop/b", "shop/c")
+	if got := movedPods(plan); got != "shop/a" || plan.Moves[0].To != "roomy" {
+		t.Fatalf("moves = %+v, want shop/a to roomy", plan.Moves)
+	}
+	want := "shop/b: no-fit: no other node can take it: 0/3 nodes are available: "
+	if got := skipped(plan); !strings.HasPrefix(got, want) || !strings.Contains(got, "2 Insufficient cpu") {
+		t.Errorf("skipped:\n%s\nwant prefix:\n%s and 2 Insufficient cpu", got, want)
+	}
+	// A pod that found no node is back where it was, with its resources.
+	c := (&Planner{Policy: loadPolicy(t, ""), Placer: engine(t)}).newCycle(snap)
+	c.Move("Test", strategies.Candidate{Pod: snap.Pod("shop/a")})
+	c.Move("Test", strategies.Candidate{Pod: snap.Pod("shop/b")})
+	if n := c.snap.NodeOf(snap.Pod("shop/b")); n == nil || n.Name != "full" {
+		t.Errorf("after a failed placement the pod is on %v, want full", n)
+	}
+	if got := c.snap.Node("full").Requested.MilliCPU; got != 1200 {
+		t.Errorf("full requests %dm, want 1200m (b and c)", got)
+	}
+	if got := c.snap.Node("roomy").Requested.MilliCPU; got != 1600 {
+		t.Errorf("roomy requests %dm, want 1600m (half and a)", got)
+	}
+	// The plan's fork left the snapshot it was given alone.
+	if got := snap.Node("roomy").Requested.MilliCPU; got != 1000 {
+		t.Errorf("input snapshot changed: roomy requests %dm, want 1000m", got)
+	}
+}
+
+func TestAcceptRestrictsTargets(t *testing.T) {
+	snap := busyCluster(t)
+	c := (&Planner{Policy: loadPolicy(t, ""), Placer: engine(t)}).newCycle(snap)
+	out := c.Move("Test", strategies.Candidate{Pod: snap.Pod("shop/web-n1-0"), Accept: func(n *cluster.Node) (bool, string) {
+		return n.Name == "n4", "node(s) were not n4"
+	}})
+	if !out.Moved || out.To != "n4" {
+		t.Errorf("outcome = %+v, want a move to n4", out)
+	}
+	out = c.Move("Test", strategies.Candidate{Pod: snap.Pod("shop/web-n1-1"), Accept: func(*cluster.Node) (bool, string) {
+		return false, "node(s) were not wanted"
+	}})
+	if out.Moved || !strings.Contains(out.Reason, "3 node(s) were not wanted") {
+		t.Errorf("outcome = %+v, want no move, counting the strategy's reason", out)
+	}
+}
+
+func TestAPodMovesOnce(t *testing.T) {
+	plan := propose(t, loadPolicy(t, ""), busyCluster(t), nil, "shop/web-n1-0", "shop/web-n1-0")
+	if len(plan.Moves) != 1 || len(plan.Skipped) != 0 {
+		t.Errorf("moves %d, skipped %s; want one move and no skip", len(plan.Moves), skipped(plan))
+	}
+}
+
+func TestCooldown(t *testing.T) {
+	history := []cluster.Eviction{
+		{Pod: "shop/web-old", Workload: cluster.Workload{Kind: "Deployment", Namespace: "shop", Name: "web"}, At: ct.Now.Add(-2 * time.Minute)},
+		{Pod: "shop/api-old", Workload: cluster.Workload{Kind: "Deployment", Namespace: "shop", Name: "api"}, At: ct.Now.Add(-20 * time.Minute)},
+	}
+	plan := propose(t, loadPolicy(t, ""), busyCluster(t), history, "shop/web-n1-0", "shop/api-n1-0")
+	if got := movedPods(plan); got != "shop/api-n1-0" {
+		t.Errorf("moved %s, want only shop/api-n1-0 (its eviction is older than the 5m cooldown)", got)
+	}
+	want := "shop/web-n1-0: cooldown: Deployment shop/web had a pod evicted 2m0s ago; cooldown 5m0s lets its replacements settle"
+	if got := skipped(plan); got != want {
+		t.Errorf("skipped:\n%s\nwant:\n%s", got, want)
+	}
+	plan = propose(t, loadPolicy(t, "cooldown: 0s"), busyCluster(t), history, "shop/web-n1-0")
+	if len(plan.Moves) != 1 {
+		t.Errorf("with cooldown 0 the pod should move; skipped: %s", skipped(plan))
+	}
+}
+
+func TestNotReadyNodesGiveNoPods(t *testing.T) {
+	snap := ct.Snapshot(t, ct.Node("n1").NotReady(), ct.Node("n2"), ct.DeploymentReplicaSet("shop", "web"),
+		ct.Pod("shop", "p").On("n1").Deployment("web"))
+	plan := propose(t, loadPolicy(t, ""), snap, nil, "shop/p")
+	if got := skipped(plan); got != "shop/p: node-not-ready: node n1 is not Ready: the kubelet could not stop the pod" {
+		t.Errorf("skipped: %s", got)
+	}
+}
+
+func TestPolicyNodeSelectorLimitsTargets(t *testing.T) {
+	snap := ct.Snapshot(t, ct.Node("n1").Label("pool", "general"), ct.Node("n2").Label("pool", "gpu"), ct.Node("n3").Label("pool", "general"),
+		ct.DeploymentReplicaSet("shop", "web"), ct.Pod("shop", "p").On("n1").Requests("100m", "").Deployment("web"))
+	plan := propose(t, loadPolicy(t, "nodeSelector: {matchLabels: {pool: general}}"), snap, nil, "shop/p")
+	if len(plan.Moves) != 1 || plan.Moves[0].To != "n3" {
+		t.Errorf("moves = %+v, want to n3: n2 is outside the policy's nodes", plan.Moves)
+	}
+}
+
+// Once limits.total is spent the cycle stops: the plan says so instead of
+// listing every remaining pod as skipped.
+func TestTotalLimitStopsTheCycle(t *testing.T) {
+	objs := []any{ct.Node("hot"), ct.Node("idle"), ct.DeploymentReplicaSet("shop", "web")}
+	for i := range 8 {
+		objs = append(objs, ct.Pod("shop", fmt.Sprintf("web-%d", i)).On("hot").Requests("400m", "").Deployment("web"))
+	}
+	pol := loadPolicy(t, "limits: {total: 1}\nstrategies:\n  LowNodeUtilization: {thresholds: {cpu: 20}, targetThresholds: {cpu: 50}}\n")
+	plan := (&Planner{Policy: pol, Placer: engine(t)}).Plan(ct.Snapshot(t, objs...))
+	if len(plan.Moves) != 1 || len(plan.Skipped) != 0 {
+		t.Errorf("%d moves and skipped:\n%s\nwant one move and nothing skipped", len(plan.Moves), skipped(plan))
+	}
+	if want := "limits.total reached (1 evictions): the rest waits for the next cycle"; plan.Stopped != want {
+		t.Errorf("stopped = %q, want %q", plan.Stopped, want)
+	}
+}

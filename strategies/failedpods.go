@@ -1,0 +1,114 @@
+package strategies
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/policy"
+)
+
+// failedPods removes pods in the Failed phase: they hold no node, their
+// controller has already replaced them (or given up), and they clutter the
+// API and hide the pods that matter. Reasons and exit codes narrow it to
+// some failures; young failures are kept for a while for whoever debugs
+// them. The planner evicts them without placing anything.
+type failedPods struct{}
+
+func (failedPods) Name() string { return policy.RemoveFailedPods }
+
+func (s failedPods) Run(in *Input) {
+	type candidate struct {
+		pod    *cluster.Pod
+		age    time.Duration
+		reason string
+	}
+	selected := make(map[string]bool)
+	for _, n := range in.Nodes() {
+		selected[n.Name] = true
+	}
+	var found []candidate
+	for _, p := range in.Snapshot.Pods() {
+		if p.Status.Phase != corev1.PodFailed || !selected[p.Spec.NodeName] {
+			continue
+		}
+		a, ok := in.Args(s.Name(), p).(*policy.RemoveFailedPodsArgs)
+		if !ok || ownedByKind(p, a.ExcludeOwnerKinds) {
+			continue
+		}
+		age := in.Snapshot.Now.Sub(p.CreationTimestamp.Time)
+		if minAge := time.Duration(*a.MinPodLifetimeSeconds) * time.Second; age.Truncate(time.Second) <= minAge {
+			continue
+		}
+		why, ok := failure(p, a)
+		if !ok {
+			continue
+		}
+		found = append(found, candidate{p, age, fmt.Sprintf("failed (%s), %s old (minPodLifetimeSeconds %d)", why, age.Round(time.Second), *a.MinPodLifetimeSeconds)})
+	}
+	slices.SortStableFunc(found, func(a, b candidate) int {
+		if a.age != b.age {
+			if a.age > b.age {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.pod.Key, b.pod.Key)
+	})
+	for _, c := range found {
+		in.move(s.Name(), Candidate{Pod: c.pod, Reason: c.reason})
+	}
+}
+
+func ownedByKind(p *cluster.Pod, kinds []string) bool {
+	for _, o := range p.OwnerReferences {
+		if slices.Contains(kinds, o.Kind) {
+			return true
+		}
+	}
+	return false
+}
+
+// failure describes how the pod failed and reports whether it matches the
+// reasons and exit codes (each, when given, must match).
+func failure(p *cluster.Pod, a *policy.RemoveFailedPodsArgs) (string, bool) {
+	statuses := p.Status.ContainerStatuses
+	if a.IncludesInitContainers() {
+		statuses = append(slices.Clip(statuses), p.Status.InitContainerStatuses...)
+	}
+	var reasons []string
+	if p.Status.Reason != "" {
+		reasons = append(reasons, p.Status.Reason)
+	}
+	var codes []string
+	reasonOK, codeOK := len(a.Reasons) == 0, len(a.ExitCodes) == 0
+	if slices.Contains(a.Reasons, p.Status.Reason) && p.Status.Reason != "" {
+		reasonOK = true
+	}
+	for _, cs := range statuses {
+		if w := cs.State.Waiting; w != nil && w.Reason != "" {
+			reasons = append(reasons, fmt.Sprintf("container %s %s", cs.Name, w.Reason))
+			reasonOK = reasonOK || slices.Contains(a.Reasons, w.Reason)
+		}
+		if t := cs.State.Terminated; t != nil {
+			if t.Reason != "" {
+				reasons = append(reasons, fmt.Sprintf("container %s %s", cs.Name, t.Reason))
+				reasonOK = reasonOK || slices.Contains(a.Reasons, t.Reason)
+			}
+			codes = append(codes, fmt.Sprintf("container %s exited with code %d", cs.Name, t.ExitCode))
+			codeOK = codeOK || slices.Contains(a.ExitCodes, t.ExitCode)
+		}
+	}
+	if !reasonOK || !codeOK {
+		return "", false
+	}
+	why := strings.Join(append(reasons, codes...), ", ")
+	if why == "" {
+		why = "no reason given"
+	}
+	return why, true
+}

@@ -1,0 +1,411 @@
+package strategies
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+
+	"k8s.io/klog/v2"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/policy"
+)
+
+// highNodeUtilization empties the least used nodes onto the others, so that
+// a cluster autoscaler can remove them. A node is a candidate when every
+// listed resource is below its threshold; candidates are taken from the
+// least used, and one is emptied only when every pod on it that would have
+// to leave can leave and has a target: a half-emptied node saves nothing.
+// Unlike the descheduler's, it also acts when every node is under the
+// thresholds, packing the least used onto the most used. Targets are the
+// other nodes of the same pool that are not being emptied, the most used
+// first (as kube-scheduler's MostAllocated would choose), and never past
+// what they can hold.
+type highNodeUtilization struct{}
+
+func (highNodeUtilization) Name() string { return policy.HighNodeUtilization }
+
+func (s highNodeUtilization) Run(in *Input) {
+	args := in.Policy.Global().Strategies.HighNodeUtilization
+	if args == nil {
+		return
+	}
+	emptied := make(map[string]bool)
+	for _, g := range highUtilizationGroups(args, in.Nodes()) {
+		for name := range s.compact(in, args, g, true) {
+			emptied[name] = true
+		}
+	}
+	if in.guard != nil {
+		for _, r := range in.guard.rules {
+			if r, ok := r.(*highUtilizationRule); ok {
+				r.settle(emptied)
+			}
+		}
+	}
+}
+
+// highUtilizationGroup is a group of nodes compacted on its own, with the
+// thresholds under which its nodes are emptied.
+type highUtilizationGroup struct {
+	nodeGroup
+	bands bands
+}
+
+// highUtilizationGroups returns the node pools, then the nodes of no pool
+// when the top-level thresholds are set.
+func highUtilizationGroups(args *policy.HighNodeUtilizationArgs, nodes []*cluster.Node) []highUtilizationGroup {
+	pools := make([]*policy.NodePool, len(args.NodePools))
+	for i := range args.NodePools {
+		pools[i] = &args.NodePools[i].NodePool
+	}
+	var out []highUtilizationGroup
+	for i, g := range groupByPool(pools, len(args.Thresholds) > 0, nodes) {
+		t := args.Thresholds
+		if i < len(pools) {
+			t = args.NodePools[i].Thresholds
+		}
+		out = append(out, highUtilizationGroup{nodeGroup: g, bands: newBands(t, t, false, nil)})
+	}
+	return out
+}
+
+// compact empties what it can of the group's under-utilized nodes and
+// returns the nodes it emptied (those already empty included). With commit
+// unset it only simulates: the guard uses that to keep other strategies'
+// pods off the nodes that will be emptied. Placements are tried on a fork
+// that follows the working snapshot, so that a node whose pods cannot all
+// be placed is left as it was.
+func (s highNodeUtilization) compact(in *Input, args *policy.HighNodeUtilizationArgs, g highUtilizationGroup, commit bool) map[string]bool {
+	emptied := make(map[string]bool)
+	var under []*cluster.Node
+	for _, n := range g.nodes(in.Snapshot) {
+		if n.Ready() && g.bands.isUnder(n) {
+			under = append(under, n)
+		}
+	}
+	klog.V(2).InfoS("HighNodeUtilization: classified nodes", "pool", g.pool, "underUtilized", len(under), "thresholds", g.bands.lowString(), "commit", commit)
+	if len(under) == 0 || int32(len(under)) <= args.NumberOfNodes {
+		return emptied
+	}
+	slices.SortStableFunc(under, func(a, b *cluster.Node) int { return compareLoad(g.bands, a, b, true) })
+
+	// A simulation cannot see the limits the planner counts across nodes;
+	// the total is the one that matters for its cost.
+	budget := -1
+	if t := in.Policy.Limits.Total; t != nil && !commit {
+		budget = int(*t)
+	}
+	fork := in.Snapshot.Fork()
+	targets := newTargetList(g.bands, g.nodes(fork))
+	for _, u := range under {
+		n := fork.Node(u.Name)
+		pods, why := s.leaving(in, n)
+		if why == "" && budget >= 0 && len(pods) > budget {
+			why = "limits.total would be reached"
+		}
+		if why != "" {
+			klog.V(3).InfoS("HighNodeUtilization: node cannot be emptied", "node", n.Name, "reason", why)
+			continue
+		}
+		if len(pods) > 0 {
+			chosen, ok := s.place(in, fork, targets, n, pods, emptied)
+			if !ok {
+				continue
+			}
+			if commit && !s.commit(in, g, n, pods, chosen) {
+				// The planner refused what the simulation allowed: follow
+				// the working snapshot again.
+				fork = in.Snapshot.Fork()
+				targets = newTargetList(g.bands, g.nodes(fork))
+				continue
+			}
+			if budget >= 0 {
+				budget -= len(pods)
+			}
+		}
+		emptied[n.Name] = true
+	}
+	return emptied
+}
+
+// leaving returns the pods that must leave the node to empty it: all but
+// DaemonSet pods and static pods, which stay with the node and do not keep
+// an autoscaler from removing it, and pods already terminating. It returns
+// why the node cannot be emptied when one of them cannot leave now.
+func (highNodeUtilization) leaving(in *Input, n *cluster.Node) ([]*cluster.Pod, string) {
+	var pods []*cluster.Pod
+	for _, p := range n.Pods() {
+		if p.IsDaemonSetPod() || p.IsMirror() || p.IsTerminating() {
+			continue
+		}
+		if in.Args(policy.HighNodeUtilization, p) == nil {
+			return nil, p.Key + " is not one HighNodeUtilization may move"
+		}
+		if why := in.Mover.Evictable(p); why != "" {
+			return nil, p.Key + ": " + why
+		}
+		pods = append(pods, p)
+	}
+	if gc, ok := in.Mover.(groupChecker); ok && len(pods) > 1 {
+		if why := gc.EvictableTogether(pods); why != "" {
+			return nil, why
+		}
+	}
+	// The biggest first: they are the hardest to fit.
+	slices.SortStableFunc(pods, func(a, b *cluster.Pod) int {
+		if a.Requests.MilliCPU != b.Requests.MilliCPU {
+			return int(b.Requests.MilliCPU - a.Requests.MilliCPU)
+		}
+		if a.Requests.Memory != b.Requests.Memory {
+			if a.Requests.Memory > b.Requests.Memory {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
+	return pods, ""
+}
+
+// place finds a target for every pod on the fork, the most used node that
+// can take it first, and keeps the placements on the fork. When a pod
+// finds none, the node's pods go back and place reports false.
+func (highNodeUtilization) place(in *Input, fork *cluster.Snapshot, targets *targetList, n *cluster.Node, pods []*cluster.Pod, emptied map[string]bool) (map[*cluster.Pod]string, bool) {
+	chosen := make(map[*cluster.Pod]string, len(pods))
+	// undo puts the pods back one by one, so that the list, which update
+	// keeps sorted when one node's load changes at a time, stays sorted.
+	undo := func() {
+		for _, p := range pods {
+			if err := fork.Place(p, n.Name); err != nil {
+				panic(err) // the pod and the node are the fork's
+			}
+			if t, ok := chosen[p]; ok {
+				targets.update(fork, t)
+			}
+		}
+		in.edits++
+	}
+	for _, p := range pods {
+		fork.Remove(p)
+		in.edits++
+		v := view{fork, in.edits}
+		target := ""
+		for _, name := range targets.names {
+			if name == n.Name || emptied[name] {
+				continue
+			}
+			t := fork.Node(name)
+			// Most targets that cannot take the pod lack room: tell them
+			// apart before asking the scheduler's filters.
+			if hasRoom(t, p) && in.canTake(v, policy.HighNodeUtilization, p, t) {
+				target = name
+				break
+			}
+		}
+		if target == "" {
+			undo()
+			return nil, false
+		}
+		if err := fork.Place(p, target); err != nil {
+			panic(err)
+		}
+		in.edits++
+		chosen[p] = target
+		targets.update(fork, target)
+	}
+	return chosen, true
+}
+
+// targetList is the nodes of a group that can take pods (Ready, not
+// cordoned), the most used first, kept in order as placements change their
+// load.
+type targetList struct {
+	b     bands
+	names []string
+	load  []float64
+	at    map[string]int
+}
+
+func newTargetList(b bands, nodes []*cluster.Node) *targetList {
+	l := &targetList{b: b, at: make(map[string]int)}
+	var usable []*cluster.Node
+	for _, n := range nodes {
+		if n.Ready() && !n.Unschedulable() {
+			usable = append(usable, n)
+		}
+	}
+	slices.SortStableFunc(usable, func(x, y *cluster.Node) int { return compareLoad(b, x, y, false) })
+	for i, n := range usable {
+		l.names = append(l.names, n.Name)
+		l.load = append(l.load, b.meanLoad(n))
+		l.at[n.Name] = i
+	}
+	return l
+}
+
+// update reads the load of a node anew and moves it to its place.
+func (l *targetList) update(snap *cluster.Snapshot, name string) {
+	i, ok := l.at[name]
+	if !ok {
+		return
+	}
+	l.load[i] = l.b.meanLoad(snap.Node(name))
+	before := func(a, b int) bool {
+		return l.load[a] > l.load[b] || (l.load[a] == l.load[b] && l.names[a] < l.names[b])
+	}
+	for i > 0 && before(i, i-1) {
+		l.swap(i, i-1)
+		i--
+	}
+	for i < len(l.names)-1 && before(i+1, i) {
+		l.swap(i, i+1)
+		i++
+	}
+}
+
+func (l *targetList) swap(i, j int) {
+	l.names[i], l.names[j] = l.names[j], l.names[i]
+	l.load[i], l.load[j] = l.load[j], l.load[i]
+	l.at[l.names[i]], l.at[l.names[j]] = i, j
+}
+
+// commit proposes the moves the simulation found. It reports false when
+// the planner refused one, which leaves the node partly emptied.
+func (s highNodeUtilization) commit(in *Input, g highUtilizationGroup, n *cluster.Node, pods []*cluster.Pod, targets map[*cluster.Pod]string) bool {
+	reason := fmt.Sprintf("%s is under-utilized%s (%s): emptying it onto more used nodes so that it can be removed",
+		n.Name, g.in(), g.bands.describeUnder(in.Snapshot.Node(n.Name)))
+	for _, p := range pods {
+		target := targets[p]
+		o := in.move(s.Name(), Candidate{Pod: p, Reason: reason, Accept: func(m *cluster.Node) (bool, string) {
+			if m.Name != target {
+				return false, "node(s) were not the node HighNodeUtilization packs the pod onto"
+			}
+			return true, ""
+		}})
+		if !o.Moved {
+			klog.InfoS("HighNodeUtilization: the planner refused a move the simulation found; the node stays partly emptied", "node", n.Name, "pod", p.Key, "reason", o.Reason)
+			return false
+		}
+	}
+	return true
+}
+
+// hasRoom reports whether the node has room for the pod's cpu, memory and
+// one more pod.
+func hasRoom(n *cluster.Node, p *cluster.Pod) bool {
+	return n.Requested.Pods+1 <= n.Allocatable.Pods &&
+		n.Requested.MilliCPU+p.Requests.MilliCPU <= n.Allocatable.MilliCPU &&
+		n.Requested.Memory+p.Requests.Memory <= n.Allocatable.Memory
+}
+
+// meanLoad is a node's mean utilization over the listed resources.
+func (b bands) meanLoad(n *cluster.Node) float64 {
+	var sum float64
+	var k int
+	for _, r := range b.resources {
+		if u := n.Utilization(r); !math.IsInf(u, 0) {
+			sum += u
+			k++
+		}
+	}
+	if k == 0 {
+		return 0
+	}
+	return sum / float64(k)
+}
+
+// compareLoad orders nodes by their mean load over the listed resources,
+// the least used first when ascending (the most used first otherwise), by
+// name among equals either way.
+func compareLoad(b bands, x, y *cluster.Node, ascending bool) int {
+	lx, ly := b.meanLoad(x), b.meanLoad(y)
+	if !ascending {
+		lx, ly = ly, lx
+	}
+	switch {
+	case lx < ly:
+		return -1
+	case lx > ly:
+		return 1
+	}
+	return strings.Compare(x.Name, y.Name)
+}
+
+func (b bands) describeUnder(n *cluster.Node) string {
+	parts := make([]string, len(b.resources))
+	for i, r := range b.resources {
+		parts[i] = fmt.Sprintf("%s %s < %s", r, pct(n.Utilization(r)), pct(b.low[r]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// groupChecker is implemented by a Mover that can tell whether pods may all
+// be evicted in this cycle together: limits and disruption budgets counted
+// for all of them, not one at a time.
+type groupChecker interface {
+	EvictableTogether(pods []*cluster.Pod) string
+}
+
+// highUtilizationRule keeps other strategies' pods off the nodes
+// HighNodeUtilization empties: a pod moved onto such a node could not move
+// again this cycle, so the node would be emptied on the next run instead.
+// Which nodes is simulated once, before the first move of the cycle. Moves
+// that run before HighNodeUtilization may still take the room the
+// simulation counted on (violations are fixed first); once it has run, the
+// nodes it did empty are the ones kept free, and the planner's next round
+// lets the moves it had kept away from the others through.
+type highUtilizationRule struct {
+	in      *Input
+	done    bool
+	emptied map[string]bool
+}
+
+func newHighUtilizationRule(in *Input) guardRule {
+	if in.Policy.Global().Strategies.HighNodeUtilization == nil {
+		return nil
+	}
+	return &highUtilizationRule{in: in}
+}
+
+func (r *highUtilizationRule) prepare(_ *Input, strategy string) {
+	if strategy != policy.HighNodeUtilization && !r.done {
+		r.simulate()
+	}
+}
+
+func (r *highUtilizationRule) simulate() {
+	r.done = true
+	r.emptied = make(map[string]bool)
+	args := r.in.Policy.Global().Strategies.HighNodeUtilization
+	var s highNodeUtilization
+	for _, g := range highUtilizationGroups(args, r.in.Nodes()) {
+		for name := range s.compact(r.in, args, g, false) {
+			r.emptied[name] = true
+		}
+	}
+}
+
+// settle replaces the simulation by what HighNodeUtilization did; a
+// different set of nodes is a change other strategies may act on.
+func (r *highUtilizationRule) settle(emptied map[string]bool) {
+	if !maps.Equal(r.emptied, emptied) {
+		r.in.changes++
+	}
+	r.done, r.emptied = true, emptied
+}
+
+func (r *highUtilizationRule) check(_ view, strategy string, _ *cluster.Pod, n *cluster.Node) (bool, string) {
+	if strategy == policy.HighNodeUtilization {
+		return true, ""
+	}
+	if !r.done {
+		r.simulate()
+	}
+	if r.emptied[n.Name] {
+		return false, "node(s) are being emptied by HighNodeUtilization"
+	}
+	return true, ""
+}

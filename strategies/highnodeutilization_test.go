@@ -1,0 +1,191 @@
+package strategies_test
+
+import (
+	"fmt"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+)
+
+// cpuPods returns pods of Deployment app on a node, each requesting one of
+// the CPU amounts.
+func cpuPods(node, app string, cpus ...string) []any {
+	out := []any{ct.DeploymentReplicaSet("shop", app)}
+	for i, cpu := range cpus {
+		out = append(out, ct.Pod("shop", fmt.Sprintf("%s-%s-%d", app, node, i)).On(node).Requests(cpu, "").Deployment(app))
+	}
+	return out
+}
+
+func TestHighNodeUtilization(t *testing.T) {
+	hnu := func(cpu int) string {
+		return fmt.Sprintf("strategies:\n  HighNodeUtilization:\n    thresholds: {cpu: %d}\n", cpu)
+	}
+	tests := []struct {
+		name   string
+		objs   [][]any
+		policy string
+		want   []string
+	}{
+		{
+			// The docs' example: a node under the thresholds is emptied
+			// onto the others so that the autoscaler can remove it.
+			name: "the least used node is emptied onto the most used one that can take its pods",
+			objs: [][]any{
+				{ct.Node("n1"), ct.Node("n2"), ct.Node("n3")},
+				cpuPods("n1", "a", "1"),           // 25%
+				cpuPods("n2", "b", "1", "1"),      // 50%: not under
+				cpuPods("n3", "c", "1", "1", "1"), // 75%
+			},
+			policy: hnu(50),
+			want:   []string{"shop/a-n1-0 n1→n3"},
+		},
+		{
+			// The descheduler does nothing here: no node is above the
+			// thresholds to receive pods.
+			name: "every node under the thresholds: the least used are packed onto the most used",
+			objs: [][]any{
+				{ct.Node("n1"), ct.Node("n2"), ct.Node("n3")},
+				cpuPods("n1", "a", "400m"), // 10%
+				cpuPods("n2", "b", "1"),    // 25%
+				cpuPods("n3", "c", "2"),    // 50%
+			},
+			policy: hnu(80),
+			want:   []string{"shop/a-n1-0 n1→n3", "shop/b-n2-0 n2→n3"},
+		},
+		{
+			// a-n1-0 would fit on n2, a-n1-1 nowhere: a half-emptied node
+			// saves nothing, so neither moves.
+			name: "a node is emptied only when all its pods can go",
+			objs: [][]any{
+				{ct.Node("n1"), ct.Node("n2")},
+				cpuPods("n1", "a", "1500m", "1500m"), // 75%
+				cpuPods("n2", "b", "2500m"),          // 62.5%
+			},
+			policy: hnu(80),
+		},
+		{
+			name: "a pod that may not be evicted keeps its node",
+			objs: [][]any{
+				{ct.Node("n1"), ct.Node("n2")},
+				cpuPods("n1", "a", "200m"),
+				{ct.Pod("default", "debug").On("n1").Requests("100m", "")}, // bare
+				cpuPods("n2", "b", "2"),
+			},
+			policy: hnu(40),
+		},
+		{
+			name: "a node that cannot be emptied takes the pods of one that can",
+			objs: [][]any{
+				{ct.Node("n1"), ct.Node("n2")},
+				cpuPods("n1", "a", "200m"),
+				{ct.Pod("default", "debug").On("n1").Requests("100m", "")}, // bare
+				cpuPods("n2", "b", "2"),
+			},
+			policy: hnu(80),
+			want:   []string{"shop/b-n2-0 n2→n1"},
+		},
+		{
+			name: "DaemonSet pods stay with their node and do not keep it from being emptied",
+			objs: [][]any{
+				{ct.Node("n1"), ct.Node("n2")},
+				cpuPods("n1", "a", "200m"),
+				{ct.Pod("monitoring", "exporter-n1").On("n1").Requests("50m", "").OwnedBy("DaemonSet", "exporter")},
+				cpuPods("n2", "b", "2"),
+			},
+			policy: hnu(80),
+			want:   []string{"shop/a-n1-0 n1→n2"},
+		},
+		{
+			name: "targets never go past what they can hold",
+			objs: [][]any{
+				{ct.Node("n1"), ct.Node("n2"), ct.Node("n3")},
+				cpuPods("n1", "a", "1", "1"),    // 50%
+				cpuPods("n2", "b", "1500m"),     // 37.5%
+				cpuPods("n3", "c", "3", "500m"), // 87.5%: takes nothing of 1 CPU
+			},
+			policy: hnu(60),
+			// n2 first (least used): its 1.5 CPU fits only on n1 (50% →
+			// 87.5%). n1 then has no target left.
+			want: []string{"shop/b-n2-0 n2→n1"},
+		},
+		{
+			name: "numberOfNodes: act only when more nodes than this are under-utilized",
+			objs: [][]any{
+				{ct.Node("n1"), ct.Node("n2")},
+				cpuPods("n1", "a", "400m"),
+				cpuPods("n2", "b", "3"),
+			},
+			policy: hnu(50) + "    numberOfNodes: 1\n",
+		},
+		{
+			name: "cordoned nodes are neither emptied nor targets",
+			objs: [][]any{
+				{ct.Node("n1").Cordoned(), ct.Node("n2"), ct.Node("n3").Cordoned()},
+				cpuPods("n1", "a", "400m"),
+				cpuPods("n2", "b", "400m"),
+				cpuPods("n3", "c", "3"),
+			},
+			policy: hnu(50),
+		},
+		{
+			name: "node pools: each pool is compacted within itself with its own thresholds",
+			objs: [][]any{
+				{ct.Node("g1").Label("pool", "gpu"), ct.Node("g2").Label("pool", "gpu"), ct.Node("c1"), ct.Node("c2"), ct.Node("c3")},
+				cpuPods("g1", "train", "400m"), // 10%
+				cpuPods("g2", "infer", "1"),    // 25%
+				cpuPods("c1", "web", "800m"),   // 20%: not under the top-level 15%
+				cpuPods("c2", "api", "400m"),   // 10%
+				cpuPods("c3", "db", "3"),       // 75%
+			},
+			policy: "strategies:\n  HighNodeUtilization:\n    thresholds: {cpu: 15}\n    nodePools:\n" +
+				"    - name: gpu\n      nodeSelector: {matchLabels: {pool: gpu}}\n      thresholds: {cpu: 50}\n",
+			want: []string{"shop/api-c2-0 c2→c3", "shop/train-g1-0 g1→g2"},
+		},
+		{
+			name: "node pools: nodes of no pool are left alone without top-level thresholds",
+			objs: [][]any{
+				{ct.Node("g1").Label("pool", "gpu"), ct.Node("g2").Label("pool", "gpu"), ct.Node("c2"), ct.Node("c3")},
+				cpuPods("g1", "train", "400m"),
+				cpuPods("g2", "infer", "1"),
+				cpuPods("c2", "api", "400m"),
+				cpuPods("c3", "db", "3"),
+			},
+			policy: "strategies:\n  HighNodeUtilization:\n    nodePools:\n" +
+				"    - name: gpu\n      nodeSelector: {matchLabels: {pool: gpu}}\n      thresholds: {cpu: 50}\n",
+			want: []string{"shop/train-g1-0 g1→g2"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objs := objects(tt.objs...)
+			p := plan(t, build(t, objs), tt.policy)
+			equal(t, "moves", moves(p), tt.want)
+			// Emptying is stable: with the moves done, nothing more to do.
+			again := plan(t, afterPlan(t, objs, p), tt.policy)
+			equal(t, "moves of the next run", moves(again), nil)
+		})
+	}
+}
+
+// Pods other strategies move stay off the nodes HighNodeUtilization
+// empties: moved there, they could not leave again this cycle, and the next
+// cycle would have to move them once more.
+func TestGuardKeepsPodsOffNodesBeingEmptied(t *testing.T) {
+	objs := [][]any{
+		{ct.Node("t").Taint("dedicated", "gpu", corev1.TaintEffectNoSchedule), ct.Node("e"), ct.Node("f")},
+		cpuPods("t", "v", "1"),    // 25%, does not tolerate the taint
+		cpuPods("e", "x", "200m"), // 5%
+		cpuPods("f", "y", "2"),    // 50%
+	}
+	taints := "strategies:\n  RemovePodsViolatingNodeTaints: {}\n"
+	// The scheduler's LeastAllocated scoring sends v to the idlest node.
+	equal(t, "taints alone", moves(plan(t, snapshot(t, objs...), taints)), []string{"shop/v-t-0 t→e"})
+	policy := taints + "  HighNodeUtilization:\n    thresholds: {cpu: 60}\n"
+	all := objects(objs...)
+	p := plan(t, build(t, all), policy)
+	equal(t, "with HighNodeUtilization", moves(p), []string{"shop/v-t-0 t→f", "shop/x-e-0 e→f"})
+	equal(t, "moves of the next run", moves(plan(t, afterPlan(t, all, p), policy)), nil)
+}

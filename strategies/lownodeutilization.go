@@ -1,0 +1,410 @@
+package strategies
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/policy"
+)
+
+// lowNodeUtilization moves pods off over-utilized nodes onto under-utilized
+// ones. A node is under-utilized when every listed resource is below its
+// threshold, over-utilized when any is above its target; pods leave an
+// over-utilized node, least important first, until it is within target or the
+// under-utilized nodes have no room left.
+type lowNodeUtilization struct{}
+
+func (lowNodeUtilization) Name() string { return policy.LowNodeUtilization }
+
+func (s lowNodeUtilization) Run(in *Input) {
+	// Thresholds classify nodes, which every namespace shares, so they are
+	// always the global ones; overrides only decide which pods may move.
+	args := in.Policy.Global().Strategies.LowNodeUtilization
+	if args == nil {
+		return
+	}
+	for _, g := range lowUtilizationGroups(args, in.Nodes()) {
+		s.balance(in, args, g)
+	}
+}
+
+// lowUtilizationGroup is a group of nodes balanced on its own, with the
+// bands that classify its nodes.
+type lowUtilizationGroup struct {
+	nodeGroup
+	bands bands
+}
+
+// lowUtilizationGroups returns the node pools, then the nodes of no pool
+// when the top-level thresholds are set, each with its bands.
+func lowUtilizationGroups(args *policy.LowNodeUtilizationArgs, nodes []*cluster.Node) []lowUtilizationGroup {
+	pools := make([]*policy.NodePool, len(args.NodePools))
+	for i := range args.NodePools {
+		pools[i] = &args.NodePools[i].NodePool
+	}
+	var out []lowUtilizationGroup
+	for i, g := range groupByPool(pools, len(args.Thresholds) > 0, nodes) {
+		low, high := args.Thresholds, args.TargetThresholds
+		if i < len(pools) {
+			low, high = args.NodePools[i].Thresholds, args.NodePools[i].TargetThresholds
+		}
+		out = append(out, lowUtilizationGroup{nodeGroup: g, bands: newBands(low, high, args.UseDeviationThresholds, g.members(nodes))})
+	}
+	return out
+}
+
+// balance moves pods from the group's over-utilized nodes to its
+// under-utilized ones.
+func (s lowNodeUtilization) balance(in *Input, args *policy.LowNodeUtilizationArgs, g lowUtilizationGroup) {
+	b := g.bands
+	var under, over []string
+	for _, n := range g.nodes(in.Snapshot) {
+		switch {
+		case !n.Ready():
+		case b.isUnder(n):
+			under = append(under, n.Name)
+		case b.isOver(n):
+			over = append(over, n.Name)
+		}
+	}
+	klog.V(2).InfoS("LowNodeUtilization: classified nodes", "pool", g.pool, "underUtilized", len(under), "overUtilized", len(over),
+		"thresholds", b.lowString(), "targets", b.highString())
+	if len(under) == 0 || len(over) == 0 {
+		return
+	}
+	if int32(len(under)) <= args.NumberOfNodes {
+		klog.V(2).InfoS("LowNodeUtilization: not enough under-utilized nodes", "pool", g.pool, "underUtilized", len(under), "numberOfNodes", args.NumberOfNodes)
+		return
+	}
+	underSet := make(map[string]bool, len(under))
+	for _, name := range under {
+		underSet[name] = true
+	}
+	// The most used nodes first: they need relief most.
+	slices.SortStableFunc(over, func(a, c string) int {
+		ua, uc := b.load(in.Snapshot.Node(a)), b.load(in.Snapshot.Node(c))
+		switch {
+		case ua > uc:
+			return -1
+		case ua < uc:
+			return 1
+		}
+		return strings.Compare(a, c)
+	})
+
+	accept := func(p *cluster.Pod) func(*cluster.Node) (bool, string) {
+		return func(n *cluster.Node) (bool, string) {
+			if !underSet[n.Name] {
+				if g.pool != "" {
+					return false, "node(s) were not under-utilized nodes of node pool " + g.pool
+				}
+				return false, "node(s) were not under-utilized"
+			}
+			if b.wouldExceed(n, p) {
+				return false, "node(s) would go above LowNodeUtilization's target utilization"
+			}
+			return true, ""
+		}
+	}
+
+	// The under-utilized nodes' headroom changes only when a move is
+	// planned: compute it again only then, not for every candidate.
+	var (
+		headroom   bool
+		headroomAt uint64
+		known      bool
+	)
+	hasHeadroom := func() bool {
+		if !known || headroomAt != in.Changes() {
+			headroom, headroomAt, known = b.hasHeadroom(in, under), in.Changes(), true
+		}
+		return headroom
+	}
+	for _, name := range over {
+		for _, p := range s.podsToMove(in, in.Snapshot.Node(name)) {
+			if in.Done() {
+				return
+			}
+			node := in.Snapshot.Node(name)
+			hot := b.overResources(node)
+			if len(hot) == 0 {
+				break // within target
+			}
+			if !hasHeadroom() {
+				klog.V(2).InfoS("LowNodeUtilization: under-utilized nodes have no headroom left", "pool", g.pool)
+				return
+			}
+			if !requestsAny(p, hot) {
+				continue // moving it would not bring the node closer to its target
+			}
+			if !in.evictable(p) {
+				// Let the planner record why, before any search for a target.
+				in.move(s.Name(), Candidate{Pod: p, Reason: fmt.Sprintf("%s is over-utilized%s", name, g.in())})
+				continue
+			}
+			if !b.fitsSomewhere(in, under, p) {
+				// No under-utilized node has room for it below its target:
+				// asking the scheduler would only say so at length.
+				continue
+			}
+			in.move(s.Name(), Candidate{
+				Pod:    p,
+				Reason: fmt.Sprintf("%s is over-utilized%s (%s)", name, g.in(), b.describeOver(node, hot)),
+				Accept: accept(p),
+			})
+		}
+	}
+}
+
+// podsToMove returns the node's pods this strategy may move, in the order
+// they should leave: lowest priority first, then BestEffort before Burstable
+// before Guaranteed.
+func (lowNodeUtilization) podsToMove(in *Input, n *cluster.Node) []*cluster.Pod {
+	var pods []*cluster.Pod
+	for _, p := range n.Pods() {
+		if in.Args(policy.LowNodeUtilization, p) != nil {
+			pods = append(pods, p)
+		}
+	}
+	slices.SortStableFunc(pods, func(a, c *cluster.Pod) int {
+		if a.Priority != c.Priority {
+			if a.Priority < c.Priority {
+				return -1
+			}
+			return 1
+		}
+		if qa, qc := qosRank(a.QoS), qosRank(c.QoS); qa != qc {
+			return qa - qc
+		}
+		return strings.Compare(a.Key, c.Key)
+	})
+	return pods
+}
+
+func qosRank(q corev1.PodQOSClass) int {
+	switch q {
+	case corev1.PodQOSBestEffort:
+		return 0
+	case corev1.PodQOSBurstable:
+		return 1
+	}
+	return 2
+}
+
+func requestsAny(p *cluster.Pod, resources []corev1.ResourceName) bool {
+	for _, r := range resources {
+		if p.Requests.Get(r) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// bands are the utilization limits, in percent, that classify nodes: below
+// low is under-utilized, above high is over-utilized.
+type bands struct {
+	resources []corev1.ResourceName
+	low, high map[corev1.ResourceName]float64
+}
+
+// newBands turns thresholds into absolute limits. With deviation thresholds
+// the limits are the mean utilization of the nodes minus and plus the
+// thresholds, so that "balanced" means close to the average.
+func newBands(low, high policy.ResourceThresholds, deviation bool, nodes []*cluster.Node) bands {
+	b := bands{low: map[corev1.ResourceName]float64{}, high: map[corev1.ResourceName]float64{}}
+	for _, name := range low.Names() {
+		r := corev1.ResourceName(name)
+		b.resources = append(b.resources, r)
+		b.low[r], b.high[r] = low[name], high[name]
+		if deviation {
+			mean := meanUtilization(nodes, r)
+			b.low[r] = math.Max(0, mean-low[name])
+			b.high[r] = math.Min(100, mean+high[name])
+		}
+	}
+	return b
+}
+
+func meanUtilization(nodes []*cluster.Node, r corev1.ResourceName) float64 {
+	var sum float64
+	var n int
+	for _, node := range nodes {
+		if !node.Ready() {
+			continue
+		}
+		if u := node.Utilization(r); !math.IsInf(u, 0) {
+			sum += u
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
+}
+
+// isUnder: every listed resource below its threshold, and the node takes
+// pods (a cordoned node is never a destination).
+func (b bands) isUnder(n *cluster.Node) bool {
+	if n.Unschedulable() {
+		return false
+	}
+	for _, r := range b.resources {
+		if n.Utilization(r) >= b.low[r] {
+			return false
+		}
+	}
+	return true
+}
+
+func (b bands) isOver(n *cluster.Node) bool { return len(b.overResources(n)) > 0 }
+
+// overResources lists the resources above their target on the node.
+func (b bands) overResources(n *cluster.Node) []corev1.ResourceName {
+	var over []corev1.ResourceName
+	for _, r := range b.resources {
+		if n.Utilization(r) > b.high[r] {
+			over = append(over, r)
+		}
+	}
+	return over
+}
+
+// load orders over-utilized nodes: the sum of their utilization above
+// target.
+func (b bands) load(n *cluster.Node) float64 {
+	var sum float64
+	for _, r := range b.overResources(n) {
+		sum += math.Min(n.Utilization(r), 1000) - b.high[r]
+	}
+	return sum
+}
+
+// hasHeadroom reports whether the under-utilized nodes, together, can still
+// take some of every listed resource below their targets.
+func (b bands) hasHeadroom(in *Input, under []string) bool {
+	for _, r := range b.resources {
+		var room float64
+		for _, name := range under {
+			n := in.Snapshot.Node(name)
+			room += b.high[r]*float64(n.Allocatable.Get(r))/100 - float64(n.Requested.Get(r))
+		}
+		if room <= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (b bands) describeOver(n *cluster.Node, over []corev1.ResourceName) string {
+	parts := make([]string, len(over))
+	for i, r := range over {
+		parts[i] = fmt.Sprintf("%s %s > %s", r, pct(n.Utilization(r)), pct(b.high[r]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (b bands) lowString() string  { return b.format(b.low) }
+func (b bands) highString() string { return b.format(b.high) }
+
+func (b bands) format(m map[corev1.ResourceName]float64) string {
+	parts := make([]string, len(b.resources))
+	for i, r := range b.resources {
+		parts[i] = fmt.Sprintf("%s=%s", r, pct(m[r]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// pct formats a percentage with at most one decimal.
+func pct(v float64) string {
+	if math.IsInf(v, 1) {
+		return "∞%"
+	}
+	return fmt.Sprintf("%s%%", trimFloat(math.Round(v*10)/10))
+}
+
+func trimFloat(v float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.1f", v), "0"), ".")
+}
+
+// lowUtilizationRule keeps every move from taking its target above the
+// target thresholds of the target's node pool: that node would be
+// over-utilized, and the next cycle would move pods off it again.
+type lowUtilizationRule struct {
+	// targets holds, by node index, the target of each listed resource of
+	// the node's group; nil for a node in no group. The planner asks for
+	// every node of every placement: no map on the way.
+	targets [][]resourceLimit
+}
+
+type resourceLimit struct {
+	name  corev1.ResourceName
+	limit float64
+}
+
+func newLowUtilizationRule(in *Input) guardRule {
+	args := in.Policy.Global().Strategies.LowNodeUtilization
+	if args == nil {
+		return nil
+	}
+	r := &lowUtilizationRule{targets: make([][]resourceLimit, len(in.Snapshot.Nodes()))}
+	for _, g := range lowUtilizationGroups(args, in.Nodes()) {
+		limits := make([]resourceLimit, len(g.bands.resources))
+		for i, res := range g.bands.resources {
+			limits[i] = resourceLimit{res, g.bands.high[res]}
+		}
+		for _, name := range g.names {
+			r.targets[in.Snapshot.Node(name).Index()] = limits
+		}
+	}
+	return r
+}
+
+func (r *lowUtilizationRule) check(_ view, _ string, p *cluster.Pod, n *cluster.Node) (bool, string) {
+	for _, t := range r.targets[n.Index()] {
+		if cluster.Percent(n.Requested.Get(t.name)+p.Requests.Get(t.name), n.Allocatable.Get(t.name)) > t.limit {
+			return false, "node(s) would go above LowNodeUtilization's target utilization"
+		}
+	}
+	return true, ""
+}
+
+// fitsSomewhere reports whether one of the named nodes could take the pod
+// as far as cheap checks tell: one of its homes (taints, node affinity,
+// cordon), with room for its cpu, memory and one more pod, within every
+// target and the guard. The scheduler's verdict on the rest is costly
+// (every node, every filter) and only worth asking when this holds.
+func (b bands) fitsSomewhere(in *Input, names []string, p *cluster.Pod) bool {
+	admits := in.placement(p).admits
+	v := in.now()
+	for _, name := range names {
+		n := in.Snapshot.Node(name)
+		if !admits[n.Index()] || !hasRoom(n, p) || b.wouldExceed(n, p) {
+			continue
+		}
+		if in.guard != nil {
+			if ok, _ := in.guard.check(v, policy.LowNodeUtilization, p, n); !ok {
+				continue
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// wouldExceed reports whether the node, with the pod added, is above any
+// target.
+func (b bands) wouldExceed(n *cluster.Node, p *cluster.Pod) bool {
+	for _, r := range b.resources {
+		if cluster.Percent(n.Requested.Get(r)+p.Requests.Get(r), n.Allocatable.Get(r)) > b.high[r] {
+			return true
+		}
+	}
+	return false
+}

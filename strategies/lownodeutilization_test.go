@@ -1,0 +1,178 @@
+package strategies_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+)
+
+const lnu20x50 = `
+strategies:
+  LowNodeUtilization:
+    thresholds: {cpu: 20, memory: 20, pods: 20}
+    targetThresholds: {cpu: 50, memory: 50, pods: 50}
+`
+
+// pods returns n pods of Deployment app on a node, each requesting cpu.
+func pods(node, app string, n int, cpu string) []any {
+	out := []any{ct.DeploymentReplicaSet("shop", app)}
+	for i := range n {
+		out = append(out, ct.Pod("shop", fmt.Sprintf("%s-%s-%d", app, node, i)).On(node).Requests(cpu, "").Deployment(app))
+	}
+	return out
+}
+
+func snapshot(t *testing.T, groups ...[]any) *cluster.Snapshot {
+	var all []any
+	for _, g := range groups {
+		all = append(all, g...)
+	}
+	return ct.Snapshot(t, all...)
+}
+
+func TestLowNodeUtilization(t *testing.T) {
+	tests := []struct {
+		name   string
+		objs   [][]any
+		policy string
+		want   []string // "pod from→to"
+	}{
+		{
+			// The example of the descheduler docs: one node above 50%, one
+			// below 20%. Pods leave the hot node until it is within target.
+			name: "pods leave an over-utilized node for an under-utilized one until it is within target",
+			objs: [][]any{
+				{ct.Node("hot"), ct.Node("idle"), ct.Node("busy")},
+				pods("hot", "web", 7, "400m"),  // 70% cpu
+				pods("busy", "api", 3, "400m"), // 30%: neither
+			},
+			policy: lnu20x50,
+			want:   []string{"shop/web-hot-0 hot→idle", "shop/web-hot-1 hot→idle"},
+		},
+		{
+			name: "the under-utilized node takes pods only up to its target",
+			objs: [][]any{
+				{ct.Node("hot"), ct.Node("idle")},
+				pods("hot", "web", 4, "1"),     // 100%
+				pods("idle", "api", 1, "600m"), // 15%
+			},
+			policy: lnu20x50,
+			// idle can take one 1-CPU pod (15% → 40%) but not two (65%).
+			want: []string{"shop/web-hot-0 hot→idle"},
+		},
+		{
+			name: "nothing moves when no node is under-utilized",
+			objs: [][]any{
+				{ct.Node("hot"), ct.Node("warm")},
+				pods("hot", "web", 8, "400m"),
+				pods("warm", "api", 3, "400m"),
+			},
+			policy: lnu20x50,
+		},
+		{
+			name: "numberOfNodes: act only when more nodes than this are under-utilized",
+			objs: [][]any{
+				{ct.Node("hot"), ct.Node("idle")},
+				pods("hot", "web", 8, "400m"),
+			},
+			policy: lnu20x50 + "    numberOfNodes: 1\n",
+		},
+		{
+			name: "a cordoned node is never a destination",
+			objs: [][]any{
+				{ct.Node("hot"), ct.Node("idle").Cordoned()},
+				pods("hot", "web", 8, "400m"),
+			},
+			policy: lnu20x50,
+		},
+		{
+			name: "a not-ready node is neither a source nor a destination",
+			objs: [][]any{
+				{ct.Node("hot").NotReady(), ct.Node("idle"), ct.Node("warm")},
+				pods("hot", "web", 8, "400m"),
+				pods("warm", "api", 6, "400m"), // 60%
+			},
+			policy: lnu20x50,
+			want:   []string{"shop/api-warm-0 warm→idle"},
+		},
+		{
+			name: "a pod that requests none of the over-used resource stays",
+			objs: [][]any{
+				{ct.Node("hot"), ct.Node("idle")},
+				{ct.DeploymentReplicaSet("shop", "cache"), ct.DeploymentReplicaSet("shop", "web"),
+					// memory 75%; cpu-only is first in line (lowest priority)
+					// but leaving would not lower memory.
+					ct.Pod("shop", "cache-0").On("hot").Requests("", "6Gi").Deployment("cache"),
+					ct.Pod("shop", "cache-1").On("hot").Requests("", "6Gi").Deployment("cache"),
+					ct.Pod("shop", "cpu-only").On("hot").Requests("100m", "").Priority(-1).Deployment("web")},
+			},
+			policy: "strategies:\n  LowNodeUtilization:\n    thresholds: {cpu: 20, memory: 20}\n    targetThresholds: {cpu: 50, memory: 50}\n",
+			want:   []string{"shop/cache-0 hot→idle"},
+		},
+		{
+			name: "deviation thresholds balance around the mean",
+			objs: [][]any{
+				{ct.Node("a"), ct.Node("b"), ct.Node("c")},
+				pods("a", "web", 8, "400m"), // 80%
+				pods("b", "api", 4, "400m"), // 40%
+				pods("c", "db", 0, "400m"),  // 0%; mean 40%
+			},
+			policy: "strategies:\n  LowNodeUtilization:\n    useDeviationThresholds: true\n    thresholds: {cpu: 10}\n    targetThresholds: {cpu: 10}\n",
+			// Over: above 50%; under: below 30%. a gives pods to c until a
+			// is at 50% or c would pass 50%.
+			want: []string{"shop/web-a-0 a→c", "shop/web-a-1 a→c", "shop/web-a-2 a→c"},
+		},
+		{
+			name: "extended resources count like any other",
+			objs: [][]any{
+				{ct.Node("gpu-1").Allocatable("example.com/gpu", "4"), ct.Node("gpu-2").Allocatable("example.com/gpu", "4")},
+				{ct.DeploymentReplicaSet("shop", "train"),
+					ct.Pod("shop", "train-0").On("gpu-1").Request("example.com/gpu", "1").Deployment("train"),
+					ct.Pod("shop", "train-1").On("gpu-1").Request("example.com/gpu", "1").Deployment("train"),
+					ct.Pod("shop", "train-2").On("gpu-1").Request("example.com/gpu", "1").Deployment("train")},
+			},
+			policy: "strategies:\n  LowNodeUtilization:\n    thresholds: {example.com/gpu: 20}\n    targetThresholds: {example.com/gpu: 50}\n",
+			want:   []string{"shop/train-0 gpu-1→gpu-2"},
+		},
+		{
+			name: "an override turns the strategy off for one namespace",
+			objs: [][]any{
+				{ct.Node("hot"), ct.Node("idle")},
+				pods("hot", "web", 8, "400m"),
+			},
+			policy: lnu20x50 + "overrides:\n- namespaces: [shop]\n  strategies:\n    LowNodeUtilization: {enabled: false}\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			equal(t, "moves", moves(plan(t, snapshot(t, tt.objs...), tt.policy)), tt.want)
+		})
+	}
+}
+
+// Pods leave in order: lowest priority first, then BestEffort, Burstable and
+// Guaranteed.
+func TestLowNodeUtilizationEvictionOrder(t *testing.T) {
+	snap := ct.Snapshot(t, ct.Node("hot"), ct.Node("idle").CPU("64").Memory("256Gi").Pods(1000),
+		ct.DeploymentReplicaSet("shop", "web"),
+		ct.Pod("shop", "guaranteed").On("hot").Requests("1", "1Gi").Guaranteed().Deployment("web"),
+		ct.Pod("shop", "burstable").On("hot").Requests("1", "1Gi").Deployment("web"),
+		ct.Pod("shop", "best-effort").On("hot").Deployment("web").Edit(func(p *corev1.Pod) { p.Status.QOSClass = corev1.PodQOSBestEffort }),
+		ct.Pod("shop", "important").On("hot").Requests("1", "1Gi").Priority(1000).Deployment("web"),
+		ct.Pod("shop", "unimportant").On("hot").Requests("1", "1Gi").Priority(-5).Deployment("web"),
+	)
+	p := plan(t, snap, "strategies:\n  LowNodeUtilization:\n    thresholds: {pods: 1}\n    targetThresholds: {pods: 2}\n")
+	var order []string
+	for _, m := range p.Moves {
+		order = append(order, strings.TrimPrefix(m.Pod, "shop/"))
+	}
+	// 5 pods of 110 is 4.5%: above the 2% target until three have left.
+	if got, want := strings.Join(order, ","), "unimportant,best-effort,burstable"; got != want {
+		t.Errorf("eviction order %s, want %s", got, want)
+	}
+}

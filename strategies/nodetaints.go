@@ -1,0 +1,92 @@
+package strategies
+
+import (
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/klog/v2"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/policy"
+)
+
+// nodeTaints moves pods off nodes with a NoSchedule taint they do not
+// tolerate: a taint added after they were scheduled, or a toleration their
+// controller's template dropped. NoExecute taints are the kubelet's taint
+// manager's to act on; a cordoned node's node.kubernetes.io/unschedulable
+// taint counts like any other, as it does for the descheduler (list it in
+// excludedTaints to leave cordoned nodes to whoever cordoned them).
+type nodeTaints struct{}
+
+func (nodeTaints) Name() string { return policy.RemovePodsViolatingNodeTaints }
+
+func (s nodeTaints) Run(in *Input) {
+	for _, n := range in.Nodes() {
+		if len(n.Spec.Taints) == 0 {
+			continue
+		}
+		// Moves edit the node's pod list: walk a copy.
+		for _, p := range slices.Clone(n.Pods()) {
+			a, ok := in.Args(s.Name(), p).(*policy.RemovePodsViolatingNodeTaintsArgs)
+			if !ok {
+				continue
+			}
+			t, bad := untoleratedTaint(a, p, n, false)
+			if !bad {
+				continue
+			}
+			in.move(s.Name(), Candidate{Pod: p, Reason: fmt.Sprintf("untolerated taint %s on %s", taintString(t), n.Name)})
+		}
+	}
+}
+
+// untoleratedTaint returns the first taint of the node that the strategy
+// acts on and the pod does not tolerate. onlyPreferred limits the search to
+// PreferNoSchedule taints.
+func untoleratedTaint(a *policy.RemovePodsViolatingNodeTaintsArgs, p *cluster.Pod, n *cluster.Node, onlyPreferred bool) (*corev1.Taint, bool) {
+	for i := range n.Spec.Taints {
+		t := &n.Spec.Taints[i]
+		if onlyPreferred && t.Effect != corev1.TaintEffectPreferNoSchedule {
+			continue
+		}
+		if !a.Considers(t.Key, t.Value, string(t.Effect)) {
+			continue
+		}
+		if !corev1helpers.TolerationsTolerateTaint(klog.Background(), p.Spec.Tolerations, t, false) {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+// taintString formats a taint as kubectl does: key=value:Effect.
+func taintString(t *corev1.Taint) string {
+	if t.Value == "" {
+		return t.Key + ":" + string(t.Effect)
+	}
+	return t.Key + "=" + t.Value + ":" + string(t.Effect)
+}
+
+// preferNoScheduleRule keeps pods off targets with a PreferNoSchedule
+// taint they do not tolerate, when the strategy acts on those: the next run
+// would move them off again. The scheduler's filter already refuses
+// untolerated NoSchedule taints.
+type preferNoScheduleRule struct {
+	in *Input
+}
+
+func (r preferNoScheduleRule) check(_ view, _ string, p *cluster.Pod, n *cluster.Node) (bool, string) {
+	if len(n.Spec.Taints) == 0 {
+		return true, ""
+	}
+	a, ok := r.in.Args(policy.RemovePodsViolatingNodeTaints, p).(*policy.RemovePodsViolatingNodeTaintsArgs)
+	if !ok || !a.IncludesPreferNoSchedule() {
+		return true, ""
+	}
+	if t, bad := untoleratedTaint(a, p, n, true); bad {
+		return false, fmt.Sprintf("node(s) had untolerated taint {%s: %s} (RemovePodsViolatingNodeTaints includes PreferNoSchedule)", t.Key, t.Value)
+	}
+	return true, ""
+}

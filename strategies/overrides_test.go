@@ -1,0 +1,54 @@
+package strategies_test
+
+import (
+	"testing"
+	"time"
+
+	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+)
+
+// One policy, two namespaces tuned differently: batch restarts its pods
+// sooner, bounds their lifetime, removes failed pods of another reason at
+// any age and allows at most four evictions a cycle; shop keeps the
+// global settings.
+func TestOverridesTuneStrategiesPerNamespace(t *testing.T) {
+	const policy = `
+strategies:
+  RemovePodsHavingTooManyRestarts: {podRestartThreshold: 10}
+  PodLifeTime: {maxPodLifeTimeSeconds: 604800}
+  RemoveFailedPods: {reasons: [OOMKilled]}
+overrides:
+- namespaces: [batch]
+  limits: {perNamespace: 4}
+  strategies:
+    RemovePodsHavingTooManyRestarts: {podRestartThreshold: 3, includingInitContainers: true}
+    PodLifeTime: {maxPodLifeTimeSeconds: 3600, states: [Running]}
+    RemoveFailedPods: {reasons: [Error], minPodLifetimeSeconds: 0}
+`
+	pod := func(ns, name string) *ct.PodBuilder {
+		return ct.Pod(ns, name).On("n1").Requests("100m", "").Deployment("app").CreatedAgo(30 * time.Minute)
+	}
+	var objs []any
+	objs = append(objs, ct.Node("n1"), ct.Node("n2"), ct.DeploymentReplicaSet("shop", "app"), ct.DeploymentReplicaSet("batch", "app"))
+	for _, ns := range []string{"shop", "batch"} {
+		objs = append(objs,
+			pod(ns, "restarts-5").Restarts(5),
+			pod(ns, "restarts-12").Restarts(12),
+			pod(ns, "init-restarts").Restarts(2).InitRestarts(2),
+			pod(ns, "two-hours-old").CreatedAgo(2*time.Hour),
+			pod(ns, "failed-oom").CreatedAgo(2*time.Hour).Failed("", "OOMKilled", 137),
+			pod(ns, "failed-error").CreatedAgo(10*time.Minute).Failed("", "Error", 1),
+		)
+	}
+	p := plan(t, ct.Snapshot(t, objs...), policy)
+	equal(t, "moved, in order", order(p), []string{
+		"batch/restarts-12", "shop/restarts-12", "batch/restarts-5", "batch/init-restarts", // the most restarted first
+		"batch/two-hours-old",
+		"shop/failed-oom",
+	})
+	var skipped []string
+	for _, s := range p.Skipped {
+		skipped = append(skipped, s.Pod+": "+s.Reason)
+	}
+	equal(t, "skipped", skipped, []string{"batch/failed-error: limits.perNamespace reached in batch (4)"})
+}

@@ -1,0 +1,216 @@
+package strategies
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/policy"
+)
+
+// removeDuplicates spreads the pods of one workload that pile up on one
+// node. Pods are duplicates when they belong to the same workload and run
+// the same container images; a node may hold ceil(total / nodes where they
+// fit) of them, and the extra ones move to nodes that hold fewer.
+type removeDuplicates struct{}
+
+func (removeDuplicates) Name() string { return policy.RemoveDuplicates }
+
+func (s removeDuplicates) Run(in *Input) {
+	for _, w := range in.Snapshot.Workloads() {
+		for _, group := range s.groups(in, w) {
+			s.spread(in, w, group)
+		}
+	}
+}
+
+// groupedAsDuplicate reports whether RemoveDuplicates counts the pod among
+// its workload's duplicates.
+func groupedAsDuplicate(in *Input, p *cluster.Pod) bool {
+	if p.Workload.IsZero() {
+		return false
+	}
+	a, ok := in.Args(policy.RemoveDuplicates, p).(*policy.RemoveDuplicatesArgs)
+	return ok && !excludedOwner(a, p)
+}
+
+// groups returns the workload's pods this strategy may move, that hold a
+// node, grouped by their set of container images, in a stable order.
+func (removeDuplicates) groups(in *Input, w cluster.Workload) [][]*cluster.Pod {
+	byImages := make(map[string][]*cluster.Pod)
+	var keys []string
+	for _, p := range in.Snapshot.PodsOf(w) {
+		if in.Snapshot.NodeOf(p) == nil || !groupedAsDuplicate(in, p) {
+			continue
+		}
+		k := in.imageKey(p)
+		if _, seen := byImages[k]; !seen {
+			keys = append(keys, k)
+		}
+		byImages[k] = append(byImages[k], p)
+	}
+	slices.Sort(keys)
+	var groups [][]*cluster.Pod
+	for _, k := range keys {
+		if len(byImages[k]) > 1 {
+			groups = append(groups, byImages[k])
+		}
+	}
+	return groups
+}
+
+// duplicateShare is how many pods of a group of size pods one node may
+// hold: the group spread evenly over the Ready nodes where it fits.
+func duplicateShare(in *Input, p *cluster.Pod, size int) (share, homes int) {
+	homes = in.homes(p)
+	if homes == 0 {
+		return size, 0
+	}
+	return (size + homes - 1) / homes, homes
+}
+
+// homes counts the Ready nodes of the policy that admit pods of p's spec.
+func (in *Input) homes(p *cluster.Pod) int {
+	pl := in.placement(p)
+	if pl.homes < 0 {
+		pl.homes = 0
+		for _, n := range in.selected() {
+			if n.Ready() && pl.admits[n.Index()] {
+				pl.homes++
+			}
+		}
+	}
+	return pl.homes
+}
+
+// spread moves the pods of one group off the nodes that hold more than their
+// share.
+func (s removeDuplicates) spread(in *Input, w cluster.Workload, group []*cluster.Pod) {
+	share, homes := duplicateShare(in, group[0], len(group))
+	if homes == 0 {
+		return
+	}
+
+	// counts is recomputed before each proposal: the previous one may have
+	// moved a pod of the group.
+	counts := func() map[string]int {
+		c := make(map[string]int)
+		for _, p := range group {
+			if n := in.Snapshot.NodeOf(p); n != nil {
+				c[n.Name]++
+			}
+		}
+		return c
+	}
+
+	byNode := make(map[string][]*cluster.Pod)
+	var crowded []string
+	for _, p := range group {
+		name := in.Snapshot.NodeOf(p).Name
+		byNode[name] = append(byNode[name], p)
+	}
+	for name, pods := range byNode {
+		if len(pods) > share {
+			crowded = append(crowded, name)
+		}
+	}
+	slices.Sort(crowded)
+	for _, name := range crowded {
+		pods := byNode[name]
+		// The least important and the youngest go first.
+		slices.SortStableFunc(pods, func(a, b *cluster.Pod) int {
+			if a.Priority != b.Priority {
+				if a.Priority < b.Priority {
+					return -1
+				}
+				return 1
+			}
+			if c := b.CreationTimestamp.Compare(a.CreationTimestamp.Time); c != 0 {
+				return c
+			}
+			return strings.Compare(a.Key, b.Key)
+		})
+		for _, p := range pods {
+			now := counts()
+			if now[name] <= share {
+				break
+			}
+			in.move(s.Name(), Candidate{
+				Pod: p,
+				Reason: fmt.Sprintf("%d pods of %s with the same images on %s; at most %d per node across the %d nodes where they fit",
+					now[name], w, name, share, homes),
+				Accept: func(n *cluster.Node) (bool, string) {
+					if now[n.Name]+1 > share {
+						return false, "node(s) already had their share of the workload's pods"
+					}
+					return true, ""
+				},
+			})
+		}
+	}
+}
+
+func excludedOwner(a *policy.RemoveDuplicatesArgs, p *cluster.Pod) bool {
+	c := p.Controller()
+	for _, k := range a.ExcludeOwnerKinds {
+		if (c != nil && c.Kind == k) || p.Workload.Kind == k {
+			return true
+		}
+	}
+	return false
+}
+
+// duplicatesRule keeps every move from giving a node more than its share
+// of a group of duplicates, which RemoveDuplicates would move away again.
+type duplicatesRule struct {
+	in *Input
+	// What the last pod asked about needs, in the last view: the planner
+	// asks for every node of a placement in a row.
+	v      view
+	pod    *cluster.Pod
+	active bool
+	share  int32
+	counts []int32 // by node index
+}
+
+func (r *duplicatesRule) check(v view, _ string, p *cluster.Pod, n *cluster.Node) (bool, string) {
+	if r.v != v || r.pod != p {
+		r.v, r.pod = v, p
+		r.prepare(v, p)
+	}
+	if r.active && r.counts[n.Index()]+1 > r.share {
+		return false, fmt.Sprintf("node(s) already had their share of the workload's pods (RemoveDuplicates: %d per node)", r.share)
+	}
+	return true, ""
+}
+
+// prepare counts, per node, the pods of p's group other than p.
+func (r *duplicatesRule) prepare(v view, p *cluster.Pod) {
+	in := r.in
+	r.active = false
+	if !groupedAsDuplicate(in, p) {
+		return
+	}
+	if r.counts == nil {
+		r.counts = make([]int32, len(v.snap.Nodes()))
+	}
+	clear(r.counts)
+	images := in.imageKey(p)
+	size := 0
+	for _, m := range v.snap.PodsOf(p.Workload) {
+		if in.imageKey(m) != images || !groupedAsDuplicate(in, m) {
+			continue
+		}
+		node := v.snap.NodeOf(m)
+		if node == nil && m != p {
+			continue
+		}
+		size++
+		if node != nil && m != p {
+			r.counts[node.Index()]++
+		}
+	}
+	share, homes := duplicateShare(in, p, size)
+	r.active, r.share = size >= 2 && homes > 0, int32(share)
+}

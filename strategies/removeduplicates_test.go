@@ -1,0 +1,122 @@
+package strategies_test
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+)
+
+func TestRemoveDuplicates(t *testing.T) {
+	web := func(name, node string) *ct.PodBuilder {
+		return ct.Pod("shop", name).On(node).Requests("100m", "64Mi").Deployment("web")
+	}
+	nodes := []any{ct.Node("n1"), ct.Node("n2"), ct.Node("n3"), ct.DeploymentReplicaSet("shop", "web")}
+	tests := []struct {
+		name   string
+		nodes  []any // default: three untainted nodes
+		objs   []any
+		policy string
+		want   []string // "pod node" of the pods that move
+	}{
+		{
+			name: "three replicas on one node of three: two move",
+			objs: []any{web("web-0", "n1"), web("web-1", "n1"), web("web-2", "n1")},
+			want: []string{"shop/web-0 n1", "shop/web-1 n1"},
+		},
+		{
+			name: "four replicas on three nodes: a node may keep two",
+			objs: []any{web("web-0", "n1"), web("web-1", "n1"), web("web-2", "n1"), web("web-3", "n2")},
+			want: []string{"shop/web-0 n1"},
+		},
+		{
+			name: "pods with different images are not duplicates",
+			objs: []any{web("web-0", "n1"), web("web-1", "n1").Image("registry.example/app:2")},
+		},
+		{
+			name: "pods of different workloads are not duplicates",
+			objs: []any{web("web-0", "n1"), ct.DeploymentReplicaSet("shop", "api"),
+				ct.Pod("shop", "api-0").On("n1").Requests("100m", "").Deployment("api")},
+		},
+		{
+			name:   "excludeOwnerKinds leaves ReplicaSet-owned pods alone",
+			objs:   []any{web("web-0", "n1"), web("web-1", "n1"), web("web-2", "n1")},
+			policy: "strategies:\n  RemoveDuplicates: {excludeOwnerKinds: [ReplicaSet]}\n",
+		},
+		{
+			name: "only nodes where the pods fit count: with two homes, two per node",
+			nodes: []any{ct.Node("n1"), ct.Node("n2"), ct.DeploymentReplicaSet("shop", "web"),
+				// web does not tolerate the taint: ceil(4/2) = 2.
+				ct.Node("gpu").Taint("dedicated", "gpu", corev1.TaintEffectNoSchedule)},
+			objs: []any{web("web-0", "n1"), web("web-1", "n1"), web("web-2", "n1"), web("web-3", "n2")},
+			want: []string{"shop/web-0 n1"},
+		},
+		{
+			name: "a StatefulSet's pods are duplicates too",
+			objs: []any{
+				ct.Pod("shop", "db-0").On("n1").Requests("100m", "").OwnedBy("StatefulSet", "db"),
+				ct.Pod("shop", "db-1").On("n1").Requests("100m", "").OwnedBy("StatefulSet", "db"),
+			},
+			want: []string{"shop/db-0 n1"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			policy := tt.policy
+			if policy == "" {
+				policy = "strategies:\n  RemoveDuplicates: {}\n"
+			}
+			base := tt.nodes
+			if base == nil {
+				base = nodes
+			}
+			p := plan(t, ct.Snapshot(t, append(append([]any{}, base...), tt.objs...)...), policy)
+			equal(t, "moved", movedFrom(p), tt.want)
+			for _, m := range p.Moves {
+				if m.To == m.From || m.To == "" {
+					t.Errorf("%s moves from %s to %q", m.Pod, m.From, m.To)
+				}
+			}
+		})
+	}
+}
+
+// Moves never pile the pods up elsewhere: each target holds at most its
+// share after the move.
+func TestRemoveDuplicatesTargetsNodesBelowTheirShare(t *testing.T) {
+	objs := []any{ct.Node("n1"), ct.Node("n2"), ct.Node("n3"), ct.DeploymentReplicaSet("shop", "web")}
+	for _, name := range []string{"a", "b", "c", "d", "e"} {
+		objs = append(objs, ct.Pod("shop", "web-"+name).On("n1").Requests("100m", "").Deployment("web"))
+	}
+	objs = append(objs, ct.Pod("shop", "web-f").On("n2").Requests("100m", "").Deployment("web"))
+	p := plan(t, ct.Snapshot(t, objs...), "strategies:\n  RemoveDuplicates: {}\n")
+	// Six pods, three nodes: two each. n1 gives three: one to n2, two to n3.
+	to := map[string]int{}
+	for _, m := range p.Moves {
+		to[m.To]++
+	}
+	if len(p.Moves) != 3 || to["n2"] != 1 || to["n3"] != 2 {
+		t.Errorf("moves %v, want one to n2 and two to n3", moves(p))
+	}
+}
+
+// With RemoveDuplicates in the policy, other strategies' moves respect its
+// share: the taint strategy alone sends web-0 to the node its preferred
+// affinity favours, which already holds its one web pod, and
+// RemoveDuplicates would move one away on the next run.
+func TestGuardKeepsDuplicatesShare(t *testing.T) {
+	web := func(name, node string) *ct.PodBuilder {
+		return ct.Pod("shop", name).On(node).Requests("100m", "").Deployment("web").PreferNodeLabelIn(100, "disk", "ssd")
+	}
+	objs := objects([]any{
+		ct.Node("t").Taint("maintenance", "", corev1.TaintEffectNoSchedule), ct.Node("a").Label("disk", "ssd"), ct.Node("b"), ct.Node("c"),
+		ct.DeploymentReplicaSet("shop", "web"), web("web-0", "t"), web("web-1", "a"), web("web-2", "b"),
+	})
+	taints := "strategies:\n  RemovePodsViolatingNodeTaints: {}\n"
+	equal(t, "taints alone", moves(plan(t, build(t, objs), taints)), []string{"shop/web-0 t→a"})
+	policy := taints + "  RemoveDuplicates: {}\n"
+	p := plan(t, build(t, objs), policy)
+	equal(t, "with RemoveDuplicates", moves(p), []string{"shop/web-0 t→c"})
+	equal(t, "moves of the next run", moves(plan(t, afterPlan(t, objs, p), policy)), nil)
+}

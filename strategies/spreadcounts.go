@@ -1,0 +1,304 @@
+package strategies
+
+import (
+	"encoding/json"
+	"math"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/policy"
+)
+
+// spreadConstraint is a topology spread constraint as the strategy counts
+// it, by kube-scheduler's rules.
+type spreadConstraint struct {
+	tc       corev1.TopologySpreadConstraint
+	selector labels.Selector
+	domains  *domains
+	// eligible says, per node index, whether the node's pods count: it has
+	// the topology keys of every constraint of the same kind and passes
+	// nodeAffinityPolicy and nodeTaintsPolicy.
+	eligible []bool
+	// receptive says, per domain, whether pods of the spec can be placed
+	// there at all: an eligible node of the domain is usable (Ready and
+	// selected by the policy) and one of the pods' homes (not cordoned, taints
+	// tolerated, node affinity matched). Only those domains can hold the
+	// minimum the skew is measured from: a domain no pod can reach would
+	// keep every other domain "too full" forever.
+	receptive []bool
+	// eligibleDomains counts the domains with an eligible node, for
+	// minDomains.
+	eligibleDomains int32
+}
+
+func (c *spreadConstraint) minDomains() int32 {
+	if c.tc.MinDomains != nil {
+		return *c.tc.MinDomains
+	}
+	return 1
+}
+
+// domainOf returns node i's domain for the constraint, or -1 when its pods
+// do not count.
+func (c *spreadConstraint) domainOf(i int) int32 {
+	if !c.eligible[i] {
+		return -1
+	}
+	return c.domains.of[i]
+}
+
+// spreadSpec is what the pods of one spec share: their namespace, their
+// balanced constraints (with matchLabelKeys applied), and what decides
+// which nodes count. Pods of a workload share one.
+type spreadSpec struct {
+	key         string
+	namespace   string
+	constraints []spreadConstraint
+}
+
+// spreadSpec returns the spec of the pod's own constraints that the args
+// balance, or nil when there are none. kube-scheduler's default
+// constraints are not balanced: they are preferences of the scheduler, not
+// of the workload.
+//
+// The args are those of the pod's namespace, the same for all its pods
+// during a cycle, which lets the answer be kept per pod.
+func (in *Input) spreadSpec(p *cluster.Pod, a *policy.RemovePodsViolatingTopologySpreadConstraintArgs) *spreadSpec {
+	if s, ok := in.tables.specOf[p]; ok {
+		return s
+	}
+	s := in.spreadSpecBySpec(p, a)
+	if in.tables.specOf == nil {
+		in.tables.specOf = make(map[*cluster.Pod]*spreadSpec)
+	}
+	in.tables.specOf[p] = s
+	return s
+}
+
+func (in *Input) spreadSpecBySpec(p *cluster.Pod, a *policy.RemovePodsViolatingTopologySpreadConstraintArgs) *spreadSpec {
+	var own []corev1.TopologySpreadConstraint
+	for _, tc := range p.Spec.TopologySpreadConstraints {
+		if a.Balances(string(tc.WhenUnsatisfiable)) {
+			own = append(own, tc)
+		}
+	}
+	if len(own) == 0 {
+		return nil
+	}
+	// matchLabelKeys make the selector depend on the pod's own labels.
+	keyed := make([]map[string]string, len(own))
+	for i, tc := range own {
+		for _, k := range tc.MatchLabelKeys {
+			if v, ok := p.Labels[k]; ok {
+				if keyed[i] == nil {
+					keyed[i] = make(map[string]string)
+				}
+				keyed[i][k] = v
+			}
+		}
+	}
+	var required *corev1.NodeSelector
+	if af := p.Spec.Affinity; af != nil && af.NodeAffinity != nil {
+		required = af.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+	}
+	b, _ := json.Marshal([5]any{own, keyed, p.Spec.NodeSelector, required, p.Spec.Tolerations})
+	key := p.Namespace + "\x00" + string(b)
+	if s, ok := in.tables.spreadSpecs[key]; ok {
+		return s
+	}
+	s := in.newSpreadSpec(p, own, keyed, key)
+	if in.tables.spreadSpecs == nil {
+		in.tables.spreadSpecs = make(map[string]*spreadSpec)
+	}
+	in.tables.spreadSpecs[key] = s
+	return s
+}
+
+func (in *Input) newSpreadSpec(p *cluster.Pod, own []corev1.TopologySpreadConstraint, keyed []map[string]string, key string) *spreadSpec {
+	nodes := in.Snapshot.Nodes()
+	pl := in.placement(p)
+	s := &spreadSpec{key: key, namespace: p.Namespace}
+	for i, tc := range own {
+		sel, err := metav1.LabelSelectorAsSelector(tc.LabelSelector)
+		if err != nil {
+			continue // the API server rejects such a pod; nothing to balance
+		}
+		if len(keyed[i]) > 0 {
+			if reqs, selectable := sel.Requirements(); selectable {
+				sel = labels.SelectorFromSet(keyed[i]).Add(reqs...)
+			}
+		}
+		c := spreadConstraint{tc: tc, selector: sel, domains: in.domains(tc.TopologyKey), eligible: make([]bool, len(nodes))}
+		honorAffinity := tc.NodeAffinityPolicy == nil || *tc.NodeAffinityPolicy == corev1.NodeInclusionPolicyHonor
+		honorTaints := tc.NodeTaintsPolicy != nil && *tc.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor
+		c.receptive = make([]bool, len(c.domains.values))
+		eligibleDomain := make([]bool, len(c.domains.values))
+		for ni, n := range nodes {
+			ok := (!honorAffinity || pl.affinity[ni]) && (!honorTaints || pl.tolerated[ni])
+			for _, other := range own {
+				if other.WhenUnsatisfiable == tc.WhenUnsatisfiable {
+					if _, has := n.Labels[other.TopologyKey]; !has {
+						ok = false
+					}
+				}
+			}
+			c.eligible[ni] = ok
+			if !ok {
+				continue
+			}
+			d := c.domains.of[ni]
+			eligibleDomain[d] = true
+			if pl.admits[ni] && in.usable()[ni] {
+				c.receptive[d] = true
+			}
+		}
+		for _, e := range eligibleDomain {
+			if e {
+				c.eligibleDomains++
+			}
+		}
+		s.constraints = append(s.constraints, c)
+	}
+	return s
+}
+
+// spreadCounts counts, per constraint and domain, the pods the constraint
+// selects in the spec's namespace that hold an eligible node in view v,
+// leaving out skip (the pod being placed) and terminating pods.
+func (in *Input) spreadCounts(v view, s *spreadSpec, skip *cluster.Pod) [][]int32 {
+	counts := make([][]int32, len(s.constraints))
+	for k := range s.constraints {
+		c := &s.constraints[k]
+		counts[k] = make([]int32, len(c.domains.values))
+		if c.selector.Empty() {
+			continue // kube-scheduler counts no pod for a selector that selects everything
+		}
+		in.eachPod(podQuery{namespaces: []string{s.namespace}, selector: c.selector}, func(p *cluster.Pod) {
+			if p == skip || p.IsTerminating() {
+				return
+			}
+			if n := v.snap.NodeOf(p); n != nil {
+				if d := c.domainOf(n.Index()); d >= 0 {
+					counts[k][d]++
+				}
+			}
+		})
+	}
+	return counts
+}
+
+// skew is a constraint's balance: the most matching pods in an eligible
+// domain, the fewest in a receptive one (0 when there are fewer eligible
+// domains than minDomains), and what the fewest would become if a pod were
+// added to its only domain.
+type skew struct {
+	ok           bool // some domain is receptive
+	max, min     int32
+	atMin        int
+	nextMin      int32
+	belowDomains bool
+}
+
+func skewOf(c *spreadConstraint, counts []int32) skew {
+	s := skew{min: math.MaxInt32, nextMin: math.MaxInt32}
+	for d, n := range counts {
+		s.max = max(s.max, n)
+		if !c.receptive[d] {
+			continue
+		}
+		s.ok = true
+		switch {
+		case n < s.min:
+			s.nextMin, s.min, s.atMin = s.min, n, 1
+		case n == s.min:
+			s.atMin++
+		case n < s.nextMin:
+			s.nextMin = n
+		}
+	}
+	s.belowDomains = c.eligibleDomains < c.minDomains()
+	return s
+}
+
+// value returns the skew, with one more pod in domain d when d >= 0.
+func (s skew) value(c *spreadConstraint, counts []int32, d int32) int32 {
+	hi, lo := s.max, s.min
+	if s.belowDomains {
+		lo = 0
+	}
+	if d < 0 {
+		return hi - lo
+	}
+	hi = max(hi, counts[d]+1)
+	if !s.belowDomains && c.receptive[d] && counts[d] == s.min && s.atMin == 1 {
+		lo = min(s.min+1, s.nextMin)
+	}
+	return hi - lo
+}
+
+// floor is the count the skew is measured from.
+func (s skew) floor() int32 {
+	if s.belowDomains {
+		return 0
+	}
+	return s.min
+}
+
+// spreadRule keeps every move from taking one of the moved pod's balanced
+// constraints past its maxSkew, or further past it when it already was:
+// RemovePodsViolatingTopologySpreadConstraint would move pods again on the
+// next run. kube-scheduler's filter checks DoNotSchedule constraints only
+// at the target; this also covers the domain the pod leaves, and
+// ScheduleAnyway constraints when the strategy balances them.
+type spreadRule struct {
+	in *Input
+	// The counts for the last pod asked about, in the last view.
+	v      view
+	pod    *cluster.Pod
+	spec   *spreadSpec
+	counts [][]int32
+	skews  []skew
+}
+
+func (r *spreadRule) check(v view, _ string, p *cluster.Pod, n *cluster.Node) (bool, string) {
+	in := r.in
+	if len(p.Spec.TopologySpreadConstraints) == 0 || !in.Policy.AllowsNamespace(p.Namespace) {
+		return true, ""
+	}
+	if r.v != v || r.pod != p {
+		r.v, r.pod, r.spec = v, p, nil
+		if a, ok := in.Settings(p.Namespace).Args(policy.RemovePodsViolatingTopologySpreadConstraint).(*policy.RemovePodsViolatingTopologySpreadConstraintArgs); ok {
+			r.spec = in.spreadSpec(p, a)
+		}
+		if r.spec != nil {
+			r.counts = in.spreadCounts(v, r.spec, p)
+			r.skews = make([]skew, len(r.spec.constraints))
+			for k := range r.spec.constraints {
+				r.skews[k] = skewOf(&r.spec.constraints[k], r.counts[k])
+			}
+		}
+	}
+	if r.spec == nil {
+		return true, ""
+	}
+	from := in.Snapshot.Node(p.Spec.NodeName)
+	for k := range r.spec.constraints {
+		c := &r.spec.constraints[k]
+		s := r.skews[k]
+		if !s.ok {
+			continue
+		}
+		before := s.value(c, r.counts[k], -1)
+		if from != nil {
+			before = s.value(c, r.counts[k], c.domainOf(from.Index()))
+		}
+		after := s.value(c, r.counts[k], c.domainOf(n.Index()))
+		if after > max(c.tc.MaxSkew, before) {
+			return false, "node(s) would break the pod's topology spread constraint on " + c.tc.TopologyKey + " (RemovePodsViolatingTopologySpreadConstraint)"
+		}
+	}
+	return true, ""
+}

@@ -1,0 +1,213 @@
+package strategies
+
+import (
+	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/policy"
+	"github.com/kube-rebalancer/rebalancer/scheduler"
+)
+
+// Strategy proposes moves for one kind of problem.
+type Strategy interface {
+	// Name is the strategy's key under strategies: in a policy.
+	Name() string
+	// Run proposes candidates to in.Mover, one at a time, reading the
+	// working snapshot as earlier moves left it.
+	Run(in *Input)
+}
+
+// Candidate is a pod a strategy wants to move, and why.
+type Candidate struct {
+	Pod *cluster.Pod
+	// Reason tells a user why the pod should move, with the figures that
+	// made the decision (for example "node-a is over target: cpu 85% > 50%").
+	Reason string
+	// Accept, when set, is the strategy's condition on the node the pod's
+	// replacement would land on (for balancing: an under-utilized node that
+	// stays under its target after the move). The reason it returns for a
+	// refused node appears in the message of a candidate that no node takes.
+	Accept func(node *cluster.Node) (ok bool, reason string)
+}
+
+// Outcome is the planner's answer to a candidate.
+type Outcome struct {
+	// Moved is true when the planner planned the move and applied it to the
+	// working snapshot.
+	Moved bool
+	// To is the node the replacement is planned on; empty for a pod that no
+	// controller replaces or that holds no node (a failed pod).
+	To string
+	// Reason says why the move was not planned.
+	Reason string
+}
+
+// Mover is the planner as the strategies see it.
+type Mover interface {
+	// Evictable returns why the pod cannot be evicted now (protected, a
+	// limit reached, no PDB budget, already moved this cycle), or "" when it
+	// can. Strategies use it to choose among pods; Move checks it again.
+	Evictable(p *cluster.Pod) string
+	// Move plans the eviction of c.Pod and the placement of its replacement,
+	// or records why not.
+	Move(strategy string, c Candidate) Outcome
+	// Exhausted reports whether no eviction is possible any more this cycle
+	// (limits.total is spent): strategies stop instead of proposing pods
+	// that could only be refused.
+	Exhausted() bool
+}
+
+// Input is what a strategy works with.
+type Input struct {
+	// Snapshot is the cycle's working snapshot: the cluster as the moves
+	// planned so far leave it.
+	Snapshot *cluster.Snapshot
+	Policy   *policy.Policy
+	// Placer answers fit questions with the same rules that place pods.
+	Placer scheduler.Placer
+	Mover  Mover
+
+	settings map[string]*policy.Settings
+	nodes    []*cluster.Node
+
+	// edits counts the changes made to the working snapshot and to the
+	// forks strategies simulate on, so that what is derived from placements
+	// is recomputed exactly when they change (see view).
+	edits uint64
+	// changes counts what strategies see change: planned moves, and the
+	// guard's view of the cycle (see Changes).
+	changes uint64
+	// current names the strategy whose candidate the planner is placing.
+	current string
+	guard   *guard
+	tables  tables
+}
+
+// Settings returns the policy settings of a namespace's pods.
+func (in *Input) Settings(namespace string) *policy.Settings {
+	if s, ok := in.settings[namespace]; ok {
+		return s
+	}
+	if in.settings == nil {
+		in.settings = make(map[string]*policy.Settings)
+	}
+	s := in.Policy.For(namespace, in.Snapshot.NamespaceLabels(namespace))
+	in.settings[namespace] = s
+	return s
+}
+
+// Args returns the arguments of the strategy that apply to the pod, or nil
+// when the strategy does not apply to it: off for its namespace, not
+// selected by the strategy's namespaces or labelSelector, or in a namespace
+// the policy leaves alone.
+func (in *Input) Args(strategy string, p *cluster.Pod) policy.StrategyArgs {
+	if !in.Policy.AllowsNamespace(p.Namespace) {
+		return nil
+	}
+	a := in.Settings(p.Namespace).Args(strategy)
+	if a == nil || !a.CommonArgs().Selects(p.Namespace, p.Labels) {
+		return nil
+	}
+	return a
+}
+
+// Nodes returns the nodes the policy's nodeSelector selects, in name order.
+func (in *Input) Nodes() []*cluster.Node {
+	// The snapshot copies a node when an edit touches it: return the
+	// current copies, not those of the first call.
+	selected := in.selected()
+	out := make([]*cluster.Node, len(selected))
+	for i, n := range selected {
+		out[i] = in.Snapshot.Node(n.Name)
+	}
+	return out
+}
+
+// usable says, per node index, whether the node is Ready and selected by
+// the policy: one that can give and take pods.
+func (in *Input) usable() []bool {
+	if in.tables.usable == nil {
+		in.tables.usable = make([]bool, len(in.Snapshot.Nodes()))
+		for _, n := range in.selected() {
+			in.tables.usable[n.Index()] = n.Ready()
+		}
+	}
+	return in.tables.usable
+}
+
+// selected returns the nodes the policy's nodeSelector selects as they were
+// first seen: for what edits do not change (name, index, labels, taints,
+// conditions), without copying the list.
+func (in *Input) selected() []*cluster.Node {
+	if in.nodes == nil {
+		in.nodes = []*cluster.Node{}
+		for _, n := range in.Snapshot.Nodes() {
+			if in.Policy.SelectsNode(n.Labels) {
+				in.nodes = append(in.nodes, n)
+			}
+		}
+	}
+	return in.nodes
+}
+
+// move proposes a candidate to the planner. The edit count changes before
+// and after: while the planner places the pod, the pod is off its node, and
+// afterwards it may be somewhere else.
+func (in *Input) move(strategy string, c Candidate) Outcome {
+	if in.Done() {
+		return Outcome{Reason: "no eviction is possible any more this cycle"}
+	}
+	if in.guard != nil {
+		in.guard.prepare(in, strategy)
+	}
+	in.edits++
+	in.current = strategy
+	o := in.Mover.Move(strategy, c)
+	in.current = ""
+	in.edits++
+	if o.Moved {
+		in.changes++
+	}
+	return o
+}
+
+// Done reports whether the cycle can evict nothing more: a strategy stops
+// looking for candidates.
+func (in *Input) Done() bool { return in.Mover.Exhausted() }
+
+// Changes counts the changes of the cycle that can make a strategy find
+// something new to do: each planned move, and each change of the guard
+// (HighNodeUtilization settling which nodes it empties). The planner runs a
+// strategy again only when it has changed since the strategy last ran.
+func (in *Input) Changes() uint64 { return in.changes }
+
+// view is a snapshot as it stands at one point of the cycle. Two equal
+// views see the same placements; caches of placement-derived facts are
+// keyed by it.
+type view struct {
+	snap *cluster.Snapshot
+	edit uint64
+}
+
+// now returns the working snapshot as it stands.
+func (in *Input) now() view { return view{in.Snapshot, in.edits} }
+
+// evictable reports whether the planner would evict the pod now.
+// Strategies ask before choosing among pods, so that they choose one that
+// can actually move.
+func (in *Input) evictable(p *cluster.Pod) bool { return in.Mover.Evictable(p) == "" }
+
+// registry lists every strategy by name.
+var registry = map[string]Strategy{
+	policy.RemovePodsViolatingNodeTaints:               nodeTaints{},
+	policy.RemovePodsViolatingNodeAffinity:             nodeAffinity{},
+	policy.RemovePodsViolatingInterPodAntiAffinity:     interPodAntiAffinity{},
+	policy.RemovePodsHavingTooManyRestarts:             tooManyRestarts{},
+	policy.PodLifeTime:                                 podLifeTime{},
+	policy.RemoveFailedPods:                            failedPods{},
+	policy.RemoveDuplicates:                            removeDuplicates{},
+	policy.RemovePodsViolatingTopologySpreadConstraint: topologySpread{},
+	policy.LowNodeUtilization:                          lowNodeUtilization{},
+	policy.HighNodeUtilization:                         highNodeUtilization{},
+}
+
+// Get returns the strategy of that name, or nil.
+func Get(name string) Strategy { return registry[name] }

@@ -1,0 +1,99 @@
+package strategies
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/policy"
+)
+
+// tooManyRestarts moves pods whose containers keep restarting, in the hope
+// that another node serves them better: a volume that will not attach
+// there, a node-specific fault, a crash loop. The restarts of all the pod's
+// containers add up; the replacement starts from zero, so the next run does
+// not move it again.
+type tooManyRestarts struct{}
+
+func (tooManyRestarts) Name() string { return policy.RemovePodsHavingTooManyRestarts }
+
+func (s tooManyRestarts) Run(in *Input) {
+	type candidate struct {
+		pod      *cluster.Pod
+		restarts int32
+		reason   string
+	}
+	var found []candidate
+	for _, n := range in.Nodes() {
+		for _, p := range n.Pods() {
+			a, ok := in.Args(s.Name(), p).(*policy.RemovePodsHavingTooManyRestartsArgs)
+			if !ok {
+				continue
+			}
+			restarts := sumRestarts(p.Status.ContainerStatuses)
+			if a.IncludesInitContainers() {
+				restarts += sumRestarts(p.Status.InitContainerStatuses)
+			}
+			if restarts < a.PodRestartThreshold {
+				continue
+			}
+			state, ok := matchState(p, a.States, a.IncludesInitContainers(), false)
+			if !ok {
+				continue
+			}
+			reason := fmt.Sprintf("restarted %d times (threshold %d)", restarts, a.PodRestartThreshold)
+			if len(a.States) > 0 {
+				reason += ", " + state
+			}
+			found = append(found, candidate{p, restarts, reason})
+		}
+	}
+	// The most restarted first, so that limits spend evictions where they
+	// help most.
+	slices.SortStableFunc(found, func(a, b candidate) int {
+		if a.restarts != b.restarts {
+			return int(b.restarts - a.restarts)
+		}
+		return strings.Compare(a.pod.Key, b.pod.Key)
+	})
+	for _, c := range found {
+		in.move(s.Name(), Candidate{Pod: c.pod, Reason: c.reason})
+	}
+}
+
+func sumRestarts(statuses []corev1.ContainerStatus) int32 {
+	var n int32
+	for _, s := range statuses {
+		n += s.RestartCount
+	}
+	return n
+}
+
+// matchState reports whether the pod is in one of the states: its phase,
+// its status reason (when withReason), or the reason one of its containers
+// (init containers too, when withInit) is waiting. No states matches
+// every pod. The string names the state that matched.
+func matchState(p *cluster.Pod, states []string, withInit, withReason bool) (string, bool) {
+	if len(states) == 0 {
+		return "", true
+	}
+	if slices.Contains(states, string(p.Status.Phase)) {
+		return "phase " + string(p.Status.Phase), true
+	}
+	if withReason && p.Status.Reason != "" && slices.Contains(states, p.Status.Reason) {
+		return "status reason " + p.Status.Reason, true
+	}
+	statuses := p.Status.ContainerStatuses
+	if withInit {
+		statuses = append(slices.Clip(statuses), p.Status.InitContainerStatuses...)
+	}
+	for _, cs := range statuses {
+		if w := cs.State.Waiting; w != nil && slices.Contains(states, w.Reason) {
+			return fmt.Sprintf("container %s is waiting in %s", cs.Name, w.Reason), true
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,219 @@
+package strategies
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/policy"
+)
+
+// topologySpread moves the fewest pods that bring every balanced topology
+// spread constraint of a workload back within its maxSkew: skew grows when
+// a zone or node comes back empty after an outage, or a rollout lands
+// unevenly. It takes a pod from the fullest domain of the most skewed
+// constraint, preferring pods whose domains of the other constraints are
+// full too (so that moving it helps or keeps them), and sends the
+// replacement to a least-populated domain only. Every move is also held to
+// the guard's spread rule, so that no constraint of the pod ends up past
+// its maxSkew; the next run therefore finds nothing to do.
+type topologySpread struct{}
+
+func (topologySpread) Name() string { return policy.RemovePodsViolatingTopologySpreadConstraint }
+
+// spreadGroup is the pods that share a spread spec, in snapshot order.
+type spreadGroup struct {
+	spec *spreadSpec
+	pods []*cluster.Pod
+}
+
+func (s topologySpread) Run(in *Input) {
+	var groups []*spreadGroup
+	byKey := make(map[string]*spreadGroup)
+	for _, p := range in.Snapshot.Pods() {
+		if len(p.Spec.TopologySpreadConstraints) == 0 || p.IsTerminating() || in.Snapshot.NodeOf(p) == nil {
+			continue
+		}
+		if !in.Policy.AllowsNamespace(p.Namespace) {
+			continue
+		}
+		a, ok := in.Settings(p.Namespace).Args(s.Name()).(*policy.RemovePodsViolatingTopologySpreadConstraintArgs)
+		if !ok {
+			continue
+		}
+		spec := in.spreadSpec(p, a)
+		if spec == nil {
+			continue
+		}
+		g := byKey[spec.key]
+		if g == nil {
+			g = &spreadGroup{spec: spec}
+			byKey[spec.key] = g
+			groups = append(groups, g)
+		}
+		g.pods = append(g.pods, p)
+	}
+	for _, g := range groups {
+		s.balance(in, g)
+	}
+}
+
+// balance moves pods of the group until every constraint is within its
+// maxSkew or nothing more can move.
+func (s topologySpread) balance(in *Input, g *spreadGroup) {
+	spec := g.spec
+	tried := make(map[*cluster.Pod]bool)
+	stuck := make(map[[2]int32]bool)
+	for {
+		counts := in.spreadCounts(in.now(), spec, nil)
+		skews := make([]skew, len(spec.constraints))
+		for k := range spec.constraints {
+			skews[k] = skewOf(&spec.constraints[k], counts[k])
+		}
+		k, d := s.worst(spec, counts, skews, stuck)
+		if k < 0 {
+			return
+		}
+		p := s.choose(in, g, k, d, counts, skews, tried)
+		if p == nil {
+			stuck[[2]int32{int32(k), d}] = true
+			continue
+		}
+		tried[p] = true
+		c := &spec.constraints[k]
+		floor := skews[k].floor()
+		o := in.move(s.Name(), Candidate{
+			Pod:    p,
+			Reason: describeSkew(c, counts[k], skews[k], d),
+			Accept: func(n *cluster.Node) (bool, string) {
+				t := c.domainOf(n.Index())
+				if t < 0 || !c.receptive[t] || counts[k][t] > floor {
+					return false, "node(s) were not in a least-populated domain of " + c.tc.TopologyKey
+				}
+				return true, ""
+			},
+		})
+		if !o.Moved {
+			// The group's pods share their spec: where one finds no room,
+			// the next would not either.
+			stuck[[2]int32{int32(k), d}] = true
+		}
+	}
+}
+
+// worst returns the constraint furthest past its maxSkew and its fullest
+// domain that still has pods to move, or -1.
+func (topologySpread) worst(spec *spreadSpec, counts [][]int32, skews []skew, stuck map[[2]int32]bool) (int, int32) {
+	bestK, bestD := -1, int32(-1)
+	var bestExcess int32
+	for k := range spec.constraints {
+		c := &spec.constraints[k]
+		sk := skews[k]
+		if !sk.ok {
+			continue
+		}
+		excess := sk.value(c, counts[k], -1) - c.tc.MaxSkew
+		if excess <= 0 || (bestK >= 0 && excess <= bestExcess) {
+			continue
+		}
+		// Below minDomains the floor is 0: only an empty domain could take
+		// a pod, and without one no move helps.
+		if sk.belowDomains && !hasEmptyReceptive(c, counts[k]) {
+			continue
+		}
+		d := int32(-1)
+		for dd, n := range counts[k] {
+			if n-sk.floor() <= c.tc.MaxSkew || stuck[[2]int32{int32(k), int32(dd)}] {
+				continue
+			}
+			if d < 0 || n > counts[k][d] || (n == counts[k][d] && c.domains.values[dd] < c.domains.values[d]) {
+				d = int32(dd)
+			}
+		}
+		if d >= 0 {
+			bestK, bestD, bestExcess = k, d, excess
+		}
+	}
+	return bestK, bestD
+}
+
+// choose picks the pod to move out of domain d of constraint k: one the
+// strategy applies to and that can be evicted now, not tried yet; first the
+// one whose domains of the other constraints are fullest, then the lowest
+// priority, the youngest, the first by name.
+func (topologySpread) choose(in *Input, g *spreadGroup, k int, d int32, counts [][]int32, skews []skew, tried map[*cluster.Pod]bool) *cluster.Pod {
+	spec := g.spec
+	type option struct {
+		pod  *cluster.Pod
+		load int32
+	}
+	var options []option
+	for _, p := range g.pods {
+		if tried[p] {
+			continue
+		}
+		n := in.Snapshot.NodeOf(p)
+		if n == nil || spec.constraints[k].domainOf(n.Index()) != d {
+			continue
+		}
+		if in.Args(policy.RemovePodsViolatingTopologySpreadConstraint, p) == nil || !in.evictable(p) {
+			continue
+		}
+		var load int32
+		for j := range spec.constraints {
+			if j == k || !skews[j].ok {
+				continue
+			}
+			if dj := spec.constraints[j].domainOf(n.Index()); dj >= 0 {
+				load += counts[j][dj] - skews[j].floor()
+			}
+		}
+		options = append(options, option{p, load})
+	}
+	if len(options) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(options, func(a, b option) int {
+		switch {
+		case a.load != b.load:
+			return int(b.load - a.load)
+		case a.pod.Priority != b.pod.Priority:
+			if a.pod.Priority < b.pod.Priority {
+				return -1
+			}
+			return 1
+		}
+		if c := b.pod.CreationTimestamp.Compare(a.pod.CreationTimestamp.Time); c != 0 {
+			return c
+		}
+		return strings.Compare(a.pod.Key, b.pod.Key)
+	})
+	return options[0].pod
+}
+
+// describeSkew names the constraint, its fullest and emptiest domains and
+// the skew, e.g. "topology spread on topology.kubernetes.io/zone (maxSkew
+// 1, DoNotSchedule): zone-a has 4 matching pods, zone-c 1: skew 3".
+func describeSkew(c *spreadConstraint, counts []int32, s skew, d int32) string {
+	low := "fewer than minDomains domains"
+	if !s.belowDomains {
+		for dd, n := range counts {
+			if c.receptive[dd] && n == s.min {
+				low = fmt.Sprintf("%s %d", c.domains.values[dd], n)
+				break
+			}
+		}
+	}
+	return fmt.Sprintf("topology spread on %s (maxSkew %d, %s): %s has %d matching pods, %s: skew %d",
+		c.tc.TopologyKey, c.tc.MaxSkew, c.tc.WhenUnsatisfiable, c.domains.values[d], counts[d], low, s.value(c, counts, -1))
+}
+
+func hasEmptyReceptive(c *spreadConstraint, counts []int32) bool {
+	for d, n := range counts {
+		if n == 0 && c.receptive[d] {
+			return true
+		}
+	}
+	return false
+}
