@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// execute runs the CLI in-process and returns its output and exit code.
+func execute(t *testing.T, args ...string) (stdout string, code int, err error) {
+	t.Helper()
+	cmd := newRootCommand()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	cmd.SetArgs(args)
+	err = cmd.Execute()
+	return out.String(), exitCode(err), err
+}
+
+func writeFile(t *testing.T, name, body string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+const example = "../../examples/cluster.yaml"
+
+func TestExitCodes(t *testing.T) {
+	badPolicy := writeFile(t, "policy.yaml", "apiVersion: rebalancer.dev/v1alpha1\nkind: RebalancePolicy\nstrategies:\n  LowNodeUtilization:\n    thresholds: {cpu: 20}\n    targetThresholds: {cpu: 120}\n")
+	badSnapshot := writeFile(t, "dump.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\nkind: [\n")
+	noCluster := writeFile(t, "kubeconfig", "apiVersion: v1\nkind: Config\n")
+	tests := []struct {
+		name    string
+		args    []string
+		code    int
+		message string
+	}{
+		{"plan the example", []string{"plan", "--snapshot", example}, exitOK, ""},
+		{"validate the example policy", []string{"validate", "../../examples/policy.yaml"}, exitOK, ""},
+		{"invalid policy names the field", []string{"plan", "--snapshot", example, "--policy", badPolicy}, exitUsage,
+			"strategies.LowNodeUtilization.targetThresholds.cpu: 120 is above 100"},
+		{"validate an invalid policy", []string{"validate", badPolicy}, exitUsage, "120 is above 100"},
+		{"malformed snapshot names the document", []string{"plan", "--snapshot", badSnapshot}, exitUsage, "document 2:"},
+		{"missing snapshot file", []string{"plan", "--snapshot", "/nonexistent.yaml"}, exitUsage, "no such file"},
+		{"plan without --snapshot", []string{"plan"}, exitUsage, "--snapshot is required"},
+		{"unknown flag", []string{"plan", "--snapshoot", example}, exitUsage, "unknown flag: --snapshoot"},
+		{"unknown command", []string{"rebalance"}, exitUsage, `unknown command "rebalance"`},
+		{"bad output format", []string{"plan", "--snapshot", example, "-o", "xml"}, exitUsage, `--output "xml" is not one of table, json, yaml`},
+		{"run with an invalid policy evicts nothing: it stops before reaching a cluster", []string{"run", "--policy", badPolicy, "--kubeconfig", noCluster}, exitUsage, "120 is above 100"},
+		{"run with no cluster configured", []string{"run", "--kubeconfig", noCluster}, exitUsage, "no cluster to talk to"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, code, err := execute(t, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit code %d (%v), want %d", code, err, tt.code)
+			}
+			if tt.message != "" && (err == nil || !strings.Contains(err.Error(), tt.message)) {
+				t.Errorf("error %v, want it to contain %q", err, tt.message)
+			}
+		})
+	}
+}
+
+// The same snapshot and policy give byte-identical JSON, and the JSON has the
+// fields DESIGN.md promises.
+func TestPlanJSONIsDeterministic(t *testing.T) {
+	args := []string{"plan", "--snapshot", example, "--policy", "../../examples/policy.yaml", "-o", "json", "--now", "2026-11-20T12:00:00Z"}
+	first, code, err := execute(t, args...)
+	if code != exitOK {
+		t.Fatalf("plan: %v", err)
+	}
+	for range 3 {
+		again, _, _ := execute(t, args...)
+		if again != first {
+			t.Fatal("two plans of the same snapshot and policy differ")
+		}
+	}
+	var doc struct {
+		Moves []map[string]any `json:"moves"`
+		Skip  []map[string]any `json:"skipped"`
+		Nodes []map[string]any `json:"nodes"`
+	}
+	if err := json.Unmarshal([]byte(first), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Moves) == 0 || len(doc.Nodes) != 6 {
+		t.Fatalf("plan has %d moves and %d nodes; want some moves and the 6 nodes", len(doc.Moves), len(doc.Nodes))
+	}
+	for _, m := range doc.Moves {
+		for _, k := range []string{"pod", "from", "to", "strategy", "reason"} {
+			if _, ok := m[k].(string); !ok {
+				t.Errorf("move %v has no string %q", m, k)
+			}
+		}
+	}
+	for _, s := range doc.Skip {
+		for _, k := range []string{"pod", "strategy", "reason"} {
+			if _, ok := s[k].(string); !ok {
+				t.Errorf("skipped %v has no string %q", s, k)
+			}
+		}
+	}
+	for _, n := range doc.Nodes {
+		if _, ok := n["before"].(map[string]any); !ok {
+			t.Errorf("node %v has no before", n)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	out, code, _ := execute(t, "version")
+	if code != exitOK || !strings.HasPrefix(out, "rebalancer dev (commit unknown, go") {
+		t.Errorf("version printed %q", out)
+	}
+}

@@ -1,0 +1,239 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/report"
+	"github.com/kube-rebalancer/rebalancer/scheduler"
+)
+
+func newPlaceCommand() *cobra.Command {
+	var (
+		snapshot, schedulerConfig, schedulerName, output string
+		kube                                             = kubeFlags{qps: 20, burst: 30}
+	)
+	c := &cobra.Command{
+		Use:   "place POD_FILE",
+		Short: "Explain where a pod would be scheduled, and why not elsewhere",
+		Long: `Run the scheduler engine on one pod and explain the decision: for each node,
+whether it is feasible or the first filter it fails and why; for each feasible
+node, the score of each plugin and the total; and the chosen node. A pod that
+fits nowhere gets kube-scheduler's message, e.g.
+"0/6 nodes are available: 1 node(s) were unschedulable, 5 Insufficient cpu."
+
+POD_FILE holds a Pod, or a Deployment, ReplicaSet, StatefulSet, DaemonSet or
+Job whose pod template is placed. A pod of the same namespace and name already
+in the cluster is taken off its node first: the question is where it would go
+now. The cluster comes from --snapshot, or from the API server.`,
+		Example: `  # Why is my pod Pending?
+  kubectl get pod web-7d9f-abcde -o yaml > pod.yaml
+  rebalancer place --kubeconfig ~/.kube/config pod.yaml
+
+  # Where would a new replica go, offline?
+  rebalancer place --snapshot examples/cluster.yaml deployment.yaml -o json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if output != report.Table && output != report.JSON {
+				return fmt.Errorf("--output %q is not one of table, json", output)
+			}
+			pod, err := readPodFile(args[0])
+			if err != nil {
+				return err
+			}
+			engine, err := engineFor(schedulerConfig, schedulerName)
+			if err != nil {
+				return err
+			}
+			var objs cluster.Objects
+			if snapshot != "" {
+				if objs, _, err = cluster.ReadFile(snapshot); err != nil {
+					return fmt.Errorf("%s: %w", snapshot, err)
+				}
+			} else {
+				client, _, err := kube.client("rebalancer-place")
+				if err != nil {
+					return err
+				}
+				ctx, cancel := context.WithTimeout(c.Context(), 2*time.Minute)
+				defer cancel()
+				if objs, err = cluster.ReadAPI(ctx, client); err != nil {
+					return runtimeErr(fmt.Errorf("reading the cluster: %w", err))
+				}
+			}
+			res, err := place(objs, pod, engine)
+			if err != nil {
+				return err
+			}
+			if output == report.JSON {
+				enc := json.NewEncoder(c.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(res)
+			}
+			return printPlacement(c.OutOrStdout(), pod, res)
+		},
+	}
+	c.Flags().StringVar(&snapshot, "snapshot", "", "cluster dump to place the pod in (default: read the cluster from the API server)")
+	c.Flags().StringVar(&kube.kubeconfig, "kubeconfig", "", "kubeconfig file, when no --snapshot is given (default: $KUBECONFIG, ~/.kube/config, or in-cluster)")
+	c.Flags().StringVar(&kube.context, "context", "", "kubeconfig context to use")
+	c.Flags().StringVar(&schedulerConfig, "scheduler-config", "", "KubeSchedulerConfiguration file whose profile to simulate (default: kube-scheduler's default profile)")
+	c.Flags().StringVar(&schedulerName, "scheduler-name", "", "profile to use from --scheduler-config (default: the pod's spec.schedulerName, else the first profile)")
+	c.Flags().StringVarP(&output, "output", "o", report.Table, "output format: table, json")
+	return c
+}
+
+// engineFor builds the engine of a profile; with no file, the default one.
+func engineFor(file, name string) (*scheduler.Engine, error) {
+	if file == "" {
+		return scheduler.NewEngine(scheduler.DefaultProfile())
+	}
+	profiles, err := scheduler.ReadProfiles(file)
+	if err != nil {
+		return nil, err
+	}
+	p := profiles[0]
+	if name != "" {
+		var ok bool
+		if p, ok = scheduler.ProfileByName(profiles, name); !ok {
+			return nil, fmt.Errorf("%s: no profile with schedulerName %q", file, name)
+		}
+	}
+	return scheduler.NewEngine(p)
+}
+
+// place adds the pod, unbound, to the cluster (replacing a pod of the same
+// name) and schedules it with every node's detail.
+func place(objs cluster.Objects, pod *corev1.Pod, engine *scheduler.Engine) (scheduler.Result, error) {
+	pod = pod.DeepCopy()
+	pod.Spec.NodeName = ""
+	pod.Status = corev1.PodStatus{Phase: corev1.PodPending}
+	kept := objs.Pods[:0]
+	for _, p := range objs.Pods {
+		if p.Namespace != pod.Namespace || p.Name != pod.Name {
+			kept = append(kept, p)
+		}
+	}
+	objs.Pods = append(kept, *pod)
+	snap, err := cluster.New(objs, time.Now())
+	if err != nil {
+		return scheduler.Result{}, err
+	}
+	return engine.Schedule(snap, snap.Pod(pod.Namespace+"/"+pod.Name), scheduler.Options{Explain: true}), nil
+}
+
+// readPodFile reads a Pod, or the pod template of a workload.
+func readPodFile(path string) (*corev1.Pod, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	j, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(j, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var (
+		meta     metav1.ObjectMeta
+		template *corev1.PodTemplateSpec
+	)
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		if o.Namespace == "" {
+			o.Namespace = metav1.NamespaceDefault
+		}
+		return o, nil
+	case *appsv1.Deployment:
+		meta, template = o.ObjectMeta, &o.Spec.Template
+	case *appsv1.ReplicaSet:
+		meta, template = o.ObjectMeta, &o.Spec.Template
+	case *appsv1.StatefulSet:
+		meta, template = o.ObjectMeta, &o.Spec.Template
+	case *appsv1.DaemonSet:
+		meta, template = o.ObjectMeta, &o.Spec.Template
+	case *batchv1.Job:
+		meta, template = o.ObjectMeta, &o.Spec.Template
+	default:
+		return nil, fmt.Errorf("%s: a %T has no pod to place; give a Pod or a workload with a pod template", path, obj)
+	}
+	if meta.Namespace == "" {
+		meta.Namespace = metav1.NamespaceDefault
+	}
+	p := &corev1.Pod{ObjectMeta: template.ObjectMeta, Spec: template.Spec}
+	p.Namespace, p.Name = meta.Namespace, meta.Name+"-new"
+	return p, nil
+}
+
+func printPlacement(out io.Writer, pod *corev1.Pod, res scheduler.Result) error {
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	var plugins []string
+	seen := map[string]bool{}
+	for _, n := range res.Nodes {
+		for p := range n.Scores {
+			if !seen[p] {
+				seen[p] = true
+				plugins = append(plugins, p)
+			}
+		}
+	}
+	sort.Strings(plugins)
+	fmt.Fprint(w, "NODE\tFEASIBLE\tSCORE\t")
+	for _, p := range plugins {
+		fmt.Fprintf(w, "%s\t", p)
+	}
+	fmt.Fprintln(w, "REASON")
+	for _, n := range res.Nodes {
+		mark := "no"
+		if n.Feasible {
+			mark = "yes"
+		}
+		score := "-"
+		if n.Feasible {
+			score = fmt.Sprint(n.Score)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t", n.Name, mark, score)
+		for _, p := range plugins {
+			if v, ok := n.Scores[p]; ok && n.Feasible {
+				fmt.Fprintf(w, "%d\t", v)
+			} else {
+				fmt.Fprint(w, "-\t")
+			}
+		}
+		reason := n.Reason
+		if n.Plugin != "" && reason != "" {
+			reason = n.Plugin + ": " + reason
+		}
+		fmt.Fprintln(w, reason)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	key := pod.Namespace + "/" + pod.Name
+	if res.Node == "" {
+		_, err := fmt.Fprintf(out, "\n%s fits nowhere: %s\n", key, res.Message)
+		return err
+	}
+	line := fmt.Sprintf("\n%s goes to %s (score %d)", key, res.Node, res.Score)
+	if res.RunnerUp != "" {
+		line += fmt.Sprintf("; runner-up %s (score %d)", res.RunnerUp, res.RunnerUpScore)
+	}
+	_, err := fmt.Fprintln(out, line)
+	return err
+}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/kube-rebalancer/rebalancer/policy"
+	"github.com/kube-rebalancer/rebalancer/scheduler"
+)
+
+// newPlacer builds the scheduler engines a plan simulates: the profiles of
+// the policy's scheduler section, each for the pods that name it, and
+// kube-scheduler's default profile for every other pod.
+func newPlacer(pol *policy.Policy) (scheduler.Placer, error) {
+	def, err := scheduler.NewEngine(scheduler.DefaultProfile())
+	if err != nil {
+		return nil, err
+	}
+	placer := &scheduler.ByName{Engines: map[string]*scheduler.Engine{}, Default: def}
+	s := pol.Scheduler
+	if s == nil {
+		return placer, nil
+	}
+	var profiles []scheduler.Profile
+	switch {
+	case s.ConfigFile != "":
+		file := s.ConfigFile
+		if !filepath.IsAbs(file) && pol.File != "" {
+			file = filepath.Join(filepath.Dir(pol.File), file)
+		}
+		profiles, err = scheduler.ReadProfiles(file)
+	case len(s.Config) > 0:
+		profiles, err = scheduler.LoadProfiles(s.Config, pol.File+": scheduler.config")
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range profiles {
+		e, err := scheduler.NewEngine(p)
+		if err != nil {
+			return nil, err
+		}
+		placer.Engines[p.SchedulerName] = e
+	}
+	if s.SchedulerName == "" {
+		return placer, nil
+	}
+	if e, ok := placer.Engines[s.SchedulerName]; ok {
+		return e, nil
+	}
+	if s.SchedulerName == scheduler.DefaultSchedulerName {
+		return def, nil
+	}
+	return nil, fmt.Errorf("%s: scheduler.schedulerName: %q is not a profile of the scheduler configuration", pol.File, s.SchedulerName)
+}

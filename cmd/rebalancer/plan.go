@@ -1,0 +1,80 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/planner"
+	"github.com/kube-rebalancer/rebalancer/report"
+)
+
+func newPlanCommand() *cobra.Command {
+	var (
+		snapshot, policyFile, output, now string
+	)
+	c := &cobra.Command{
+		Use:   "plan --snapshot FILE",
+		Short: "Plan a cycle offline, from a dump of a cluster",
+		Long: `Plan one cycle against a dump of a cluster, with no cluster at all: which pods
+would move, from where to where and why, which were left in place and why, and
+the utilization of each node before and after. The report is the one
+'run --dry-run' prints for the same cluster.
+
+Without --policy, the built-in default policy runs: LowNodeUtilization with
+thresholds 20% and targets 50% (cpu, memory, pods) and RemoveDuplicates, at
+most 5 evictions per node and 50 per cycle.`,
+		Example: `  kubectl get nodes,pods,pdb,namespaces,replicasets,priorityclasses -A -o yaml > dump.yaml
+  rebalancer plan --snapshot dump.yaml
+  rebalancer plan --snapshot dump.yaml --policy policy.yaml -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if snapshot == "" {
+				return fmt.Errorf("--snapshot is required")
+			}
+			if err := checkOutput(output); err != nil {
+				return err
+			}
+			at := time.Now()
+			if now != "" {
+				t, err := time.Parse(time.RFC3339, now)
+				if err != nil {
+					return fmt.Errorf("--now: %w", err)
+				}
+				at = t
+			}
+			pol, err := loadPolicy(policyFile)
+			if err != nil {
+				return err
+			}
+			placer, err := newPlacer(pol)
+			if err != nil {
+				return err
+			}
+			objs, ignored, err := cluster.ReadFile(snapshot)
+			if err != nil {
+				return fmt.Errorf("%s: %w", snapshot, err)
+			}
+			if len(ignored) > 0 {
+				klog.V(1).InfoS("Ignored objects a snapshot does not use", "kinds", cluster.IgnoredSummary(ignored))
+			}
+			snap, err := cluster.New(objs, at)
+			if err != nil {
+				return fmt.Errorf("%s: %w", snapshot, err)
+			}
+			start := time.Now()
+			plan := (&planner.Planner{Policy: pol, Placer: placer}).Plan(snap)
+			klog.V(1).InfoS("Planned", "nodes", len(snap.Nodes()), "pods", len(snap.Pods()),
+				"moves", len(plan.Moves), "skipped", len(plan.Skipped), "took", time.Since(start).Round(time.Millisecond))
+			return report.Print(c.OutOrStdout(), report.FromPlan(plan), output, verbose(c))
+		},
+	}
+	c.Flags().StringVar(&snapshot, "snapshot", "", "cluster dump to plan against: a List or multi-document YAML/JSON of nodes, pods, PDBs, namespaces, ReplicaSets and priority classes")
+	c.Flags().StringVar(&policyFile, "policy", "", "RebalancePolicy file (default: the built-in policy)")
+	c.Flags().StringVar(&now, "now", "", "evaluate pod ages at this RFC 3339 time instead of the current time, for reproducible plans")
+	addOutputFlag(c, &output)
+	return c
+}

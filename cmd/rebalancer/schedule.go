@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
+
+	"github.com/kube-rebalancer/rebalancer/scheduler"
+)
+
+func newScheduleCommand() *cobra.Command {
+	var (
+		kube           = kubeFlags{qps: 50, burst: 100}
+		config, name   string
+		state, metrics string
+		handoffTTL     time.Duration
+		election       electionFlags
+	)
+	c := &cobra.Command{
+		Use:   "schedule",
+		Short: "Run a scheduler that places the replacements of evicted pods where the plan said",
+		Long: `Run a second scheduler, next to kube-scheduler. It binds the pending pods whose
+spec.schedulerName names it, with the same filter/score engine that plans
+rebalancing, so that what a plan predicts is what happens.
+
+When rebalancer evicts a pod, it records where the plan placed the
+replacement. The first pending pod of that workload goes there if the node
+still fits; otherwise to the best node other than those the workload just
+left, and back to one of them only if nothing else fits. A pod that fits
+nowhere gets a PodScheduled=False condition and a FailedScheduling event with
+kube-scheduler's message, and is retried with backoff.
+
+Pods opt in with spec.schedulerName: rebalancer (or --scheduler-name).`,
+		Example: `  rebalancer schedule --config /etc/rebalancer/scheduler.yaml --leader-elect`,
+		Args:    cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			profile, err := scheduleProfile(config, name)
+			if err != nil {
+				return err
+			}
+			engine, err := scheduler.NewEngine(profile)
+			if err != nil {
+				return err
+			}
+			client, _, err := kube.client("rebalancer-scheduler")
+			if err != nil {
+				return err
+			}
+			history, err := historyStore(state, client, nil)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			if metrics != "" {
+				go serveHealth(ctx, metrics)
+			}
+			live := &scheduler.Live{Client: client, Engine: engine, SchedulerName: profile.SchedulerName, History: history, HandoffTTL: handoffTTL}
+			if election.enabled {
+				return election.run(ctx, client, func(ctx context.Context) error { return runtimeErr(live.Run(ctx)) })
+			}
+			return runtimeErr(live.Run(ctx))
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&config, "config", "", "KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1); default: kube-scheduler's default profile")
+	f.StringVar(&name, "scheduler-name", "", "the schedulerName pods use to pick this scheduler, and the profile of --config to run (default: rebalancer, or the only profile of --config)")
+	f.StringVar(&kube.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, ~/.kube/config, or the in-cluster configuration)")
+	f.StringVar(&kube.context, "context", "", "kubeconfig context to use")
+	f.Float32Var(&kube.qps, "qps", kube.qps, "API requests per second")
+	f.IntVar(&kube.burst, "burst", kube.burst, "API requests allowed in a burst above --qps")
+	f.StringVar(&state, "state-configmap", "", "NAMESPACE/NAME of the ConfigMap where `rebalancer run` records its evictions (default: $POD_NAMESPACE/rebalancer-state inside a pod)")
+	f.DurationVar(&handoffTTL, "handoff-ttl", 10*time.Minute, "how long after an eviction its replacement is placed on the planned node")
+	f.StringVar(&metrics, "metrics-addr", "", "serve /healthz on this address (e.g. :8080)")
+	election.addFlags(c)
+	return c
+}
+
+// scheduleProfile picks the profile to run: by --scheduler-name from
+// --config, or the only one; without --config, the default profile under
+// the name "rebalancer".
+func scheduleProfile(config, name string) (scheduler.Profile, error) {
+	if config == "" {
+		p := scheduler.DefaultProfile()
+		p.SchedulerName = "rebalancer"
+		if name != "" {
+			p.SchedulerName = name
+		}
+		return p, nil
+	}
+	profiles, err := scheduler.ReadProfiles(config)
+	if err != nil {
+		return scheduler.Profile{}, err
+	}
+	if name == "" {
+		if len(profiles) > 1 {
+			return scheduler.Profile{}, fmt.Errorf("%s has %d profiles: choose one with --scheduler-name", config, len(profiles))
+		}
+		return profiles[0], nil
+	}
+	p, ok := scheduler.ProfileByName(profiles, name)
+	if !ok {
+		return scheduler.Profile{}, fmt.Errorf("%s: no profile with schedulerName %q", config, name)
+	}
+	return p, nil
+}
+
+func serveHealth(ctx context.Context, addr string) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		<-ctx.Done()
+		_ = srv.Shutdown(context.Background())
+	}()
+	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		klog.ErrorS(err, "Health server failed", "addr", addr)
+	}
+}

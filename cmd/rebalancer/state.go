@@ -1,0 +1,45 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/policy"
+)
+
+// defaultStateName is the ConfigMap that remembers recent evictions.
+const defaultStateName = "rebalancer-state"
+
+// historyKeep is how long evictions are remembered: the cooldown, and at
+// least long enough for the scheduler to place the replacements.
+const historyKeep = time.Hour
+
+// historyStore resolves --state-configmap. Outside a pod, with no flag, there
+// is nowhere agreed to keep state: the run then sees no earlier cycle.
+func historyStore(flag string, client kubernetes.Interface, pol *policy.Policy) (*cluster.HistoryStore, error) {
+	ns, name := "", defaultStateName
+	switch {
+	case flag != "":
+		var ok bool
+		ns, name, ok = strings.Cut(flag, "/")
+		if !ok || ns == "" || name == "" {
+			return nil, fmt.Errorf("--state-configmap %q: want NAMESPACE/NAME", flag)
+		}
+	case os.Getenv("POD_NAMESPACE") != "":
+		ns = os.Getenv("POD_NAMESPACE")
+	default:
+		klog.V(1).InfoS("No --state-configmap: this run does not know earlier runs' evictions")
+		return nil, nil
+	}
+	keep := historyKeep
+	if pol != nil && pol.Cooldown.Duration > keep {
+		keep = pol.Cooldown.Duration
+	}
+	return &cluster.HistoryStore{Client: client, Namespace: ns, Name: name, Keep: keep}, nil
+}

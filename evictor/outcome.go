@@ -1,0 +1,29 @@
+package evictor
+
+import "github.com/kube-rebalancer/rebalancer/planner"
+
+// Result is what happened to one planned move.
+type Result string
+
+// The results of a move.
+const (
+	// Evicted: the API server accepted the eviction.
+	Evicted Result = "evicted"
+	// Refused: the API server refused the eviction because of a
+	// PodDisruptionBudget (429). Not retried this cycle.
+	Refused Result = "refused"
+	// Gone: the pod no longer exists, or a new pod now has its name.
+	Gone Result = "gone"
+	// Failed: the eviction failed for another reason, after retries.
+	Failed Result = "failed"
+	// NotAttempted: the run stopped (signal, or a fatal error) before this
+	// move.
+	NotAttempted Result = "not-attempted"
+)
+
+// Outcome is a planned move and what became of it.
+type Outcome struct {
+	planner.Move
+	Result  Result `json:"result"`
+	Message string `json:"message,omitempty"`
+}

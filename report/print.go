@@ -1,0 +1,149 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"sigs.k8s.io/yaml"
+)
+
+// Formats accepted by Print.
+const (
+	Table = "table"
+	JSON  = "json"
+	YAML  = "yaml"
+)
+
+// Formats lists the output formats, for flag help and validation.
+var Formats = []string{Table, JSON, YAML}
+
+// Print writes the report in a format. verbose lists every skipped pod in
+// the table instead of counting them.
+func Print(w io.Writer, r *Report, format string, verbose bool) error {
+	switch format {
+	case JSON:
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	case YAML:
+		b, err := yaml.Marshal(r)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	case Table, "":
+		return printTable(w, r, verbose)
+	}
+	return fmt.Errorf("unknown output format %q (want one of %s)", format, strings.Join(Formats, ", "))
+}
+
+func printTable(out io.Writer, r *Report, verbose bool) error {
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	executed := len(r.Moves) > 0 && r.Moves[0].Result != ""
+
+	title := "MOVES"
+	if r.DryRun {
+		title = "MOVES (dry run: nothing was evicted)"
+	}
+	fmt.Fprintf(w, "%s: %d\n", title, len(r.Moves))
+	if len(r.Moves) > 0 {
+		if executed {
+			fmt.Fprintln(w, "POD\tFROM\t\tTO\tSTRATEGY\tRESULT\tREASON")
+		} else {
+			fmt.Fprintln(w, "POD\tFROM\t\tTO\tSTRATEGY\tREASON")
+		}
+		for _, m := range r.Moves {
+			to := m.To
+			if to == "" {
+				to = "(not replaced)"
+			}
+			reason := m.Reason
+			if m.Message != "" {
+				reason += " [" + m.Message + "]"
+			}
+			if executed {
+				fmt.Fprintf(w, "%s\t%s\t→\t%s\t%s\t%s\t%s\n", m.Pod, m.From, to, m.Strategy, m.Result, reason)
+			} else {
+				fmt.Fprintf(w, "%s\t%s\t→\t%s\t%s\t%s\n", m.Pod, m.From, to, m.Strategy, reason)
+			}
+		}
+	}
+
+	if r.Stopped != "" {
+		fmt.Fprintf(w, "\nSTOPPED: %s\n", r.Stopped)
+	}
+	fmt.Fprintf(w, "\nSKIPPED: %d", len(r.Skipped))
+	if cats := r.Summary.skippedCategories(); len(cats) > 0 {
+		parts := make([]string, len(cats))
+		for i, c := range cats {
+			parts[i] = fmt.Sprintf("%d %s", r.Summary.Skipped[c], c)
+		}
+		fmt.Fprintf(w, " (%s)", strings.Join(parts, ", "))
+		if !verbose {
+			fmt.Fprint(w, "; -v lists them")
+		}
+	}
+	fmt.Fprintln(w)
+	if verbose && len(r.Skipped) > 0 {
+		fmt.Fprintln(w, "POD\tSTRATEGY\tCATEGORY\tREASON")
+		for _, s := range r.Skipped {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", s.Pod, s.Strategy, s.Category, s.Reason)
+		}
+	}
+
+	if len(r.Nodes) > 0 {
+		resources := resourceColumns(r)
+		fmt.Fprintf(w, "\nNODES (requested %% of allocatable, before → after)\nNODE\t")
+		for _, res := range resources {
+			fmt.Fprintf(w, "%s\t", strings.ToUpper(res))
+		}
+		fmt.Fprintln(w)
+		for _, n := range r.Nodes {
+			name := n.Name
+			if n.Unschedulable {
+				name += " (cordoned)"
+			}
+			fmt.Fprintf(w, "%s\t", name)
+			for _, res := range resources {
+				fmt.Fprintf(w, "%s\t", change(n.Before[res], n.After[res]))
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	return w.Flush()
+}
+
+func resourceColumns(r *Report) []string {
+	seen := map[string]bool{"cpu": true, "memory": true, "pods": true}
+	var extra []string
+	for _, n := range r.Nodes {
+		for res := range n.Before {
+			if !seen[res] {
+				seen[res] = true
+				extra = append(extra, res)
+			}
+		}
+	}
+	sort.Strings(extra)
+	return append([]string{"cpu", "memory", "pods"}, extra...)
+}
+
+func change(before, after float64) string {
+	if before == after {
+		return percent(before)
+	}
+	return percent(before) + " → " + percent(after)
+}
+
+func percent(v float64) string {
+	if v < 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%g%%", math.Round(v*10)/10)
+}

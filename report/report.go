@@ -1,0 +1,89 @@
+package report
+
+import (
+	"sort"
+
+	"github.com/kube-rebalancer/rebalancer/evictor"
+	"github.com/kube-rebalancer/rebalancer/planner"
+)
+
+// Report is one cycle's plan and outcome, in the shape printed as JSON: the
+// fields of planner.Plan keep their names and meaning, and each move carries
+// its result when the plan was executed.
+type Report struct {
+	DryRun  bool                `json:"dryRun"`
+	Moves   []Move              `json:"moves"`
+	Skipped []planner.Skip      `json:"skipped"`
+	Nodes   []planner.NodeUsage `json:"nodes"`
+	// Stopped says why planning stopped early; see planner.Plan.
+	Stopped string  `json:"stopped,omitempty"`
+	Summary Summary `json:"summary"`
+}
+
+// Move is a planned move and, once executed, its result.
+type Move struct {
+	planner.Move
+	Result  evictor.Result `json:"result,omitempty"`
+	Message string         `json:"message,omitempty"`
+}
+
+// Summary counts what the report holds.
+type Summary struct {
+	Moves int `json:"moves"`
+	// Results counts the moves by result; empty for a plan not executed.
+	Results map[evictor.Result]int `json:"results,omitempty"`
+	// Skipped counts the skipped candidates by category.
+	Skipped map[planner.Category]int `json:"skipped"`
+}
+
+// FromPlan builds the report of a plan that was not executed: `plan` and
+// `run --dry-run` print the same report for the same cluster.
+func FromPlan(p *planner.Plan) *Report {
+	r := &Report{DryRun: true, Skipped: p.Skipped, Nodes: p.Nodes, Stopped: p.Stopped, Moves: make([]Move, len(p.Moves))}
+	for i, m := range p.Moves {
+		r.Moves[i] = Move{Move: m}
+	}
+	r.summarize()
+	return r
+}
+
+// FromOutcomes builds the report of an executed plan.
+func FromOutcomes(p *planner.Plan, outcomes []evictor.Outcome) *Report {
+	r := &Report{Skipped: p.Skipped, Nodes: p.Nodes, Stopped: p.Stopped, Moves: make([]Move, len(outcomes))}
+	for i, o := range outcomes {
+		r.Moves[i] = Move{Move: o.Move, Result: o.Result, Message: o.Message}
+	}
+	r.summarize()
+	return r
+}
+
+func (r *Report) summarize() {
+	r.Summary = Summary{Moves: len(r.Moves), Skipped: map[planner.Category]int{}}
+	for _, m := range r.Moves {
+		if m.Result == "" {
+			continue
+		}
+		if r.Summary.Results == nil {
+			r.Summary.Results = map[evictor.Result]int{}
+		}
+		r.Summary.Results[m.Result]++
+	}
+	for _, s := range r.Skipped {
+		r.Summary.Skipped[s.Category]++
+	}
+}
+
+// skippedCategories returns the categories present, most frequent first.
+func (s Summary) skippedCategories() []planner.Category {
+	cats := make([]planner.Category, 0, len(s.Skipped))
+	for c := range s.Skipped {
+		cats = append(cats, c)
+	}
+	sort.Slice(cats, func(i, j int) bool {
+		if s.Skipped[cats[i]] != s.Skipped[cats[j]] {
+			return s.Skipped[cats[i]] > s.Skipped[cats[j]]
+		}
+		return cats[i] < cats[j]
+	})
+	return cats
+}

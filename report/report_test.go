@@ -1,0 +1,166 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kube-rebalancer/rebalancer/evictor"
+	"github.com/kube-rebalancer/rebalancer/planner"
+)
+
+func samplePlan() *planner.Plan {
+	return &planner.Plan{
+		Moves: []planner.Move{
+			{Pod: "shop/web-1", From: "node-a", To: "node-c", Strategy: "LowNodeUtilization", Reason: "node-a is over-utilized (cpu 85% > 50%)"},
+			{Pod: "shop/web-2", From: "node-a", To: "node-c", Strategy: "LowNodeUtilization", Reason: "node-a is over-utilized (cpu 80% > 50%)"},
+			{Pod: "ci/job-9", From: "node-b", Strategy: "RemoveFailedPods", Reason: "failed: Evicted"},
+		},
+		Skipped: []planner.Skip{
+			{Pod: "shop/db-0", Strategy: "LowNodeUtilization", Category: planner.PDBBudget, Reason: "PodDisruptionBudget shop/db allows no more disruptions (0 allowed, all used)"},
+			{Pod: "kube-system/dns", Strategy: "LowNodeUtilization", Category: planner.Protected, Reason: "priority 2000000000 is at or above the protected threshold"},
+			{Pod: "shop/web-3", Strategy: "LowNodeUtilization", Category: planner.Protected, Reason: "bare pod"},
+		},
+		Nodes: []planner.NodeUsage{
+			{Name: "node-a", Before: map[string]float64{"cpu": 85, "memory": 40, "pods": 10}, After: map[string]float64{"cpu": 61.3, "memory": 35, "pods": 8.2}},
+			{Name: "node-c", Unschedulable: false, Before: map[string]float64{"cpu": 10, "memory": 5, "pods": 2}, After: map[string]float64{"cpu": 33.8, "memory": 10, "pods": 3.6}},
+			{Name: "node-d", Unschedulable: true, Before: map[string]float64{"cpu": 0, "memory": 0, "pods": 0}, After: map[string]float64{"cpu": 0, "memory": 0, "pods": 0}},
+		},
+	}
+}
+
+func executed() *Report {
+	p := samplePlan()
+	return FromOutcomes(p, []evictor.Outcome{
+		{Move: p.Moves[0], Result: evictor.Evicted},
+		{Move: p.Moves[1], Result: evictor.Refused, Message: "Cannot evict pod as it would violate the pod's disruption budget."},
+		{Move: p.Moves[2], Result: evictor.Evicted},
+	})
+}
+
+func TestSummary(t *testing.T) {
+	r := executed()
+	if r.Summary.Moves != 3 || r.Summary.Results[evictor.Evicted] != 2 || r.Summary.Results[evictor.Refused] != 1 {
+		t.Errorf("results = %v over %d moves, want 2 evicted and 1 refused of 3", r.Summary.Results, r.Summary.Moves)
+	}
+	if r.Summary.Skipped[planner.Protected] != 2 || r.Summary.Skipped[planner.PDBBudget] != 1 {
+		t.Errorf("skipped = %v, want 2 protected and 1 pdb", r.Summary.Skipped)
+	}
+	if got := FromPlan(samplePlan()); !got.DryRun || got.Summary.Results != nil {
+		t.Errorf("a plan not executed: dryRun %v, results %v; want true and none", got.DryRun, got.Summary.Results)
+	}
+}
+
+func TestTable(t *testing.T) {
+	var out bytes.Buffer
+	if err := Print(&out, executed(), Table, false); err != nil {
+		t.Fatal(err)
+	}
+	text := squeeze(out.String())
+	for _, want := range []string{
+		"MOVES: 3",
+		"shop/web-1  node-a  →  node-c  LowNodeUtilization  evicted  node-a is over-utilized (cpu 85% > 50%)",
+		"refused  node-a is over-utilized (cpu 80% > 50%) [Cannot evict pod as it would violate the pod's disruption budget.]",
+		"ci/job-9    node-b  →  (not replaced)",
+		"SKIPPED: 3 (2 protected, 1 pdb); -v lists them",
+		"node-a              85% → 61.3%",
+		"node-d (cordoned)   0%",
+	} {
+		if !strings.Contains(text, squeeze(want)) {
+			t.Errorf("table lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(text, "shop/db-0") {
+		t.Error("skipped pods listed without -v")
+	}
+	out.Reset()
+	if err := Print(&out, FromPlan(samplePlan()), Table, true); err != nil {
+		t.Fatal(err)
+	}
+	text = squeeze(out.String())
+	for _, want := range []string{"MOVES (dry run: nothing was evicted): 3", "shop/db-0 LowNodeUtilization pdb"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("verbose dry-run table lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "RESULT") {
+		t.Error("a dry run has a RESULT column")
+	}
+}
+
+func TestMachineFormats(t *testing.T) {
+	for _, format := range []string{JSON, YAML} {
+		var out bytes.Buffer
+		if err := Print(&out, executed(), format, false); err != nil {
+			t.Fatal(err)
+		}
+		body := out.Bytes()
+		if format == YAML {
+			var err error
+			if body, err = yaml.YAMLToJSON(body); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var doc struct {
+			Moves []struct {
+				Pod, From, To, Strategy, Reason, Result string
+			} `json:"moves"`
+			Skipped []struct{ Pod, Strategy, Category, Reason string } `json:"skipped"`
+			Nodes   []struct {
+				Name          string
+				Before, After map[string]float64
+			} `json:"nodes"`
+		}
+		if err := json.Unmarshal(body, &doc); err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		if len(doc.Moves) != 3 || doc.Moves[1].Result != "refused" || doc.Moves[0].To != "node-c" || doc.Moves[0].Reason == "" {
+			t.Errorf("%s moves = %+v", format, doc.Moves)
+		}
+		if len(doc.Skipped) != 3 || doc.Skipped[0].Category != "pdb" {
+			t.Errorf("%s skipped = %+v", format, doc.Skipped)
+		}
+		if len(doc.Nodes) != 3 || doc.Nodes[0].After["cpu"] != 61.3 {
+			t.Errorf("%s nodes = %+v", format, doc.Nodes)
+		}
+	}
+	if err := Print(&bytes.Buffer{}, executed(), "xml", false); err == nil {
+		t.Error("Print accepted format xml")
+	}
+}
+
+func TestMetrics(t *testing.T) {
+	m := NewMetrics()
+	m.Observe(executed(), 3*time.Second, false)
+	m.Observe(FromPlan(samplePlan()), time.Second, true)
+	if got := testutil.ToFloat64(m.evictions.WithLabelValues("LowNodeUtilization", "refused")); got != 1 {
+		t.Errorf("refused evictions = %v, want 1", got)
+	}
+	if got := testutil.ToFloat64(m.planned.WithLabelValues("LowNodeUtilization")); got != 4 {
+		t.Errorf("planned LowNodeUtilization moves = %v, want 4 over two cycles", got)
+	}
+	if got := testutil.ToFloat64(m.skipped.WithLabelValues("protected")); got != 4 {
+		t.Errorf("skipped protected = %v, want 4", got)
+	}
+	if got := testutil.ToFloat64(m.lastOK); got != 0 {
+		t.Errorf("last cycle success = %v after a failed cycle, want 0", got)
+	}
+	if got := testutil.CollectAndCount(m.duration); got != 1 {
+		t.Errorf("duration series = %d, want 1", got)
+	}
+}
+
+// squeeze collapses runs of spaces, so that checks do not depend on the
+// table's column widths.
+func squeeze(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.Join(strings.Fields(l), " ")
+	}
+	return strings.Join(lines, "\n")
+}
