@@ -1,0 +1,61 @@
+{{/*
+The container that runs `rebalancer run`, in the CronJob or the Deployment.
+The policy comes from the ConfigMap in policy.yaml; the state ConfigMap
+defaults to $POD_NAMESPACE/rebalancer-state, the one the scheduler reads.
+*/}}
+{{- define "rebalancer.runContainer" -}}
+- name: rebalancer
+  image: {{ include "rebalancer.image" . }}
+  imagePullPolicy: {{ .Values.image.pullPolicy }}
+  args:
+    - run
+    - --policy=/etc/rebalancer/policy.yaml
+    {{- if eq .Values.mode "deployment" }}
+    - --interval={{ .Values.deployment.interval }}
+    {{- else }}
+    - --interval=0
+    {{- end }}
+    - --output={{ .Values.output }}
+    - --qps={{ .Values.kubeAPI.qps }}
+    - --burst={{ .Values.kubeAPI.burst }}
+    {{- if gt (int .Values.logVerbosity) 0 }}
+    - --v={{ .Values.logVerbosity }}
+    {{- end }}
+    {{- if .Values.dryRun }}
+    - --dry-run
+    {{- end }}
+    {{- with .Values.metrics.pushgateway }}
+    - --pushgateway={{ . }}
+    {{- end }}
+    {{- if and (eq .Values.mode "deployment") (gt (int .Values.metrics.port) 0) }}
+    - --metrics-addr=:{{ .Values.metrics.port }}
+    {{- end }}
+    {{- if include "rebalancer.leaderElect" . }}
+    - --leader-elect
+    {{- end }}
+  {{- include "rebalancer.podNamespaceEnv" . | nindent 2 }}
+  {{- if and (eq .Values.mode "deployment") (gt (int .Values.metrics.port) 0) }}
+  ports:
+    - name: metrics
+      containerPort: {{ .Values.metrics.port }}
+      protocol: TCP
+  livenessProbe:
+    httpGet:
+      path: /healthz
+      port: metrics
+    periodSeconds: 20
+  {{- end }}
+  resources:
+    {{- toYaml .Values.resources | nindent 4 }}
+  {{- include "rebalancer.containerSecurityContext" . | nindent 2 }}
+  volumeMounts:
+    - name: policy
+      mountPath: /etc/rebalancer
+      readOnly: true
+{{- end }}
+
+{{- define "rebalancer.policyVolume" -}}
+- name: policy
+  configMap:
+    name: {{ include "rebalancer.fullname" . }}-policy
+{{- end }}

@@ -1,0 +1,336 @@
+package deploy
+
+import (
+	"encoding/json"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kube-rebalancer/rebalancer/policy"
+	"github.com/kube-rebalancer/rebalancer/scheduler"
+)
+
+// TestHelmLint: `helm lint --strict` (warnings fail) passes with the
+// default values and with the custom ones.
+func TestHelmLint(t *testing.T) {
+	helm := tools(t).helm
+	for _, args := range [][]string{nil, {"--values", testdata("values-custom.yaml")}} {
+		out := run(t, repoRoot(t), nil, helm, append([]string{"lint", "--strict", chartDir(t)}, args...)...)
+		if strings.Contains(out, "[WARNING]") || strings.Contains(out, "[ERROR]") || !strings.Contains(out, "0 chart(s) failed") {
+			t.Errorf("helm lint %v:\n%s", args, out)
+		}
+	}
+}
+
+// loadRenderedPolicy loads the policy ConfigMap's policy.yaml with the same
+// loader `rebalancer run --policy` uses.
+func loadRenderedPolicy(t testing.TB, objs []*unstructured.Unstructured, name string) *policy.Policy {
+	t.Helper()
+	data := configMapData(t, find(t, objs, "ConfigMap", name), "policy.yaml")
+	p, err := policy.Load([]byte(data), "ConfigMap "+name)
+	if err != nil {
+		t.Fatalf("the rendered policy does not load: %v\n%s", err, data)
+	}
+	return p
+}
+
+func policyJSON(t testing.TB, p *policy.Policy) string {
+	t.Helper()
+	b, err := json.Marshal(p.RebalancePolicy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestChartDefaults: the default values render a CronJob, its policy, a
+// ServiceAccount and its RBAC, and nothing else; the CronJob is the one the
+// issue asks for; the policy is the binary's built-in default.
+func TestChartDefaults(t *testing.T) {
+	objs := helmTemplate(t, docRelease, docNamespace)
+	want := []string{
+		"ClusterRole rebalancer",
+		"ClusterRoleBinding rebalancer",
+		"ConfigMap rebalancer/rebalancer-policy",
+		"CronJob rebalancer/rebalancer",
+		"Role rebalancer/rebalancer",
+		"RoleBinding rebalancer/rebalancer",
+		"ServiceAccount rebalancer/rebalancer",
+	}
+	if got := keys(objs); !reflect.DeepEqual(got, want) {
+		t.Errorf("rendered objects:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+
+	cj := find(t, objs, "CronJob", "rebalancer")
+	for field, want := range map[string]any{
+		"spec.schedule":                                     "*/2 * * * *",
+		"spec.concurrencyPolicy":                            "Forbid",
+		"spec.startingDeadlineSeconds":                      int64(60),
+		"spec.successfulJobsHistoryLimit":                   int64(3),
+		"spec.failedJobsHistoryLimit":                       int64(3),
+		"spec.jobTemplate.spec.activeDeadlineSeconds":       int64(600),
+		"spec.jobTemplate.spec.backoffLimit":                int64(0),
+		"spec.jobTemplate.spec.template.spec.restartPolicy": "Never",
+	} {
+		got, ok, _ := unstructured.NestedFieldNoCopy(cj.Object, strings.Split(field, ".")...)
+		if !ok || !reflect.DeepEqual(got, want) {
+			t.Errorf("CronJob %s = %#v, want %#v", field, got, want)
+		}
+	}
+	wantArgs := []string{"run", "--policy=/etc/rebalancer/policy.yaml", "--interval=0", "--output=table", "--qps=20", "--burst=30"}
+	if got := containerArgs(t, cj, "rebalancer"); !reflect.DeepEqual(got, wantArgs) {
+		t.Errorf("CronJob args %q, want %q", got, wantArgs)
+	}
+	if img, _, _ := unstructured.NestedString(container0(t, cj, "rebalancer"), "image"); img != "ghcr.io/kube-rebalancer/rebalancer:"+chartAppVersion(t) {
+		t.Errorf("image %s; want the chart's appVersion as tag", img)
+	}
+
+	got := policyJSON(t, loadRenderedPolicy(t, objs, "rebalancer-policy"))
+	if want := policyJSON(t, policy.Default()); got != want {
+		t.Errorf("the chart's default policy is not the binary's built-in one (policy/default.yaml):\nchart:    %s\nbuilt-in: %s", got, want)
+	}
+}
+
+func chartAppVersion(t testing.TB) string {
+	t.Helper()
+	data, err := os.ReadFile(chartDir(t) + "/Chart.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "appVersion:"); ok {
+			return strings.Trim(strings.TrimSpace(v), `"`)
+		}
+	}
+	t.Fatal("Chart.yaml has no appVersion")
+	return ""
+}
+
+// TestChartCustomValues: deployment mode with two replicas, the scheduler,
+// per-namespace overrides and a Pushgateway render what each value says,
+// and the rendered policy and scheduler configuration load in the code that
+// reads them.
+func TestChartCustomValues(t *testing.T) {
+	objs := helmTemplate(t, "rb", "ops", "--values", testdata("values-custom.yaml"))
+	want := []string{
+		"ClusterRole rb-rebalancer",
+		"ClusterRole rb-rebalancer-scheduler",
+		"ClusterRoleBinding rb-rebalancer",
+		"ClusterRoleBinding rb-rebalancer-scheduler",
+		"ConfigMap ops/rb-rebalancer-policy",
+		"ConfigMap ops/rb-rebalancer-scheduler-config",
+		"Deployment ops/rb-rebalancer",
+		"Deployment ops/rb-rebalancer-scheduler",
+		"Role ops/rb-rebalancer",
+		"Role ops/rb-rebalancer-scheduler",
+		"RoleBinding ops/rb-rebalancer",
+		"RoleBinding ops/rb-rebalancer-scheduler",
+		"ServiceAccount ops/rb-rebalancer",
+		"ServiceAccount ops/rb-rebalancer-scheduler",
+	}
+	if got := keys(objs); !reflect.DeepEqual(got, want) {
+		t.Errorf("rendered objects:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+
+	d := find(t, objs, "Deployment", "rb-rebalancer")
+	wantArgs := []string{"run", "--policy=/etc/rebalancer/policy.yaml", "--interval=90s", "--output=json", "--qps=10", "--burst=15",
+		"--v=2", "--pushgateway=http://pushgateway.monitoring.svc:9091", "--metrics-addr=:9090", "--leader-elect"}
+	if got := containerArgs(t, d, "rebalancer"); !reflect.DeepEqual(got, wantArgs) {
+		t.Errorf("Deployment args %q, want %q", got, wantArgs)
+	}
+	if r, _, _ := unstructured.NestedInt64(d.Object, "spec", "replicas"); r != 2 {
+		t.Errorf("replicas %d, want 2", r)
+	}
+	// Leader election makes a rolling update safe; Recreate is only for one
+	// replica without it.
+	if s, ok, _ := unstructured.NestedString(d.Object, "spec", "strategy", "type"); ok {
+		t.Errorf("strategy %s with leader election; want the default rolling update", s)
+	}
+	if d1 := find(t, helmTemplate(t, "rb", "ops", "--set", "mode=deployment"), "Deployment", "rb-rebalancer"); true {
+		if s, _, _ := unstructured.NestedString(d1.Object, "spec", "strategy", "type"); s != "Recreate" {
+			t.Errorf("one replica without leader election: strategy %q, want Recreate", s)
+		}
+		if args := containerArgs(t, d1, "rebalancer"); contains(args, "--leader-elect") {
+			t.Errorf("one replica: args %q elect a leader", args)
+		}
+	}
+
+	p := loadRenderedPolicy(t, objs, "rb-rebalancer-policy")
+	if s := p.For("shop", map[string]string{"team": "payments"}); s.PerNamespaceLimit == nil || *s.PerNamespaceLimit != 1 {
+		t.Errorf("the payments override does not limit its namespaces to 1 eviction: %+v", s.PerNamespaceLimit)
+	}
+	if s := p.For("batch", nil); s.Args(policy.LowNodeUtilization) != nil {
+		t.Errorf("the batch override does not turn LowNodeUtilization off")
+	}
+	if s := p.For("web", nil); s.Args(policy.LowNodeUtilization) == nil {
+		t.Errorf("LowNodeUtilization is off outside the overrides")
+	}
+	if p.Cooldown == nil || p.Cooldown.Duration.String() != "10m0s" {
+		t.Errorf("cooldown %v, want 10m", p.Cooldown)
+	}
+
+	// Plans simulate the scheduler the chart runs.
+	if p.Scheduler == nil {
+		t.Errorf("with the scheduler enabled, the policy does not simulate it")
+	} else if simulated, err := scheduler.LoadProfiles(p.Scheduler.Config, "policy scheduler.config"); err != nil {
+		t.Errorf("the policy's scheduler.config does not load: %v", err)
+	} else if _, ok := scheduler.ProfileByName(simulated, "rebalancer-placer"); !ok {
+		t.Errorf("the policy simulates %+v, not the scheduler's profile rebalancer-placer", simulated)
+	}
+
+	sd := find(t, objs, "Deployment", "rb-rebalancer-scheduler")
+	sargs := containerArgs(t, sd, "scheduler")
+	for _, want := range []string{"schedule", "--config=/etc/rebalancer-scheduler/config.yaml", "--scheduler-name=rebalancer-placer", "--leader-elect", "--metrics-addr=:9090"} {
+		if !contains(sargs, want) {
+			t.Errorf("scheduler args %q lack %s", sargs, want)
+		}
+	}
+	cfg := configMapData(t, find(t, objs, "ConfigMap", "rb-rebalancer-scheduler-config"), "config.yaml")
+	profiles, err := scheduler.LoadProfiles([]byte(cfg), "scheduler ConfigMap")
+	if err != nil {
+		t.Fatalf("the rendered KubeSchedulerConfiguration does not load: %v\n%s", err, cfg)
+	}
+	if _, ok := scheduler.ProfileByName(profiles, "rebalancer-placer"); !ok || len(profiles) != 1 {
+		t.Errorf("profiles %+v; want one, named rebalancer-placer as --scheduler-name says", profiles)
+	}
+	if !strings.Contains(cfg, "MostAllocated") || !strings.Contains(cfg, "ImageLocality") {
+		t.Errorf("the profile values did not reach the configuration:\n%s", cfg)
+	}
+}
+
+// TestSchemaRejectsBadValues: values.schema.json stops bad values at
+// `helm template`/`helm install` time and names the field; the valid custom
+// values (TestChartCustomValues) show it does not reject everything.
+func TestSchemaRejectsBadValues(t *testing.T) {
+	helm := tools(t).helm
+	cases := []struct {
+		name, values, wantField string
+	}{
+		{"testdata/values-invalid.yaml", "", "/policy/strategies/LowNodeUtilization/targetThresholds/cpu"},
+		{"threshold below 0", "policy: {strategies: {LowNodeUtilization: {thresholds: {cpu: -1}}}}", "/thresholds/cpu"},
+		{"unknown mode", "mode: daemonset", "/mode"},
+		{"negative limit", "policy: {limits: {total: -1}}", "/policy/limits/total"},
+		{"typo in the policy", "policy: {limit: {total: 3}}", "/policy"},
+		{"unknown strategy", "policy: {strategies: {RemoveEverything: {}}}", "/policy/strategies"},
+		{"node pool without a name", "policy: {strategies: {LowNodeUtilization: {nodePools: [{nodeSelector: {}}]}}}", "/policy/strategies/LowNodeUtilization/nodePools/0"},
+		// Helm names the field badly for propertyNames; the name is what counts.
+		{"not a resource name", "policy: {strategies: {LowNodeUtilization: {thresholds: {CPU: 10}, targetThresholds: {CPU: 20}}}}", "invalid propertyName 'CPU'"},
+		{"override by name and selector", "policy: {overrides: [{namespaces: [a], namespaceSelector: {matchLabels: {x: y}}}]}", "/policy/overrides/0"},
+		{"override with node-level thresholds", "policy: {overrides: [{namespaces: [a], strategies: {LowNodeUtilization: {thresholds: {cpu: 10}}}}]}", "/policy/overrides/0/strategies/LowNodeUtilization"},
+		{"namespace include and exclude", "policy: {namespaces: {include: [a], exclude: [b]}}", "/policy/namespaces"},
+		{"bad namespace name", "policy: {namespaces: {exclude: [Kube_System]}}", "/policy/namespaces/exclude/0"},
+		{"bad duration", "policy: {cooldown: 5 minutes}", "/policy/cooldown"},
+		{"priority by value and name", "policy: {evictable: {priorityThreshold: {value: 1000, name: high}}}", "/policy/evictable/priorityThreshold"},
+		{"concurrent cycles", "cronJob: {concurrencyPolicy: Allow}", "/cronJob/concurrencyPolicy"},
+		{"bad schedule", "cronJob: {schedule: every minute}", "/cronJob/schedule"},
+		{"zero replicas", "deployment: {replicas: 0}", "/deployment/replicas"},
+		{"interval 0 in a Deployment", "deployment: {interval: \"0\"}", "/deployment/interval"},
+		{"output format", "output: xml", "/output"},
+		{"qps as text", "kubeAPI: {qps: fast}", "/kubeAPI/qps"},
+		{"resources without limits", "resources: {limits: null}", "/resources"},
+		{"pushgateway not a URL", "metrics: {pushgateway: pushgateway:9091}", "/metrics/pushgateway"},
+		{"metrics port out of range", "metrics: {port: 70000}", "/metrics/port"},
+		{"scheduler named like the default one", "scheduler: {schedulerName: default-scheduler}", "/scheduler/schedulerName"},
+		{"scheduler profile names itself", "scheduler: {profile: {schedulerName: x}}", "/scheduler/profile"},
+		{"unknown top-level value", "replicaCount: 2", "replicaCount"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			file := testdata("values-invalid.yaml")
+			if c.values != "" {
+				file = writeFile(t, t.TempDir(), "values.yaml", c.values+"\n")
+			}
+			out, stderr, err := runErr(repoRoot(t), nil, helm, "template", "r", chartDir(t), "--values", file)
+			if err == nil {
+				t.Fatalf("helm template accepted %s:\n%s", c.values, out)
+			}
+			if !strings.Contains(stderr, "values don't meet the specifications of the schema") || !strings.Contains(stderr, c.wantField) {
+				t.Errorf("helm template failed, but not with a schema error at %s:\n%s", c.wantField, stderr)
+			}
+		})
+	}
+}
+
+// renderings are every way the objects are rendered: the chart's default
+// and custom values, and each kustomize overlay.
+func renderings(t *testing.T) map[string][]*unstructured.Unstructured {
+	return map[string][]*unstructured.Unstructured{
+		"chart defaults":       helmTemplate(t, docRelease, docNamespace),
+		"chart custom":         helmTemplate(t, "rb", "ops", "--values", testdata("values-custom.yaml")),
+		"kustomize/cronjob":    kustomizeBuild(t, kustomizeDir(t, "cronjob")),
+		"kustomize/deployment": kustomizeBuild(t, kustomizeDir(t, "deployment")),
+		"kustomize/scheduler":  kustomizeBuild(t, kustomizeDir(t, "scheduler")),
+	}
+}
+
+// TestPodSecurity: every pod the chart or kustomize runs is non-root with a
+// read-only root filesystem, no capabilities, no privilege escalation and
+// the RuntimeDefault seccomp profile (Pod Security "restricted"), has
+// resource requests and limits and the critical priority class, and learns
+// its namespace from the downward API. The API server's own PodSecurity
+// check of the same objects is in TestApplyToAPIServer.
+func TestPodSecurity(t *testing.T) {
+	for name, objs := range renderings(t) {
+		ws := workloads(objs)
+		if len(ws) == 0 {
+			t.Errorf("%s: no workload", name)
+		}
+		for _, w := range ws {
+			at := name + ": " + key(w)
+			spec := podSpec(t, w)
+			check := func(obj map[string]any, path string, want any) {
+				got, ok, _ := unstructured.NestedFieldNoCopy(obj, strings.Split(path, ".")...)
+				if !ok || !reflect.DeepEqual(got, want) {
+					t.Errorf("%s: %s = %#v, want %#v", at, path, got, want)
+				}
+			}
+			check(spec, "securityContext.runAsNonRoot", true)
+			check(spec, "securityContext.seccompProfile.type", "RuntimeDefault")
+			check(spec, "priorityClassName", "system-cluster-critical")
+			if sa, _, _ := unstructured.NestedString(spec, "serviceAccountName"); sa == "" || sa == "default" {
+				t.Errorf("%s: serviceAccountName %q; want its own", at, sa)
+			}
+			cs, _, _ := unstructured.NestedSlice(spec, "containers")
+			for _, c := range cs {
+				c := c.(map[string]any)
+				check(c, "securityContext.allowPrivilegeEscalation", false)
+				check(c, "securityContext.readOnlyRootFilesystem", true)
+				check(c, "securityContext.runAsNonRoot", true)
+				check(c, "securityContext.capabilities.drop", []any{"ALL"})
+				if _, ok, _ := unstructured.NestedFieldNoCopy(c, "securityContext", "capabilities", "add"); ok {
+					t.Errorf("%s: adds capabilities", at)
+				}
+				for _, kind := range []string{"requests", "limits"} {
+					for _, r := range []string{"cpu", "memory"} {
+						if _, ok, _ := unstructured.NestedFieldNoCopy(c, "resources", kind, r); !ok {
+							t.Errorf("%s: no %s %s", at, r, kind)
+						}
+					}
+				}
+				env, _, _ := unstructured.NestedSlice(c, "env")
+				found := false
+				for _, e := range env {
+					e := e.(map[string]any)
+					fp, _, _ := unstructured.NestedString(e, "valueFrom", "fieldRef", "fieldPath")
+					found = found || (e["name"] == "POD_NAMESPACE" && fp == "metadata.namespace")
+				}
+				if !found {
+					t.Errorf("%s: POD_NAMESPACE does not come from metadata.namespace: %v", at, env)
+				}
+			}
+		}
+	}
+}
+
+// notesOf renders NOTES.txt as `helm install` prints it.
+func notesOf(t testing.TB, install string) string {
+	t.Helper()
+	_, notes, ok := strings.Cut(install, "NOTES:\n")
+	if !ok {
+		t.Fatalf("no NOTES in:\n%s", install)
+	}
+	return notes
+}

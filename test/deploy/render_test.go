@@ -1,0 +1,180 @@
+package deploy
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+)
+
+// The release name and namespace the documentation installs with, which the
+// kustomize overlays mirror.
+const (
+	docRelease   = "rebalancer"
+	docNamespace = "rebalancer"
+)
+
+func chartDir(t testing.TB) string { return filepath.Join(repoRoot(t), "charts", "rebalancer") }
+
+func testdata(name string) string {
+	abs, err := filepath.Abs(filepath.Join("testdata", name))
+	if err != nil {
+		panic(err)
+	}
+	return abs
+}
+
+// helmTemplate renders the chart as `helm template` does and returns its
+// objects.
+func helmTemplate(t testing.TB, release, namespace string, args ...string) []*unstructured.Unstructured {
+	t.Helper()
+	helm := tools(t).helm
+	out := run(t, repoRoot(t), nil, helm, append([]string{"template", release, chartDir(t), "--namespace", namespace}, args...)...)
+	return decodeObjects(t, out)
+}
+
+// kustomizeBuild renders a kustomization directory.
+func kustomizeBuild(t testing.TB, dir string) []*unstructured.Unstructured {
+	t.Helper()
+	kustomize := tools(t).kustomize
+	return decodeObjects(t, run(t, "", nil, kustomize, "build", dir))
+}
+
+func kustomizeDir(t testing.TB, overlay string) string {
+	return filepath.Join(repoRoot(t), "kustomize", overlay)
+}
+
+func decodeObjects(t testing.TB, stream string) []*unstructured.Unstructured {
+	t.Helper()
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewBufferString(stream), 4096)
+	var objs []*unstructured.Unstructured
+	for {
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("decoding rendered objects: %v\n%s", err, stream)
+		}
+		// Integers stay int64, as the API machinery keeps them, not the
+		// float64 encoding/json would make of them.
+		var m map[string]any
+		if err := utiljson.Unmarshal(raw, &m); err != nil {
+			t.Fatalf("decoding rendered objects: %v\n%s", err, raw)
+		}
+		if len(m) == 0 {
+			continue
+		}
+		objs = append(objs, &unstructured.Unstructured{Object: m})
+	}
+	if len(objs) == 0 {
+		t.Fatalf("nothing rendered:\n%s", stream)
+	}
+	return objs
+}
+
+func key(o *unstructured.Unstructured) string {
+	k := o.GetKind() + " "
+	if o.GetNamespace() != "" {
+		k += o.GetNamespace() + "/"
+	}
+	return k + o.GetName()
+}
+
+func keys(objs []*unstructured.Unstructured) []string {
+	var ks []string
+	for _, o := range objs {
+		ks = append(ks, key(o))
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+func find(t testing.TB, objs []*unstructured.Unstructured, kind, name string) *unstructured.Unstructured {
+	t.Helper()
+	for _, o := range objs {
+		if o.GetKind() == kind && o.GetName() == name {
+			return o
+		}
+	}
+	t.Fatalf("no %s %s among %s", kind, name, strings.Join(keys(objs), ", "))
+	return nil
+}
+
+func ofKind(objs []*unstructured.Unstructured, kind string) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, o := range objs {
+		if o.GetKind() == kind {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// podSpec returns the pod template spec of a CronJob or a Deployment.
+func podSpec(t testing.TB, o *unstructured.Unstructured) map[string]any {
+	t.Helper()
+	path := []string{"spec", "template", "spec"}
+	if o.GetKind() == "CronJob" {
+		path = []string{"spec", "jobTemplate", "spec", "template", "spec"}
+	}
+	spec, ok, err := unstructured.NestedMap(o.Object, path...)
+	if err != nil || !ok {
+		t.Fatalf("%s has no pod template: %v", key(o), err)
+	}
+	return spec
+}
+
+func workloads(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
+	return append(ofKind(objs, "CronJob"), ofKind(objs, "Deployment")...)
+}
+
+// containerArgs returns the args of the named container of a workload.
+func containerArgs(t testing.TB, o *unstructured.Unstructured, container string) []string {
+	t.Helper()
+	c := container0(t, o, container)
+	args, _, _ := unstructured.NestedStringSlice(c, "args")
+	return args
+}
+
+func container0(t testing.TB, o *unstructured.Unstructured, name string) map[string]any {
+	t.Helper()
+	cs, _, _ := unstructured.NestedSlice(podSpec(t, o), "containers")
+	for _, c := range cs {
+		cm := c.(map[string]any)
+		if cm["name"] == name {
+			return cm
+		}
+	}
+	t.Fatalf("%s has no container %q", key(o), name)
+	return nil
+}
+
+// configMapData returns one key of a ConfigMap.
+func configMapData(t testing.TB, o *unstructured.Unstructured, k string) string {
+	t.Helper()
+	v, ok, _ := unstructured.NestedString(o.Object, "data", k)
+	if !ok {
+		t.Fatalf("%s has no data key %q", key(o), k)
+	}
+	return v
+}
+
+func writeFile(t testing.TB, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
