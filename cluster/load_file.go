@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/yaml"
 )
 
 // ReadFile reads the objects of a cluster dump, as written by
@@ -40,21 +42,89 @@ func ReadFile(path string) (objs Objects, ignored map[string]int, err error) {
 // An error names the document (counted from 1) and, inside a List, the item.
 func Decode(r io.Reader) (objs Objects, ignored map[string]int, err error) {
 	ignored = make(map[string]int)
-	dec := utilyaml.NewYAMLOrJSONDecoder(r, 64*1024)
+	br := bufio.NewReaderSize(r, 64*1024)
+	if looksLikeJSON(br) {
+		err = objs.decodeJSON(br, ignored)
+	} else {
+		err = objs.decodeYAML(br, ignored)
+	}
+	if err != nil {
+		return Objects{}, nil, err
+	}
+	return objs, ignored, nil
+}
+
+// looksLikeJSON peeks at the first significant byte of the stream.
+func looksLikeJSON(br *bufio.Reader) bool {
+	for n := 1; ; n++ {
+		b, err := br.Peek(n)
+		if err != nil || len(b) < n {
+			return false
+		}
+		switch c := b[n-1]; c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		default:
+			return c == '{' || c == '['
+		}
+	}
+}
+
+// decodeJSON reads a stream of JSON objects.
+func (o *Objects) decodeJSON(r io.Reader, ignored map[string]int) error {
+	dec := json.NewDecoder(r)
 	for doc := 1; ; doc++ {
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
 			if errors.Is(err, io.EOF) {
-				return objs, ignored, nil
+				return nil
 			}
-			return Objects{}, nil, fmt.Errorf("document %d: %w", doc, err)
+			return fmt.Errorf("document %d: %w", doc, err)
+		}
+		if err := o.addRaw(raw, ignored); err != nil {
+			return fmt.Errorf("document %d: %w", doc, err)
+		}
+	}
+}
+
+// decodeYAML reads a stream of YAML documents. A List as kubectl writes it
+// is converted to JSON item by item: converting a whole dump at once would
+// take tens of times its size in memory.
+func (o *Objects) decodeYAML(r *bufio.Reader, ignored map[string]int) error {
+	docs := utilyaml.NewYAMLReader(r)
+	for doc := 1; ; doc++ {
+		data, err := docs.Read()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return fmt.Errorf("document %d: %w", doc, err)
+		}
+		if list, ok := splitBlockList(data); ok {
+			for i, item := range list.items {
+				raw, err := yaml.YAMLToJSON(item)
+				if err != nil {
+					return fmt.Errorf("document %d: item %d: %w", doc, i, err)
+				}
+				if itemKind := strings.TrimSuffix(list.kind, "List"); itemKind != "" {
+					raw = withDefaultType(raw, list.apiVersion, itemKind)
+				}
+				if err := o.addObject(raw, ignored); err != nil {
+					return fmt.Errorf("document %d: item %d: %w", doc, i, err)
+				}
+			}
+			continue
+		}
+		raw, err := yaml.YAMLToJSON(data)
+		if err != nil {
+			return fmt.Errorf("document %d: %w", doc, err)
 		}
 		raw = bytes.TrimSpace(raw)
 		if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 			continue // an empty document, as between two "---"
 		}
-		if err := objs.addRaw(raw, ignored); err != nil {
-			return Objects{}, nil, fmt.Errorf("document %d: %w", doc, err)
+		if err := o.addRaw(raw, ignored); err != nil {
+			return fmt.Errorf("document %d: %w", doc, err)
 		}
 	}
 }
@@ -152,6 +222,13 @@ func (o *Objects) addObject(raw json.RawMessage, ignored map[string]int) error {
 	case *appsv1.ReplicaSet:
 		t.ManagedFields = nil
 		o.ReplicaSets = append(o.ReplicaSets, *t)
+	case *corev1.ConfigMap:
+		if t.Labels[ManagedByLabel] != ManagedBy {
+			ignored[gvk.Kind]++
+			return nil
+		}
+		t.ManagedFields = nil
+		o.StateConfigMaps = append(o.StateConfigMaps, *t)
 	default:
 		ignored[gvk.Kind]++
 	}

@@ -21,6 +21,9 @@ type Objects struct {
 	Namespaces      []corev1.Namespace
 	PriorityClasses []schedulingv1.PriorityClass
 	ReplicaSets     []appsv1.ReplicaSet
+	// StateConfigMaps are rebalancer's own state ConfigMaps found in a dump:
+	// they carry the eviction history a dry run would see.
+	StateConfigMaps []corev1.ConfigMap
 }
 
 // The values of the built-in priority classes, used when a snapshot does not

@@ -1,11 +1,16 @@
 package planner
 
 import (
+	"time"
+
 	"k8s.io/apimachinery/pkg/types"
 )
 
 // Plan is the outcome of planning one cycle.
 type Plan struct {
+	// At is the instant the plan was computed for: the snapshot's time, from
+	// which pod ages and the cooldown are measured.
+	At time.Time `json:"at"`
 	// Moves are the evictions to make, in order, each with where the
 	// replacement is expected to run.
 	Moves []Move `json:"moves"`

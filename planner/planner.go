@@ -47,8 +47,8 @@ func (pl *Planner) newCycle(snap *cluster.Snapshot) *cycle {
 		budgets: newBudgets(),
 		moved:   make(map[*cluster.Pod]bool),
 		skipped: make(map[skipKey]bool),
-		plan:    &Plan{Moves: []Move{}, Skipped: []Skip{}},
-		recent:  recentEvictions(pl.History, snap.Now.Add(-pl.Policy.Cooldown.Duration)),
+		plan:    &Plan{At: snap.Now, Moves: []Move{}, Skipped: []Skip{}},
+		recent:  recentEvictions(pl.History, snap.Now.Add(-pl.Policy.Cooldown.Duration), pl.Policy.Cooldown.Duration),
 	}
 }
 
@@ -69,9 +69,12 @@ type cycle struct {
 }
 
 // recentEvictions returns the latest eviction time of each workload evicted
-// after since.
-func recentEvictions(history []cluster.Eviction, since time.Time) map[cluster.Workload]time.Time {
+// after since; none when the cooldown is off.
+func recentEvictions(history []cluster.Eviction, since time.Time, cooldown time.Duration) map[cluster.Workload]time.Time {
 	recent := make(map[cluster.Workload]time.Time)
+	if cooldown <= 0 {
+		return recent
+	}
 	for _, e := range history {
 		if e.Workload.IsZero() || !e.At.After(since) {
 			continue

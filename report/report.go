@@ -2,6 +2,7 @@ package report
 
 import (
 	"sort"
+	"time"
 
 	"github.com/kube-rebalancer/rebalancer/evictor"
 	"github.com/kube-rebalancer/rebalancer/planner"
@@ -11,6 +12,9 @@ import (
 // fields of planner.Plan keep their names and meaning, and each move carries
 // its result when the plan was executed.
 type Report struct {
+	// At is the instant the plan was computed for; `plan --now` with it
+	// reproduces a dry run's plan from a dump.
+	At      time.Time           `json:"at"`
 	DryRun  bool                `json:"dryRun"`
 	Moves   []Move              `json:"moves"`
 	Skipped []planner.Skip      `json:"skipped"`
@@ -39,7 +43,7 @@ type Summary struct {
 // FromPlan builds the report of a plan that was not executed: `plan` and
 // `run --dry-run` print the same report for the same cluster.
 func FromPlan(p *planner.Plan) *Report {
-	r := &Report{DryRun: true, Skipped: p.Skipped, Nodes: p.Nodes, Stopped: p.Stopped, Moves: make([]Move, len(p.Moves))}
+	r := &Report{At: p.At, DryRun: true, Skipped: p.Skipped, Nodes: p.Nodes, Stopped: p.Stopped, Moves: make([]Move, len(p.Moves))}
 	for i, m := range p.Moves {
 		r.Moves[i] = Move{Move: m}
 	}
@@ -49,7 +53,7 @@ func FromPlan(p *planner.Plan) *Report {
 
 // FromOutcomes builds the report of an executed plan.
 func FromOutcomes(p *planner.Plan, outcomes []evictor.Outcome) *Report {
-	r := &Report{Skipped: p.Skipped, Nodes: p.Nodes, Stopped: p.Stopped, Moves: make([]Move, len(outcomes))}
+	r := &Report{At: p.At, Skipped: p.Skipped, Nodes: p.Nodes, Stopped: p.Stopped, Moves: make([]Move, len(outcomes))}
 	for i, o := range outcomes {
 		r.Moves[i] = Move{Move: o.Move, Result: o.Result, Message: o.Message}
 	}

@@ -346,8 +346,6 @@ type handoffs struct {
 	consumed map[string]bool
 }
 
-func handoffKey(e cluster.Eviction) string { return e.Pod + "@" + e.At.UTC().Format(time.RFC3339Nano) }
-
 // match returns the oldest eviction of the workload whose replacement has
 // not been placed.
 func (h *handoffs) match(w cluster.Workload, evictions []cluster.Eviction) (cluster.Eviction, bool) {
@@ -357,7 +355,7 @@ func (h *handoffs) match(w cluster.Workload, evictions []cluster.Eviction) (clus
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, e := range evictions {
-		if e.Workload == w && !h.consumed[handoffKey(e)] {
+		if e.Workload == w && !h.consumed[e.ID()] {
 			return e, true
 		}
 	}
@@ -367,5 +365,5 @@ func (h *handoffs) match(w cluster.Workload, evictions []cluster.Eviction) (clus
 func (h *handoffs) consume(e cluster.Eviction) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.consumed[handoffKey(e)] = true
+	h.consumed[e.ID()] = true
 }

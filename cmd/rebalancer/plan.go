@@ -22,12 +22,15 @@ func newPlanCommand() *cobra.Command {
 		Long: `Plan one cycle against a dump of a cluster, with no cluster at all: which pods
 would move, from where to where and why, which were left in place and why, and
 the utilization of each node before and after. The report is the one
-'run --dry-run' prints for the same cluster.
+'run --dry-run' prints for the same cluster at the same instant (--now, the
+report's "at"). The cooldown applies when the dump holds rebalancer's state
+ConfigMap, as it does for a dry run that reads it: add configmaps to the
+kubectl command.
 
 Without --policy, the built-in default policy runs: LowNodeUtilization with
 thresholds 20% and targets 50% (cpu, memory, pods) and RemoveDuplicates, at
 most 5 evictions per node and 50 per cycle.`,
-		Example: `  kubectl get nodes,pods,pdb,namespaces,replicasets,priorityclasses -A -o yaml > dump.yaml
+		Example: `  kubectl get nodes,pods,pdb,namespaces,replicasets,priorityclasses,configmaps -A -o yaml > dump.yaml
   rebalancer plan --snapshot dump.yaml
   rebalancer plan --snapshot dump.yaml --policy policy.yaml -o json`,
 		Args: cobra.NoArgs,
@@ -65,14 +68,18 @@ most 5 evictions per node and 50 per cycle.`,
 			if err != nil {
 				return fmt.Errorf("%s: %w", snapshot, err)
 			}
+			history, err := objs.Evictions()
+			if err != nil {
+				return fmt.Errorf("%s: %w", snapshot, err)
+			}
 			start := time.Now()
-			plan := (&planner.Planner{Policy: pol, Placer: placer}).Plan(snap)
+			plan := (&planner.Planner{Policy: pol, Placer: placer, History: history}).Plan(snap)
 			klog.V(1).InfoS("Planned", "nodes", len(snap.Nodes()), "pods", len(snap.Pods()),
 				"moves", len(plan.Moves), "skipped", len(plan.Skipped), "took", time.Since(start).Round(time.Millisecond))
 			return report.Print(c.OutOrStdout(), report.FromPlan(plan), output, verbose(c))
 		},
 	}
-	c.Flags().StringVar(&snapshot, "snapshot", "", "cluster dump to plan against: a List or multi-document YAML/JSON of nodes, pods, PDBs, namespaces, ReplicaSets and priority classes")
+	c.Flags().StringVar(&snapshot, "snapshot", "", "cluster dump to plan against: a List or multi-document YAML/JSON of nodes, pods, PDBs, namespaces, ReplicaSets, priority classes and (for the cooldown) rebalancer's state ConfigMap")
 	c.Flags().StringVar(&policyFile, "policy", "", "RebalancePolicy file (default: the built-in policy)")
 	c.Flags().StringVar(&now, "now", "", "evaluate pod ages at this RFC 3339 time instead of the current time, for reproducible plans")
 	addOutputFlag(c, &output)

@@ -149,7 +149,8 @@ func (r *runner) cycle(ctx context.Context) error {
 	if err != nil {
 		return runtimeErr(fmt.Errorf("reading the cluster: %w", err))
 	}
-	snap, err := cluster.New(objs, time.Now())
+	// Whole seconds, so that `plan --now` can name the same instant.
+	snap, err := cluster.New(objs, time.Now().Truncate(time.Second))
 	if err != nil {
 		return runtimeErr(fmt.Errorf("reading the cluster: %w", err))
 	}
@@ -178,13 +179,25 @@ func (r *runner) cycle(ctx context.Context) error {
 	if r.opts.dryRun {
 		rep = report.FromPlan(plan)
 	} else {
+		// The ReplicaSet controller recreates an evicted pod within
+		// milliseconds: the scheduler must find where the plan put it before
+		// the first eviction, not after the last.
+		intents := r.intents(snap, plan)
+		if err := r.announce(ctx, intents); err != nil {
+			return runtimeErr(fmt.Errorf("recording the planned evictions before making them (nothing was evicted): %w", err))
+		}
 		events := evictor.NewEvents(r.client)
 		ev := &evictor.Evictor{Client: r.client, GracePeriodSeconds: r.policy.GracePeriodSeconds, Recorder: events}
 		var outcomes []evictor.Outcome
 		outcomes, execErr = ev.Execute(ctx, plan)
-		events.Flush(eventFlushTimeout)
+		flush := eventFlushTimeout
+		var fatal *evictor.FatalError
+		if errors.As(execErr, &fatal) {
+			flush = time.Second // the API server may be gone: do not wait for it long
+		}
+		events.Flush(flush)
 		rep = report.FromOutcomes(plan, outcomes)
-		if err := r.remember(ctx, snap, outcomes); err != nil && execErr == nil {
+		if err := r.retract(ctx, intents, outcomes); err != nil && execErr == nil {
 			execErr = err
 		}
 	}
@@ -211,30 +224,49 @@ func (r *runner) cycle(ctx context.Context) error {
 	return runtimeErr(execErr)
 }
 
-// remember records the evictions that happened, for the next cycles.
-func (r *runner) remember(ctx context.Context, snap *cluster.Snapshot, outcomes []evictor.Outcome) error {
+// intents are the evictions the plan is about to make, as the history
+// records them.
+func (r *runner) intents(snap *cluster.Snapshot, plan *planner.Plan) []cluster.Eviction {
 	if r.history == nil {
 		return nil
 	}
-	var done []cluster.Eviction
 	now := time.Now()
-	for _, o := range outcomes {
-		if o.Result != evictor.Evicted {
-			continue
-		}
-		e := cluster.Eviction{Pod: o.Pod, From: o.From, To: o.To, Strategy: o.Strategy, At: now}
-		if p := snap.Pod(o.Pod); p != nil {
+	out := make([]cluster.Eviction, 0, len(plan.Moves))
+	for _, m := range plan.Moves {
+		e := cluster.Eviction{Pod: m.Pod, From: m.From, To: m.To, Strategy: m.Strategy, At: now}
+		if p := snap.Pod(m.Pod); p != nil {
 			e.Workload = p.Workload
 		}
-		done = append(done, e)
+		out = append(out, e)
 	}
-	if len(done) == 0 {
+	return out
+}
+
+// announce records the evictions before they are made: the cooldown of the
+// next cycles and the scheduler's hand-off both read them.
+func (r *runner) announce(ctx context.Context, intents []cluster.Eviction) error {
+	if len(intents) == 0 {
 		return nil
 	}
-	// Written even when the run is being stopped: these pods are gone.
+	return r.history.Append(ctx, time.Now(), intents)
+}
+
+// retract forgets the intents whose eviction did not happen (refused, gone,
+// failed, not attempted), so that no cooldown or hand-off follows from them.
+func (r *runner) retract(ctx context.Context, intents []cluster.Eviction, outcomes []evictor.Outcome) error {
+	var undone []cluster.Eviction
+	for i, o := range outcomes {
+		if i < len(intents) && o.Result != evictor.Evicted {
+			undone = append(undone, intents[i])
+		}
+	}
+	if len(undone) == 0 {
+		return nil
+	}
+	// Written even when the run is being stopped.
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	return r.history.Append(wctx, now, done)
+	return r.history.Forget(wctx, time.Now(), undone)
 }
 
 func (r *runner) serveMetrics(ctx context.Context) {
