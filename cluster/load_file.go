@@ -23,7 +23,7 @@ import (
 
 // ReadFile reads the objects of a cluster dump, as written by
 //
-//	kubectl get nodes,pods,pdb,namespaces,replicasets,priorityclasses -A -o yaml
+//	kubectl get nodes,pods,pdb,namespaces,replicasets,priorityclasses,configmaps -A -o yaml
 //
 // The file may hold a List (kind: List or any *List kind), a stream of YAML
 // documents separated by "---", a stream of JSON objects, or a mix. Objects of
