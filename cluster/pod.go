@@ -100,6 +100,21 @@ func missesCPUOrMemoryRequest(p *corev1.Pod) bool {
 	return false
 }
 
+// ContainerNonZeroRequests is NonZeroRequests counted from the containers
+// alone, pod-level requests ignored: what kube-scheduler 1.36's
+// NodeResourcesFit score counts for the pod it places (its filter and
+// BalancedAllocation do count pod-level requests).
+func (p *Pod) ContainerNonZeroRequests() Resources {
+	if !resourcehelper.IsPodLevelRequestsSet(p.Pod) {
+		return p.NonZeroRequests
+	}
+	r := ResourcesFromList(resourcehelper.PodRequests(p.Pod, resourcehelper.PodResourcesOptions{
+		SkipPodLevelResources: true, NonMissingContainerRequests: nonZeroDefaults,
+	}))
+	r.Pods = 1
+	return r
+}
+
 // Controller returns the pod's controlling owner reference, or nil.
 func (p *Pod) Controller() *metav1.OwnerReference {
 	return metav1.GetControllerOfNoCopy(p.Pod)

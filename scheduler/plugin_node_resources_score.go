@@ -125,8 +125,14 @@ func requestedToCapacityRatio(shape []configv1.UtilizationShapePoint) func(int64
 func requestsFor(p *cluster.Pod, resources []scoredResource, actual bool) ([]scoredResource, []int64) {
 	used := make([]scoredResource, 0, len(resources))
 	reqs := make([]int64, 0, len(resources))
+	nonZero := p.NonZeroRequests
+	if !actual {
+		// Found by the differential test against kube-scheduler: its
+		// NodeResourcesFit score ignores pod-level requests.
+		nonZero = p.ContainerNonZeroRequests()
+	}
 	for _, r := range resources {
-		req := scoringRequest(p, r, actual)
+		req := scoringRequest(p, &nonZero, r, actual)
 		if req == 0 && r.scalar {
 			continue
 		}
@@ -165,20 +171,20 @@ func (f fitScore) score(c *cycle, feasible []int32, out []int64) bool {
 }
 
 // scoringRequest is what a score plugin counts the pod for: its effective
-// request, with kube-scheduler's non-zero defaults for CPU and memory unless
-// actual is set.
-func scoringRequest(p *cluster.Pod, r scoredResource, actual bool) int64 {
+// request, or for CPU and memory (unless actual is set) nonZero, which has
+// kube-scheduler's non-zero defaults.
+func scoringRequest(p *cluster.Pod, nonZero *cluster.Resources, r scoredResource, actual bool) int64 {
 	switch r.kind {
 	case kindCPU:
 		if actual {
 			return p.Requests.MilliCPU
 		}
-		return p.NonZeroRequests.MilliCPU
+		return nonZero.MilliCPU
 	case kindMemory:
 		if actual {
 			return p.Requests.Memory
 		}
-		return p.NonZeroRequests.Memory
+		return nonZero.Memory
 	case kindEphemeral:
 		return p.Requests.EphemeralStorage
 	case kindPods:

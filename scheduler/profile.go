@@ -18,8 +18,9 @@ const DefaultSchedulerName = corev1.DefaultSchedulerName
 // the plugins the engine simulates, defaulted.
 type Profile struct {
 	SchedulerName string
-	// PercentageOfNodesToScore is kept as read and not honoured: the engine
-	// always filters and scores every node (see docs/scheduler.md).
+	// PercentageOfNodesToScore bounds how many feasible nodes are found and
+	// scored, as in kube-scheduler; nil is its adaptive default (see
+	// docs/scheduler.md).
 	PercentageOfNodesToScore *int32
 	// Plugins is the profile's plugins section as written; nil means
 	// kube-scheduler's default plugins.

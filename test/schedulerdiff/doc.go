@@ -1,0 +1,8 @@
+// Package schedulerdiff holds a differential test of the scheduler engine
+// against the real kube-scheduler: the same pods, one at a time, on the same
+// kwok cluster. kube-scheduler is the reference; the engine must find a pod
+// unschedulable exactly when kube-scheduler leaves it Pending, and must count
+// the node kube-scheduler bound it to among its feasible nodes.
+//
+// The package has no code of its own; see diff_test.go.
+package schedulerdiff
