@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -203,31 +204,27 @@ func (o *Objects) addObject(raw json.RawMessage, ignored map[string]int) error {
 		}
 		return err
 	}
+	if m, ok := obj.(metav1.Object); ok {
+		m.SetManagedFields(nil) // nothing reads them, and they are much of every object
+	}
 	switch t := obj.(type) {
 	case *corev1.Node:
-		t.ManagedFields = nil
 		o.Nodes = append(o.Nodes, *t)
 	case *corev1.Pod:
-		t.ManagedFields = nil
 		o.Pods = append(o.Pods, *t)
 	case *policyv1.PodDisruptionBudget:
-		t.ManagedFields = nil
 		o.PDBs = append(o.PDBs, *t)
 	case *corev1.Namespace:
-		t.ManagedFields = nil
 		o.Namespaces = append(o.Namespaces, *t)
 	case *schedulingv1.PriorityClass:
-		t.ManagedFields = nil
 		o.PriorityClasses = append(o.PriorityClasses, *t)
 	case *appsv1.ReplicaSet:
-		t.ManagedFields = nil
 		o.ReplicaSets = append(o.ReplicaSets, *t)
 	case *corev1.ConfigMap:
 		if t.Labels[ManagedByLabel] != ManagedBy {
 			ignored[gvk.Kind]++
 			return nil
 		}
-		t.ManagedFields = nil
 		o.StateConfigMaps = append(o.StateConfigMaps, *t)
 	default:
 		ignored[gvk.Kind]++

@@ -79,10 +79,10 @@ func (t *affinityTerm) matches(ns string, nsLabels, podLabels labels.Set) bool {
 }
 
 // query returns the pod query that finds the pods the term selects.
-func (t *affinityTerm) query() podQuery {
-	q := podQuery{namespaces: t.namespaces, selector: t.selector}
+func (t *affinityTerm) query() cluster.PodQuery {
+	q := cluster.PodQuery{Namespaces: t.namespaces, Selector: t.selector}
 	if _, selectable := t.nsSelector.Requirements(); selectable {
-		q.nsSelector = t.nsSelector
+		q.NamespaceSelector = t.nsSelector
 	}
 	return q
 }
@@ -259,7 +259,7 @@ type existingTermMatches struct {
 // profile's hardPodAffinityWeight, so it is kept per label set.
 func (t *tables) existingMatches(snap *cluster.Snapshot, namespace string, podLabels map[string]string, hardWeight int32) *existingTermMatches {
 	tg := t.terms()
-	return memo(t, t.existingTerms, labelKey(namespace, podLabels), func() *existingTermMatches {
+	return memo(t, t.existingTerms, cluster.LabelKey(namespace, podLabels), func() *existingTermMatches {
 		nsLabels := labels.Set(snap.NamespaceLabels(namespace))
 		pl := labels.Set(podLabels)
 		m := &existingTermMatches{}

@@ -142,7 +142,7 @@ func (c *cycle) requiredAffinitySelection() []bool {
 		return nil
 	}
 	js, _ := json.Marshal(required)
-	key := labelKey("", spec.NodeSelector) + string(js)
+	key := cluster.LabelKey("", spec.NodeSelector) + string(js)
 	c.affinitySelection = memo(c.t, c.t.nodeSelections, key, func() []bool {
 		req := nodeaffinity.GetRequiredNodeAffinity(c.pod.Pod)
 		match := make([]bool, len(c.t.nodes))

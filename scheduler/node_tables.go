@@ -3,38 +3,16 @@ package scheduler
 import (
 	"strings"
 
+	"github.com/kube-rebalancer/rebalancer/cluster"
+
 	corev1 "k8s.io/api/core/v1"
 )
 
-// topologyDomains numbers the values of one topology key: of[i] is the
-// domain of node i, or -1 when the node has no such label. Counting per
-// domain in a slice instead of a map keeps spread and affinity arithmetic
-// free of hashing and of map order.
-type topologyDomains struct {
-	of     []int32
-	values []string
-}
-
-func (t *tables) domainsOf(key string) *topologyDomains {
-	return memo(t, t.domains, key, func() *topologyDomains {
-		d := &topologyDomains{of: make([]int32, len(t.nodes))}
-		ids := make(map[string]int32)
-		for i, n := range t.nodes {
-			v, ok := n.Labels[key]
-			if !ok {
-				d.of[i] = -1
-				continue
-			}
-			id, seen := ids[v]
-			if !seen {
-				id = int32(len(d.values))
-				ids[v] = id
-				d.values = append(d.values, v)
-			}
-			d.of[i] = id
-		}
-		return d
-	})
+// domainsOf numbers the values of one topology key over the family's nodes,
+// once: counting per domain in a slice instead of a map keeps spread and
+// affinity arithmetic free of hashing and of map order.
+func (t *tables) domainsOf(key string) *cluster.TopologyDomains {
+	return memo(t, t.domains, key, func() *cluster.TopologyDomains { return cluster.NewTopologyDomains(t.nodes, key) })
 }
 
 // taintGroups numbers the distinct taint lists of the nodes: most nodes

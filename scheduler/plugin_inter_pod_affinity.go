@@ -18,7 +18,7 @@ var (
 // domainCounts counts pods per domain of one topology key.
 type domainCounts struct {
 	key     string
-	domains *topologyDomains
+	domains *cluster.TopologyDomains
 	counts  []int32
 }
 
@@ -31,7 +31,7 @@ func countsFor(list *[]domainCounts, c *cycle, key string) *domainCounts {
 		}
 	}
 	d := c.t.domainsOf(key)
-	*list = append(*list, domainCounts{key: key, domains: d, counts: c.int32Buffer(len(d.values))})
+	*list = append(*list, domainCounts{key: key, domains: d, counts: c.int32Buffer(len(d.Values))})
 	return &(*list)[len(*list)-1]
 }
 
@@ -86,7 +86,7 @@ func (interPodAffinityFilter) prepare(c *cycle) prepared {
 				}
 				for _, key := range m.antiKeys {
 					dc := countsFor(&st.existing, c, key)
-					if d := dc.domains.of[n]; d >= 0 {
+					if d := dc.domains.Of[n]; d >= 0 {
 						dc.counts[d]++
 					}
 				}
@@ -112,18 +112,18 @@ func (interPodAffinityFilter) prepare(c *cycle) prepared {
 			countsFor(&st.affinityCounts, c, st.affinity[i].topologyKey)
 		}
 		for _, id := range c.t.selectGroups(c.snap, st.affinity[0].query()) {
-			grp := &g.groups[id]
+			grp := &g.Groups[id]
 			if !c.matchesAll(st.affinity[1:], grp) {
 				continue
 			}
-			for _, p := range grp.pods {
+			for _, p := range grp.Pods {
 				n := c.placedOn(p)
 				if n < 0 {
 					continue
 				}
 				for i := range st.affinity {
 					dc := countsFor(&st.affinityCounts, c, st.affinity[i].topologyKey)
-					if d := dc.domains.of[n]; d >= 0 {
+					if d := dc.domains.Of[n]; d >= 0 {
 						dc.counts[d]++
 						st.affinityAny = true
 					}
@@ -134,7 +134,7 @@ func (interPodAffinityFilter) prepare(c *cycle) prepared {
 	for i := range st.anti {
 		dc := countsFor(&st.antiCounts, c, st.anti[i].topologyKey)
 		c.eachPodOf(st.anti[i].query(), func(_ *cluster.Pod, n int32) {
-			if d := dc.domains.of[n]; d >= 0 {
+			if d := dc.domains.Of[n]; d >= 0 {
 				dc.counts[d]++
 			}
 		})
@@ -144,13 +144,13 @@ func (interPodAffinityFilter) prepare(c *cycle) prepared {
 }
 
 // matchesAll reports whether a pod group matches every term.
-func (c *cycle) matchesAll(terms []affinityTerm, grp *podGroup) bool {
+func (c *cycle) matchesAll(terms []affinityTerm, grp *cluster.PodGroup) bool {
 	if len(terms) == 0 {
 		return true
 	}
-	nsLabels := labels.Set(c.snap.NamespaceLabels(grp.namespace))
+	nsLabels := labels.Set(c.snap.NamespaceLabels(grp.Namespace))
 	for i := range terms {
-		if !terms[i].matches(grp.namespace, nsLabels, grp.labels) {
+		if !terms[i].matches(grp.Namespace, nsLabels, grp.Labels) {
 			return false
 		}
 	}
@@ -158,10 +158,10 @@ func (c *cycle) matchesAll(terms []affinityTerm, grp *podGroup) bool {
 }
 
 // eachPodOf calls fn for every pod a query selects that holds a node.
-func (c *cycle) eachPodOf(q podQuery, fn func(p *cluster.Pod, node int32)) {
+func (c *cycle) eachPodOf(q cluster.PodQuery, fn func(p *cluster.Pod, node int32)) {
 	g := c.t.groups()
 	for _, id := range c.t.selectGroups(c.snap, q) {
-		for _, p := range g.groups[id].pods {
+		for _, p := range g.Groups[id].Pods {
 			if n := c.placedOn(p); n >= 0 {
 				fn(p, n)
 			}
@@ -184,7 +184,7 @@ func (interPodAffinityFilter) filter(c *cycle, i int) []string {
 		podsExist := true
 		for k := range st.affinity {
 			dc := lookup(st.affinityCounts, st.affinity[k].topologyKey)
-			d := dc.domains.of[i]
+			d := dc.domains.Of[i]
 			if d < 0 {
 				return reasonPodAffinity
 			}
@@ -198,13 +198,13 @@ func (interPodAffinityFilter) filter(c *cycle, i int) []string {
 	}
 	for k := range st.anti {
 		dc := lookup(st.antiCounts, st.anti[k].topologyKey)
-		if d := dc.domains.of[i]; d >= 0 && dc.counts[d] > 0 {
+		if d := dc.domains.Of[i]; d >= 0 && dc.counts[d] > 0 {
 			return reasonPodAntiAffinity
 		}
 	}
 	for k := range st.existing {
 		dc := &st.existing[k]
-		if d := dc.domains.of[i]; d >= 0 && dc.counts[d] > 0 {
+		if d := dc.domains.Of[i]; d >= 0 && dc.counts[d] > 0 {
 			return reasonExistingAntiAffinity
 		}
 	}
@@ -254,7 +254,7 @@ func (s interPodAffinityScore) score(c *cycle, feasible []int32, out []int64) bo
 	var topo []domainScores
 	add := func(key string, n int32, w int64) {
 		ds := scoresFor(&topo, c.t, key)
-		if d := ds.domains.of[n]; d >= 0 {
+		if d := ds.domains.Of[n]; d >= 0 {
 			ds.scores[d] += w
 			ds.used = true
 		}
@@ -299,7 +299,7 @@ func (s interPodAffinityScore) score(c *cycle, feasible []int32, out []int64) bo
 	for k, i := range feasible {
 		var sum int64
 		for _, ds := range topo {
-			if d := ds.domains.of[i]; d >= 0 {
+			if d := ds.domains.Of[i]; d >= 0 {
 				sum += ds.scores[d]
 			}
 		}
@@ -320,7 +320,7 @@ func (s interPodAffinityScore) score(c *cycle, feasible []int32, out []int64) bo
 // domainScores sums term weights per domain of one topology key.
 type domainScores struct {
 	key     string
-	domains *topologyDomains
+	domains *cluster.TopologyDomains
 	scores  []int64
 	used    bool
 }
@@ -332,6 +332,6 @@ func scoresFor(list *[]domainScores, t *tables, key string) *domainScores {
 		}
 	}
 	d := t.domainsOf(key)
-	*list = append(*list, domainScores{key: key, domains: d, scores: make([]int64, len(d.values))})
+	*list = append(*list, domainScores{key: key, domains: d, scores: make([]int64, len(d.Values))})
 	return &(*list)[len(*list)-1]
 }

@@ -29,7 +29,7 @@ var systemDefaultConstraints = []corev1.TopologySpreadConstraint{
 type spreadConstraint struct {
 	maxSkew    int32
 	key        string
-	domains    *topologyDomains
+	domains    *cluster.TopologyDomains
 	minDomains int32
 	// selector selects the pods that count; with sameController the pods
 	// that count are instead those of the pod's own controller.
@@ -154,8 +154,8 @@ func (c *cycle) eachMatchingPod(sc *spreadConstraint, fn func(node int32)) {
 		return
 	}
 	g := c.t.groups()
-	for _, id := range c.t.selectGroups(c.snap, podQuery{namespaces: []string{c.pod.Namespace}, selector: sc.selector}) {
-		for _, p := range g.groups[id].pods {
+	for _, id := range c.t.selectGroups(c.snap, cluster.PodQuery{Namespaces: []string{c.pod.Namespace}, Selector: sc.selector}) {
+		for _, p := range g.Groups[id].Pods {
 			visit(p)
 		}
 	}
@@ -182,8 +182,8 @@ func (t *tables) controlledBy(snap *cluster.Snapshot, pod *cluster.Pod) []*clust
 			return out
 		}
 		g := t.groups()
-		for _, id := range g.byNamespace[pod.Namespace] {
-			for _, p := range g.groups[id].pods {
+		for _, id := range g.InNamespace(pod.Namespace) {
+			for _, p := range g.Groups[id].Pods {
 				if same(p) {
 					out = append(out, p)
 				}
@@ -206,7 +206,7 @@ func (c *cycle) selfMatch(sc *spreadConstraint) int32 {
 // a node missing one is not a domain of any of them.
 func hasAllKeys(cons []spreadConstraint, i int32) bool {
 	for k := range cons {
-		if cons[k].domains.of[i] < 0 {
+		if cons[k].domains.Of[i] < 0 {
 			return false
 		}
 	}
@@ -253,21 +253,21 @@ func (f spreadFilter) prepare(c *cycle) prepared {
 		sc := &cons[k]
 		// A domain counts when some eligible node is in it; once every
 		// domain has one, the other nodes cannot add any.
-		present := make([]bool, len(sc.domains.values))
+		present := make([]bool, len(sc.domains.Values))
 		found := 0
 		for i := range c.nodes {
 			if found == len(present) {
 				break
 			}
-			if n := int32(i); hasAllKeys(cons, n) && c.includes(sc, n) && !present[sc.domains.of[n]] {
-				present[sc.domains.of[n]] = true
+			if n := int32(i); hasAllKeys(cons, n) && c.includes(sc, n) && !present[sc.domains.Of[n]] {
+				present[sc.domains.Of[n]] = true
 				found++
 			}
 		}
-		counts := c.int32Buffer(len(sc.domains.values))
+		counts := c.int32Buffer(len(sc.domains.Values))
 		c.eachMatchingPod(sc, func(n int32) {
 			if hasAllKeys(cons, n) && c.includes(sc, n) {
-				counts[sc.domains.of[n]]++
+				counts[sc.domains.Of[n]]++
 			}
 		})
 		var domains int32
@@ -291,7 +291,7 @@ func (spreadFilter) filter(c *cycle, i int) []string {
 	st := &c.spread
 	for k := range st.constraints {
 		sc := &st.constraints[k]
-		d := sc.domains.of[i]
+		d := sc.domains.Of[i]
 		if d < 0 {
 			return reasonSpreadMissingLabel
 		}
@@ -339,13 +339,13 @@ func (s spreadScore) score(c *cycle, feasible []int32, out []int64) bool {
 			counts = zeroed(&c.counts, len(c.nodes))
 			c.eachMatchingPod(sc, func(n int32) { counts[n]++ })
 		} else {
-			present := make([]bool, len(sc.domains.values))
+			present := make([]bool, len(sc.domains.Values))
 			missing := false
 			for k, i := range feasible {
 				if ignored[k] {
 					continue
 				}
-				if d := sc.domains.of[i]; d >= 0 {
+				if d := sc.domains.Of[i]; d >= 0 {
 					if !present[d] {
 						present[d] = true
 						size++
@@ -355,12 +355,12 @@ func (s spreadScore) score(c *cycle, feasible []int32, out []int64) bool {
 					size++
 				}
 			}
-			counts = c.int32Buffer(len(sc.domains.values))
+			counts = c.int32Buffer(len(sc.domains.Values))
 			c.eachMatchingPod(sc, func(n int32) {
 				if requireAll && !hasAllKeys(cons, n) || !c.includes(sc, n) {
 					return
 				}
-				if d := sc.domains.of[n]; d >= 0 && present[d] {
+				if d := sc.domains.Of[n]; d >= 0 && present[d] {
 					counts[d]++
 				}
 			})
@@ -370,7 +370,7 @@ func (s spreadScore) score(c *cycle, feasible []int32, out []int64) bool {
 			if ignored[k] {
 				continue
 			}
-			d := sc.domains.of[i]
+			d := sc.domains.Of[i]
 			if d < 0 {
 				continue
 			}

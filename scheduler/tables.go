@@ -54,9 +54,9 @@ type tables struct {
 	// unschedulable is each node's spec.unschedulable, in a slice so that
 	// the filter loop does not reach into every Node object.
 	unschedulable   []bool
-	podGroups       *podGroups
+	podGroups       *cluster.PodGroups
 	termGroups      *termGroups
-	domains         map[string]*topologyDomains
+	domains         map[string]*cluster.TopologyDomains
 	taints          *taintGroups
 	images          *imageTable
 	nodeSelections  map[string][]bool
@@ -79,7 +79,7 @@ func newTables(s *cluster.Snapshot) *tables {
 		pods:            s.Pods(),
 		nodes:           nodes,
 		unschedulable:   unschedulable,
-		domains:         make(map[string]*topologyDomains),
+		domains:         make(map[string]*cluster.TopologyDomains),
 		nodeSelections:  make(map[string][]bool),
 		preferredScores: make(map[string][]int64),
 		selections:      make(map[string][]int32),

@@ -45,7 +45,7 @@ func (s interPodAntiAffinity) Run(in *Input) {
 // the pod that carries it.
 type antiTerm struct {
 	key   string
-	query podQuery
+	query cluster.PodQuery
 }
 
 // antiTerms parses a pod's required anti-affinity terms, once per spec.
@@ -88,18 +88,18 @@ func parseAntiTerm(namespace string, t *corev1.PodAffinityTerm) (antiTerm, bool)
 	if err != nil {
 		return antiTerm{}, false
 	}
-	q := podQuery{namespaces: slices.Clone(t.Namespaces), selector: sel}
+	q := cluster.PodQuery{Namespaces: slices.Clone(t.Namespaces), Selector: sel}
 	if t.NamespaceSelector != nil {
 		nsSel, err := metav1.LabelSelectorAsSelector(t.NamespaceSelector)
 		if err != nil {
 			return antiTerm{}, false
 		}
-		q.nsSelector = nsSel
-	} else if len(q.namespaces) == 0 {
-		q.namespaces = []string{namespace}
+		q.NamespaceSelector = nsSel
+	} else if len(q.Namespaces) == 0 {
+		q.Namespaces = []string{namespace}
 	}
-	slices.Sort(q.namespaces)
-	q.namespaces = slices.Compact(q.namespaces)
+	slices.Sort(q.Namespaces)
+	q.Namespaces = slices.Compact(q.Namespaces)
 	return antiTerm{key: t.TopologyKey, query: q}, true
 }
 
@@ -135,7 +135,7 @@ func conflicts(in *Input) *conflictGraph {
 			if !ok {
 				continue
 			}
-			bkey := t.query.key() + "\x00" + t.key
+			bkey := t.query.Key() + "\x00" + t.key
 			b, ok := buckets[bkey]
 			if !ok {
 				b = make(map[string][]*cluster.Pod)

@@ -17,7 +17,7 @@ import (
 type spreadConstraint struct {
 	tc       corev1.TopologySpreadConstraint
 	selector labels.Selector
-	domains  *domains
+	domains  *cluster.TopologyDomains
 	// eligible says, per node index, whether the node's pods count: it has
 	// the topology keys of every constraint of the same kind and passes
 	// nodeAffinityPolicy and nodeTaintsPolicy.
@@ -47,7 +47,7 @@ func (c *spreadConstraint) domainOf(i int) int32 {
 	if !c.eligible[i] {
 		return -1
 	}
-	return c.domains.of[i]
+	return c.domains.Of[i]
 }
 
 // spreadSpec is what the pods of one spec share: their namespace, their
@@ -134,8 +134,8 @@ func (in *Input) newSpreadSpec(p *cluster.Pod, own []corev1.TopologySpreadConstr
 		c := spreadConstraint{tc: tc, selector: sel, domains: in.domains(tc.TopologyKey), eligible: make([]bool, len(nodes))}
 		honorAffinity := tc.NodeAffinityPolicy == nil || *tc.NodeAffinityPolicy == corev1.NodeInclusionPolicyHonor
 		honorTaints := tc.NodeTaintsPolicy != nil && *tc.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor
-		c.receptive = make([]bool, len(c.domains.values))
-		eligibleDomain := make([]bool, len(c.domains.values))
+		c.receptive = make([]bool, len(c.domains.Values))
+		eligibleDomain := make([]bool, len(c.domains.Values))
 		for ni, n := range nodes {
 			ok := (!honorAffinity || pl.affinity[ni]) && (!honorTaints || pl.tolerated[ni])
 			for _, other := range own {
@@ -149,7 +149,7 @@ func (in *Input) newSpreadSpec(p *cluster.Pod, own []corev1.TopologySpreadConstr
 			if !ok {
 				continue
 			}
-			d := c.domains.of[ni]
+			d := c.domains.Of[ni]
 			eligibleDomain[d] = true
 			if pl.admits[ni] && in.usable()[ni] {
 				c.receptive[d] = true
@@ -172,11 +172,11 @@ func (in *Input) spreadCounts(v view, s *spreadSpec, skip *cluster.Pod) [][]int3
 	counts := make([][]int32, len(s.constraints))
 	for k := range s.constraints {
 		c := &s.constraints[k]
-		counts[k] = make([]int32, len(c.domains.values))
+		counts[k] = make([]int32, len(c.domains.Values))
 		if c.selector.Empty() {
 			continue // kube-scheduler counts no pod for a selector that selects everything
 		}
-		in.eachPod(podQuery{namespaces: []string{s.namespace}, selector: c.selector}, func(p *cluster.Pod) {
+		in.eachPod(cluster.PodQuery{Namespaces: []string{s.namespace}, Selector: c.selector}, func(p *cluster.Pod) {
 			if p == skip || p.IsTerminating() {
 				return
 			}

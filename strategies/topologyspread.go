@@ -127,7 +127,7 @@ func (topologySpread) worst(spec *spreadSpec, counts [][]int32, skews []skew, st
 			if n-sk.floor() <= c.tc.MaxSkew || stuck[[2]int32{int32(k), int32(dd)}] {
 				continue
 			}
-			if d < 0 || n > counts[k][d] || (n == counts[k][d] && c.domains.values[dd] < c.domains.values[d]) {
+			if d < 0 || n > counts[k][d] || (n == counts[k][d] && c.domains.Values[dd] < c.domains.Values[d]) {
 				d = int32(dd)
 			}
 		}
@@ -200,13 +200,13 @@ func describeSkew(c *spreadConstraint, counts []int32, s skew, d int32) string {
 	if !s.belowDomains {
 		for dd, n := range counts {
 			if c.receptive[dd] && n == s.min {
-				low = fmt.Sprintf("%s %d", c.domains.values[dd], n)
+				low = fmt.Sprintf("%s %d", c.domains.Values[dd], n)
 				break
 			}
 		}
 	}
 	return fmt.Sprintf("topology spread on %s (maxSkew %d, %s): %s has %d matching pods, %s: skew %d",
-		c.tc.TopologyKey, c.tc.MaxSkew, c.tc.WhenUnsatisfiable, c.domains.values[d], counts[d], low, s.value(c, counts, -1))
+		c.tc.TopologyKey, c.tc.MaxSkew, c.tc.WhenUnsatisfiable, c.domains.Values[d], counts[d], low, s.value(c, counts, -1))
 }
 
 func hasEmptyReceptive(c *spreadConstraint, counts []int32) bool {

@@ -1,0 +1,77 @@
+package cluster
+
+import (
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+func TestPodQuerySelectsGroups(t *testing.T) {
+	mk := func(ns, name string, l map[string]string) corev1.Pod {
+		p := pod(ns, name, "")
+		p.Labels = l
+		return p
+	}
+	web := map[string]string{"app": "web"}
+	snap, err := New(Objects{
+		Pods: []corev1.Pod{mk("a", "w1", web), mk("a", "w2", web), mk("a", "db", map[string]string{"app": "db"}), mk("b", "w3", web)},
+		Namespaces: []corev1.Namespace{
+			{ObjectMeta: metav1.ObjectMeta{Name: "a", Labels: map[string]string{"team": "x"}}},
+			{ObjectMeta: metav1.ObjectMeta{Name: "b", Labels: map[string]string{"team": "y"}}},
+		},
+	}, metav1.Now().Time)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := NewPodGroups(snap.Pods())
+	if len(g.Groups) != 3 {
+		t.Fatalf("%d groups, want 3: a/web (2 pods), a/db, b/web", len(g.Groups))
+	}
+	appWeb := labels.SelectorFromSet(web)
+	teamY := labels.SelectorFromSet(labels.Set{"team": "y"})
+	tests := []struct {
+		name string
+		q    PodQuery
+		want []string
+	}{
+		{"listed namespace", PodQuery{Namespaces: []string{"a"}, Selector: appWeb}, []string{"a/w1", "a/w2"}},
+		{"namespace by labels", PodQuery{NamespaceSelector: teamY, Selector: appWeb}, []string{"b/w3"}},
+		{"both", PodQuery{Namespaces: []string{"a"}, NamespaceSelector: teamY, Selector: appWeb}, []string{"a/w1", "a/w2", "b/w3"}},
+		{"every namespace", PodQuery{NamespaceSelector: labels.Everything(), Selector: labels.Everything()}, []string{"a/db", "a/w1", "a/w2", "b/w3"}},
+		{"no namespace", PodQuery{Selector: labels.Everything()}, nil},
+	}
+	keys := map[string]bool{}
+	for _, tt := range tests {
+		var got []string
+		for _, id := range g.Select(tt.q, snap.NamespaceLabels) {
+			for _, p := range g.Groups[id].Pods {
+				got = append(got, p.Key)
+			}
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%s: selected %v, want %v", tt.name, got, tt.want)
+		}
+		keys[tt.q.Key()] = true
+	}
+	if len(keys) != len(tests) {
+		t.Errorf("%d distinct keys for %d different queries", len(keys), len(tests))
+	}
+}
+
+func TestTopologyDomains(t *testing.T) {
+	n := func(name, zone string) *corev1.Node {
+		no := node(name, "1", "1Gi")
+		if zone != "" {
+			no.Labels[corev1.LabelTopologyZone] = zone
+		}
+		return &no
+	}
+	d := NewTopologyDomains([]*corev1.Node{n("n1", "b"), n("n2", "a"), n("n3", ""), n("n4", "b")}, corev1.LabelTopologyZone)
+	if !slices.Equal(d.Of, []int32{0, 1, -1, 0}) || !slices.Equal(d.Values, []string{"b", "a"}) {
+		t.Errorf("domains Of %v Values %v; want [0 1 -1 0] [b a]", d.Of, d.Values)
+	}
+}
