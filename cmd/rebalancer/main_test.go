@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
 )
 
 // execute runs the CLI in-process and returns its output and exit code.
@@ -119,5 +121,18 @@ func TestVersion(t *testing.T) {
 	out, code, _ := execute(t, "version")
 	if code != exitOK || !strings.HasPrefix(out, "rebalancer dev (commit unknown, go") {
 		t.Errorf("version printed %q", out)
+	}
+}
+
+// pflag takes a back-quoted word of a flag's usage as the name of its value,
+// which garbles --help; no usage may have one.
+func TestFlagUsagesReadAsWritten(t *testing.T) {
+	root := newRootCommand()
+	for _, c := range append(root.Commands(), root) {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if strings.Contains(f.Usage, "`") {
+				t.Errorf("%s --%s: usage has a back quote: %q", c.Name(), f.Name, f.Usage)
+			}
+		})
 	}
 }

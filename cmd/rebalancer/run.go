@@ -102,7 +102,7 @@ and the events already recorded are written before the process exits.`,
 	f.StringVar(&o.kube.context, "context", "", "kubeconfig context to use (default: the current context)")
 	f.Float32Var(&o.kube.qps, "qps", o.kube.qps, "API requests per second, evictions included")
 	f.IntVar(&o.kube.burst, "burst", o.kube.burst, "API requests allowed in a burst above --qps")
-	f.StringVar(&o.policyFile, "policy", "", "RebalancePolicy file (default: the built-in policy; see `rebalancer plan --help`)")
+	f.StringVar(&o.policyFile, "policy", "", "RebalancePolicy file (default: the built-in policy; see rebalancer plan --help)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "plan and print, evict nothing")
 	f.DurationVar(&o.interval, "interval", 0, "time between cycles; 0 runs one cycle and exits (for a CronJob)")
 	f.StringVar(&o.pushgateway, "pushgateway", "", "Prometheus Pushgateway URL to push each cycle's metrics to (for a CronJob, whose process is gone before a scrape)")

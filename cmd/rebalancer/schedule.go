@@ -77,7 +77,7 @@ Pods opt in with spec.schedulerName: rebalancer (or --scheduler-name).`,
 	f.StringVar(&kube.context, "context", "", "kubeconfig context to use")
 	f.Float32Var(&kube.qps, "qps", kube.qps, "API requests per second")
 	f.IntVar(&kube.burst, "burst", kube.burst, "API requests allowed in a burst above --qps")
-	f.StringVar(&state, "state-configmap", "", "NAMESPACE/NAME of the ConfigMap where `rebalancer run` records its evictions (default: $POD_NAMESPACE/rebalancer-state inside a pod)")
+	f.StringVar(&state, "state-configmap", "", "NAMESPACE/NAME of the ConfigMap where rebalancer run records its evictions (default: $POD_NAMESPACE/rebalancer-state inside a pod)")
 	f.DurationVar(&handoffTTL, "handoff-ttl", 10*time.Minute, "how long after an eviction its replacement is placed on the planned node")
 	f.StringVar(&metrics, "metrics-addr", "", "serve /healthz on this address (e.g. :8080)")
 	election.addFlags(c)
