@@ -29,6 +29,11 @@ type HighNodeUtilizationPool struct {
 	Thresholds ResourceThresholds `json:"thresholds,omitempty"`
 }
 
+// Pools returns the node pools in order, each as the NodePool of its entry.
+func (a *HighNodeUtilizationArgs) Pools() []*NodePool {
+	return poolsOf(a.NodePools, func(p *HighNodeUtilizationPool) *NodePool { return &p.NodePool })
+}
+
 // Default fills in unset arguments; HighNodeUtilization has none to fill.
 func (a *HighNodeUtilizationArgs) Default() {}
 
@@ -47,10 +52,7 @@ func (a *HighNodeUtilizationArgs) Validate(path *field.Path) field.ErrorList {
 	if a.NumberOfNodes < 0 {
 		errs = append(errs, field.Invalid(path.Child("numberOfNodes"), a.NumberOfNodes, "is negative"))
 	}
-	pools := make([]*NodePool, len(a.NodePools))
-	for i := range a.NodePools {
-		pools[i] = &a.NodePools[i].NodePool
-	}
+	pools := a.Pools()
 	for i, p := range a.NodePools {
 		pp := path.Child("nodePools").Index(i)
 		errs = append(errs, validatePool(pools, i, pp)...)

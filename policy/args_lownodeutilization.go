@@ -37,6 +37,11 @@ type LowNodeUtilizationPool struct {
 	TargetThresholds ResourceThresholds `json:"targetThresholds,omitempty"`
 }
 
+// Pools returns the node pools in order, each as the NodePool of its entry.
+func (a *LowNodeUtilizationArgs) Pools() []*NodePool {
+	return poolsOf(a.NodePools, func(p *LowNodeUtilizationPool) *NodePool { return &p.NodePool })
+}
+
 // Default fills in unset arguments; LowNodeUtilization has none to fill.
 func (a *LowNodeUtilizationArgs) Default() {}
 
@@ -56,10 +61,7 @@ func (a *LowNodeUtilizationArgs) Validate(path *field.Path) field.ErrorList {
 	if a.NumberOfNodes < 0 {
 		errs = append(errs, field.Invalid(path.Child("numberOfNodes"), a.NumberOfNodes, "is negative"))
 	}
-	pools := make([]*NodePool, len(a.NodePools))
-	for i := range a.NodePools {
-		pools[i] = &a.NodePools[i].NodePool
-	}
+	pools := a.Pools()
 	for i, p := range a.NodePools {
 		pp := path.Child("nodePools").Index(i)
 		errs = append(errs, validatePool(pools, i, pp)...)

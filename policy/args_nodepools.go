@@ -34,6 +34,16 @@ func (p *NodePool) Selector() labels.Selector {
 	return sel
 }
 
+// poolsOf returns the NodePool of each of a strategy's pool entries, which
+// add their own thresholds to it.
+func poolsOf[T any](entries []T, pool func(*T) *NodePool) []*NodePool {
+	out := make([]*NodePool, len(entries))
+	for i := range entries {
+		out[i] = pool(&entries[i])
+	}
+	return out
+}
+
 // validatePool checks the name and selector of pools[i], and that it is
 // not bound to share nodes with an earlier pool. Whether two pools share a
 // node usually depends on the nodes' labels, which the policy cannot see;

@@ -24,8 +24,8 @@ type RemoveFailedPodsArgs struct {
 	// ExcludeOwnerKinds leaves alone pods with an owner of one of these
 	// kinds (for example Job, whose failed pods record its history).
 	ExcludeOwnerKinds []string `json:"excludeOwnerKinds,omitempty"`
-	// MinPodLifetimeSeconds: only pods older than this are removed (default
-	// 3600).
+	// MinPodLifetimeSeconds: only pods at least this old, in whole seconds,
+	// are removed (default 3600).
 	MinPodLifetimeSeconds *int64 `json:"minPodLifetimeSeconds,omitempty"`
 	// IncludingInitContainers matches reasons and exit codes against init
 	// containers too (default false).

@@ -22,46 +22,30 @@ type failedPods struct{}
 func (failedPods) Name() string { return policy.RemoveFailedPods }
 
 func (s failedPods) Run(in *Input) {
-	type candidate struct {
-		pod    *cluster.Pod
-		age    time.Duration
-		reason string
-	}
-	selected := make(map[string]bool)
-	for _, n := range in.Nodes() {
-		selected[n.Name] = true
-	}
-	var found []candidate
-	for _, p := range in.Snapshot.Pods() {
-		if p.Status.Phase != corev1.PodFailed || !selected[p.Spec.NodeName] {
-			continue
+	var found []ranked
+	in.eachBoundPod(func(p *cluster.Pod) {
+		if p.Status.Phase != corev1.PodFailed {
+			return
 		}
 		a, ok := in.Args(s.Name(), p).(*policy.RemoveFailedPodsArgs)
 		if !ok || ownedByKind(p, a.ExcludeOwnerKinds) {
-			continue
+			return
 		}
+		// Whole seconds, as the descheduler counts them: a pod exactly
+		// minPodLifetimeSeconds old is old enough.
 		age := in.Snapshot.Now.Sub(p.CreationTimestamp.Time)
-		if minAge := time.Duration(*a.MinPodLifetimeSeconds) * time.Second; age.Truncate(time.Second) <= minAge {
-			continue
+		if minAge := time.Duration(*a.MinPodLifetimeSeconds) * time.Second; age.Truncate(time.Second) < minAge {
+			return
 		}
 		why, ok := failure(p, a)
 		if !ok {
-			continue
+			return
 		}
-		found = append(found, candidate{p, age, fmt.Sprintf("failed (%s), %s old (minPodLifetimeSeconds %d)", why, age.Round(time.Second), *a.MinPodLifetimeSeconds)})
-	}
-	slices.SortStableFunc(found, func(a, b candidate) int {
-		if a.age != b.age {
-			if a.age > b.age {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.pod.Key, b.pod.Key)
+		reason := fmt.Sprintf("failed (%s), %s old (minPodLifetimeSeconds %d)", why, age.Round(time.Second), *a.MinPodLifetimeSeconds)
+		found = append(found, ranked{Candidate{Pod: p, Reason: reason}, int64(age)})
 	})
-	for _, c := range found {
-		in.move(s.Name(), Candidate{Pod: c.pod, Reason: c.reason})
-	}
+	// The oldest first: the longest forgotten.
+	in.offerInOrder(s.Name(), found)
 }
 
 func ownedByKind(p *cluster.Pod, kinds []string) bool {

@@ -57,10 +57,7 @@ type highUtilizationGroup struct {
 // highUtilizationGroups returns the node pools, then the nodes of no pool
 // when the top-level thresholds are set.
 func highUtilizationGroups(args *policy.HighNodeUtilizationArgs, nodes []*cluster.Node) []highUtilizationGroup {
-	pools := make([]*policy.NodePool, len(args.NodePools))
-	for i := range args.NodePools {
-		pools[i] = &args.NodePools[i].NodePool
-	}
+	pools := args.Pools()
 	var out []highUtilizationGroup
 	for i, g := range groupByPool(pools, len(args.Thresholds) > 0, nodes) {
 		t := args.Thresholds

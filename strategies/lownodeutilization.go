@@ -44,10 +44,7 @@ type lowUtilizationGroup struct {
 // lowUtilizationGroups returns the node pools, then the nodes of no pool
 // when the top-level thresholds are set, each with its bands.
 func lowUtilizationGroups(args *policy.LowNodeUtilizationArgs, nodes []*cluster.Node) []lowUtilizationGroup {
-	pools := make([]*policy.NodePool, len(args.NodePools))
-	for i := range args.NodePools {
-		pools[i] = &args.NodePools[i].NodePool
-	}
+	pools := args.Pools()
 	var out []lowUtilizationGroup
 	for i, g := range groupByPool(pools, len(args.Thresholds) > 0, nodes) {
 		low, high := args.Thresholds, args.TargetThresholds

@@ -2,8 +2,6 @@ package strategies
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
@@ -20,50 +18,28 @@ type podLifeTime struct{}
 func (podLifeTime) Name() string { return policy.PodLifeTime }
 
 func (s podLifeTime) Run(in *Input) {
-	type candidate struct {
-		pod    *cluster.Pod
-		age    time.Duration
-		reason string
-	}
-	selected := make(map[string]bool)
-	for _, n := range in.Nodes() {
-		selected[n.Name] = true
-	}
-	var found []candidate
-	for _, p := range in.Snapshot.Pods() {
-		if !selected[p.Spec.NodeName] {
-			continue // not bound, or bound to a node the policy leaves alone
-		}
+	var found []ranked
+	in.eachBoundPod(func(p *cluster.Pod) {
 		a, ok := in.Args(s.Name(), p).(*policy.PodLifeTimeArgs)
 		if !ok {
-			continue
+			return
 		}
 		age := in.Snapshot.Now.Sub(p.CreationTimestamp.Time)
 		maxAge := time.Duration(*a.MaxPodLifeTimeSeconds) * time.Second
-		// Whole seconds, as the descheduler compares them.
+		// Whole seconds, as the descheduler compares them: a pod lives
+		// past the maximum once it is a second older.
 		if age.Truncate(time.Second) <= maxAge {
-			continue
+			return
 		}
 		state, ok := matchState(p, a.States, a.IncludesInitContainers(), true)
 		if !ok {
-			continue
+			return
 		}
 		reason := fmt.Sprintf("age %s is past maxPodLifeTimeSeconds %d (%s)", age.Round(time.Second), *a.MaxPodLifeTimeSeconds, maxAge)
 		if state != "" {
 			reason += ", " + state
 		}
-		found = append(found, candidate{p, age, reason})
-	}
-	slices.SortStableFunc(found, func(a, b candidate) int {
-		if a.age != b.age {
-			if a.age > b.age {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.pod.Key, b.pod.Key)
+		found = append(found, ranked{Candidate{Pod: p, Reason: reason}, int64(age)})
 	})
-	for _, c := range found {
-		in.move(s.Name(), Candidate{Pod: c.pod, Reason: c.reason})
-	}
+	in.offerInOrder(s.Name(), found)
 }

@@ -201,6 +201,21 @@ func TestRemoveFailedPods(t *testing.T) {
 			policy: "{minPodLifetimeSeconds: 60}",
 			want:   []string{"batch/old", "batch/young"},
 		},
+		{
+			// The descheduler keeps a failed pod only while it is younger
+			// than the minimum, counted in whole seconds.
+			name: "a pod exactly minPodLifetimeSeconds old is old enough",
+			pods: []any{job("sixty").Failed("", "Error", 1).CreatedAgo(60 * time.Second),
+				job("fifty-nine").Failed("", "Error", 1).CreatedAgo(59*time.Second + 900*time.Millisecond)},
+			policy: "{minPodLifetimeSeconds: 60}",
+			want:   []string{"batch/sixty"},
+		},
+		{
+			name:   "minPodLifetimeSeconds 0 keeps no failed pod back",
+			pods:   []any{job("just-failed").Failed("", "Error", 1).CreatedAgo(0)},
+			policy: "{minPodLifetimeSeconds: 0}",
+			want:   []string{"batch/just-failed"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

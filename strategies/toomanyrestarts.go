@@ -3,7 +3,6 @@ package strategies
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -21,12 +20,7 @@ type tooManyRestarts struct{}
 func (tooManyRestarts) Name() string { return policy.RemovePodsHavingTooManyRestarts }
 
 func (s tooManyRestarts) Run(in *Input) {
-	type candidate struct {
-		pod      *cluster.Pod
-		restarts int32
-		reason   string
-	}
-	var found []candidate
+	var found []ranked
 	for _, n := range in.Nodes() {
 		for _, p := range n.Pods() {
 			a, ok := in.Args(s.Name(), p).(*policy.RemovePodsHavingTooManyRestartsArgs)
@@ -48,20 +42,11 @@ func (s tooManyRestarts) Run(in *Input) {
 			if len(a.States) > 0 {
 				reason += ", " + state
 			}
-			found = append(found, candidate{p, restarts, reason})
+			found = append(found, ranked{Candidate{Pod: p, Reason: reason}, int64(restarts)})
 		}
 	}
-	// The most restarted first, so that limits spend evictions where they
-	// help most.
-	slices.SortStableFunc(found, func(a, b candidate) int {
-		if a.restarts != b.restarts {
-			return int(b.restarts - a.restarts)
-		}
-		return strings.Compare(a.pod.Key, b.pod.Key)
-	})
-	for _, c := range found {
-		in.move(s.Name(), Candidate{Pod: c.pod, Reason: c.reason})
-	}
+	// The most restarted first.
+	in.offerInOrder(s.Name(), found)
 }
 
 func sumRestarts(statuses []corev1.ContainerStatus) int32 {
