@@ -191,6 +191,20 @@ func (s *Snapshot) NodeOf(p *Pod) *Node {
 	return nil
 }
 
+// Strays returns the live pods bound to a node that the snapshot does not
+// hold: a dump of only some nodes, or a node deleted between the lists of a
+// live load. They take nothing from any node the planner sees, and no
+// strategy moves them.
+func (s *Snapshot) Strays() []*Pod {
+	var out []*Pod
+	for _, p := range s.pods {
+		if p.Spec.NodeName != "" && !p.IsTerminal() && s.Node(p.Spec.NodeName) == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // PodsOf returns the pods of a workload, sorted by namespace and name.
 func (s *Snapshot) PodsOf(w Workload) []*Pod { return s.workloads[w] }
 

@@ -75,6 +75,31 @@ func TestSnapshotIndexes(t *testing.T) {
 	}
 }
 
+// A dump of some of the nodes still holds every pod: those bound to the
+// nodes left out are strays, on no node of the snapshot.
+func TestStrays(t *testing.T) {
+	finished := pod("shop", "job-x", "gone", container("job", "1", ""))
+	finished.Status.Phase = corev1.PodFailed
+	snap, err := New(Objects{
+		Nodes: []corev1.Node{node("n1", "4", "8Gi")},
+		Pods: []corev1.Pod{
+			pod("shop", "web-1", "n1", container("web", "500m", "")),
+			pod("shop", "web-2", "gone", container("web", "500m", "")),
+			pod("shop", "web-3", "", container("web", "500m", "")),
+			finished,
+		},
+	}, time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := podKeys(snap.Strays()); got != "shop/web-2" {
+		t.Errorf("strays = %q; want the running pod on the missing node, not the pending or the finished one", got)
+	}
+	if n := snap.NodeOf(snap.Pod("shop/web-2")); n != nil {
+		t.Errorf("a stray is on node %s, want none", n.Name)
+	}
+}
+
 func TestSnapshotRejectsDuplicates(t *testing.T) {
 	_, err := New(Objects{Nodes: []corev1.Node{node("n1", "1", "1Gi"), node("n1", "1", "1Gi")}}, time.Time{})
 	if err == nil || err.Error() != `node "n1" appears twice` {

@@ -68,6 +68,7 @@ most 5 evictions per node and 50 per cycle.`,
 			if err != nil {
 				return fmt.Errorf("%s: %w", snapshot, err)
 			}
+			logStrays(snap)
 			history, err := objs.Evictions()
 			if err != nil {
 				return fmt.Errorf("%s: %w", snapshot, err)

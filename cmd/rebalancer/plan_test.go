@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"strings"
 	"testing"
+
+	"k8s.io/klog/v2"
 )
 
 // A dump that holds rebalancer's state ConfigMap gives plan the same
@@ -55,5 +58,47 @@ data: {evictions.json: "not ours"}
 	}
 	if cooled == 0 {
 		t.Errorf("no shop/web pod skipped for the cooldown: %+v", doc.Skip)
+	}
+}
+
+// A dump of some of the nodes leaves the other nodes' pods out of the plan;
+// the log says so rather than leaving it to the user to notice.
+func TestPlanLogsPodsOnNodesMissingFromTheDump(t *testing.T) {
+	var logs bytes.Buffer
+	klog.LogToStderr(false)
+	klog.SetOutput(&logs)
+	t.Cleanup(func() {
+		klog.SetOutput(os.Stderr)
+		klog.LogToStderr(true)
+	})
+	dump := writeFile(t, "dump.yaml", `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: node-a}
+  status:
+    allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
+    conditions: [{type: Ready, status: "True"}]
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: web-1, namespace: shop}
+  spec: {nodeName: node-a, containers: [{name: web, image: web}]}
+  status: {phase: Running}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: web-2, namespace: shop}
+  spec: {nodeName: node-b, containers: [{name: web, image: web}]}
+  status: {phase: Running}
+`)
+	if _, code, err := execute(t, "plan", "--snapshot", dump); code != exitOK {
+		t.Fatal(err)
+	}
+	klog.Flush()
+	got := logs.String()
+	for _, want := range []string{"not in the snapshot", "pods=1", `first="shop/web-2"`, `node="node-b"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("log lacks %s:\n%s", want, got)
+		}
 	}
 }

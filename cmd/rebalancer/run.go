@@ -156,6 +156,7 @@ func (r *runner) cycle(ctx context.Context) error {
 	}
 	klog.InfoS("Read the cluster", "nodes", len(snap.Nodes()), "pods", len(snap.Pods()), "pdbs", len(snap.PDBs()),
 		"took", time.Since(start).Round(time.Millisecond))
+	logStrays(snap)
 
 	var past []cluster.Eviction
 	if r.history != nil {
