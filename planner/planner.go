@@ -246,16 +246,9 @@ func (pl *Planner) usage(before, after *cluster.Snapshot) []NodeUsage {
 func (pl *Planner) thresholdResources() []string {
 	st := pl.Policy.Global().Strategies
 	var all []policy.ResourceThresholds
-	if a := st.LowNodeUtilization; a != nil {
-		all = append(all, a.Thresholds)
-		for _, p := range a.NodePools {
-			all = append(all, p.Thresholds)
-		}
-	}
-	if a := st.HighNodeUtilization; a != nil {
-		all = append(all, a.Thresholds)
-		for _, p := range a.NodePools {
-			all = append(all, p.Thresholds)
+	for _, n := range st.List() {
+		if u, ok := n.Args.(policy.UtilizationThresholds); ok {
+			all = append(all, u.UtilizationThresholds()...)
 		}
 	}
 	var names []string

@@ -42,6 +42,25 @@ func (a *HighNodeUtilizationArgs) NodeLevelFields() []string {
 	return []string{"thresholds", "numberOfNodes", "nodePools"}
 }
 
+// ConflictsWith: LowNodeUtilization fills the least used nodes and
+// HighNodeUtilization empties them, so each would undo the other's moves on
+// the next run. An override cannot separate them by namespace either, since
+// both classify nodes, which the pods of every namespace share.
+func (a *HighNodeUtilizationArgs) ConflictsWith() (strategy, why string) {
+	return "LowNodeUtilization", "LowNodeUtilization moves pods onto the least used nodes, " +
+		"HighNodeUtilization empties those nodes, and each would undo the other on the next run; keep one"
+}
+
+// UtilizationThresholds returns the thresholds under which nodes are
+// emptied, the top-level ones first, then each pool's.
+func (a *HighNodeUtilizationArgs) UtilizationThresholds() []ResourceThresholds {
+	all := []ResourceThresholds{a.Thresholds}
+	for _, p := range a.NodePools {
+		all = append(all, p.Thresholds)
+	}
+	return all
+}
+
 // Validate reports every invalid argument.
 func (a *HighNodeUtilizationArgs) Validate(path *field.Path) field.ErrorList {
 	errs := a.Common.validate(path)

@@ -50,6 +50,16 @@ func (a *LowNodeUtilizationArgs) NodeLevelFields() []string {
 	return []string{"thresholds", "targetThresholds", "useDeviationThresholds", "numberOfNodes", "nodePools"}
 }
 
+// UtilizationThresholds returns the thresholds under which nodes are
+// under-utilized, the top-level ones first, then each pool's.
+func (a *LowNodeUtilizationArgs) UtilizationThresholds() []ResourceThresholds {
+	all := []ResourceThresholds{a.Thresholds}
+	for _, p := range a.NodePools {
+		all = append(all, p.Thresholds)
+	}
+	return all
+}
+
 // Validate reports every invalid argument.
 func (a *LowNodeUtilizationArgs) Validate(path *field.Path) field.ErrorList {
 	errs := a.Common.validate(path)

@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -230,52 +229,17 @@ strategies:
 		t.Fatal(err)
 	}
 	s := p.Global().Strategies
-	if got := s.RemovePodsViolatingTopologySpreadConstraint.Constraints; len(got) != 1 || got[0] != DoNotSchedule {
+	if got := s.Get("RemovePodsViolatingTopologySpreadConstraint").(*RemovePodsViolatingTopologySpreadConstraintArgs).Constraints; len(got) != 1 || got[0] != DoNotSchedule {
 		t.Errorf("constraints = %v, want [DoNotSchedule]", got)
 	}
-	if got := s.RemoveFailedPods.MinPodLifetimeSeconds; got == nil || *got != 3600 {
+	if got := s.Get("RemoveFailedPods").(*RemoveFailedPodsArgs).MinPodLifetimeSeconds; got == nil || *got != 3600 {
 		t.Errorf("minPodLifetimeSeconds = %v, want 3600", got)
 	}
-	if s.RemovePodsViolatingNodeTaints.IncludesPreferNoSchedule() || s.RemovePodsHavingTooManyRestarts.IncludesInitContainers() {
+	if s.Get("RemovePodsViolatingNodeTaints").(*RemovePodsViolatingNodeTaintsArgs).IncludesPreferNoSchedule() || s.Get("RemovePodsHavingTooManyRestarts").(*RemovePodsHavingTooManyRestartsArgs).IncludesInitContainers() {
 		t.Error("includePreferNoSchedule and includingInitContainers default to true, want false")
 	}
 	if got := strings.Join(p.Enabled(), ","); got != "RemovePodsViolatingNodeTaints,RemovePodsHavingTooManyRestarts,RemoveFailedPods,RemovePodsViolatingTopologySpreadConstraint" {
 		t.Errorf("Enabled() = %s, want the violation strategies before the balancing one", got)
-	}
-}
-
-// Order puts every violation strategy before every balancing one, and
-// names every strategy Strategies holds once.
-func TestOrder(t *testing.T) {
-	want := "RemovePodsViolatingNodeTaints,RemovePodsViolatingNodeAffinity,RemovePodsViolatingInterPodAntiAffinity," +
-		"RemovePodsHavingTooManyRestarts,PodLifeTime,RemoveFailedPods," +
-		"RemoveDuplicates,RemovePodsViolatingTopologySpreadConstraint,LowNodeUtilization,HighNodeUtilization"
-	if got := strings.Join(Order, ","); got != want {
-		t.Errorf("Order = %s\nwant %s", got, want)
-	}
-	// A document that mentions every strategy with empty arguments.
-	doc := make(map[string]any)
-	for _, name := range Order {
-		doc[name] = map[string]any{}
-	}
-	b, err := json.Marshal(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var all Strategies
-	if err := json.Unmarshal(b, &all); err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range Order {
-		if all.Get(name) == nil {
-			t.Errorf("Get(%s) = nil with every strategy set", name)
-		}
-	}
-	if (&Strategies{}).Get(LowNodeUtilization) != nil {
-		t.Error("Get returns arguments for a strategy the policy does not mention")
-	}
-	if got := len(asMap(all)); got != len(Order) {
-		t.Errorf("Strategies holds %d strategies, Order lists %d", got, len(Order))
 	}
 }
 
@@ -319,11 +283,11 @@ overrides:
 	if err != nil {
 		t.Fatal(err)
 	}
-	batch := p.For("batch", nil).Strategies.RemovePodsHavingTooManyRestarts
+	batch := p.For("batch", nil).Strategies.Get("RemovePodsHavingTooManyRestarts").(*RemovePodsHavingTooManyRestartsArgs)
 	if batch.PodRestartThreshold != 3 || batch.IncludesInitContainers() || len(batch.States) != 1 {
 		t.Errorf("batch = %+v, want threshold 3, no init containers, states inherited", batch)
 	}
-	web := p.For("web", nil).Strategies.RemovePodsHavingTooManyRestarts
+	web := p.For("web", nil).Strategies.Get("RemovePodsHavingTooManyRestarts").(*RemovePodsHavingTooManyRestartsArgs)
 	if web.PodRestartThreshold != 10 || !web.IncludesInitContainers() {
 		t.Errorf("web = %+v, want the global threshold 10 with init containers", web)
 	}

@@ -55,6 +55,10 @@ func Load(data []byte, file string) (*Policy, error) {
 	if err != nil {
 		return nil, &Error{File: file, Problems: []string{strings.TrimPrefix(err.Error(), "json: ")}}
 	}
+	if msg := doc.strategiesTypeError(); msg != "" {
+		return nil, &Error{File: file, Problems: []string{msg}}
+	}
+	strict = append(strict, doc.strategiesStrictErrors()...)
 	problems := newError(file, nil)
 	for _, se := range strict {
 		problems.Problems = append(problems.Problems, describeStrict(se))
@@ -69,6 +73,31 @@ func Load(data []byte, file string) (*Policy, error) {
 		return nil, problems
 	}
 	return p, nil
+}
+
+// strategiesTypeError words the first strategy argument of the wrong type,
+// in the order of the document's keys (overrides before strategies), or
+// returns "".
+func (p *RebalancePolicy) strategiesTypeError() string {
+	for i := range p.Overrides {
+		if e := p.Overrides[i].Strategies.decoding.typeErr; e != nil {
+			return e.at("Override", "overrides.strategies")
+		}
+	}
+	if e := p.Strategies.decoding.typeErr; e != nil {
+		return e.at("RebalancePolicy", "strategies")
+	}
+	return ""
+}
+
+// strategiesStrictErrors returns the unknown strategies and arguments,
+// with their paths in the document.
+func (p *RebalancePolicy) strategiesStrictErrors() []error {
+	errs := p.Strategies.decoding.strictAt("strategies")
+	for i := range p.Overrides {
+		errs = append(errs, p.Overrides[i].Strategies.decoding.strictAt(fmt.Sprintf("overrides[%d].strategies", i))...)
+	}
+	return errs
 }
 
 // describeStrict formats an unknown or duplicate field found while decoding.
@@ -195,7 +224,7 @@ func (p *Policy) Enabled() []string {
 		}
 	}
 	var names []string
-	for _, name := range Order {
+	for _, name := range Order() {
 		if on[name] {
 			names = append(names, name)
 		}

@@ -219,14 +219,14 @@ func TestLoadDefaults(t *testing.T) {
 	if p.Cooldown.Duration != 5*time.Minute {
 		t.Errorf("cooldown = %v, want 5m", p.Cooldown.Duration)
 	}
-	if got := p.Enabled(); len(got) != 1 || got[0] != RemoveDuplicates {
+	if got := p.Enabled(); len(got) != 1 || got[0] != "RemoveDuplicates" {
 		t.Errorf("Enabled() = %v, want [RemoveDuplicates]", got)
 	}
 }
 
 func TestDefaultPolicy(t *testing.T) {
 	p := Default()
-	lnu := p.Global().Strategies.LowNodeUtilization
+	lnu := p.Global().Strategies.Get("LowNodeUtilization").(*LowNodeUtilizationArgs)
 	if lnu == nil || lnu.Thresholds["cpu"] != 20 || lnu.TargetThresholds["memory"] != 50 {
 		t.Fatalf("default LowNodeUtilization = %+v, want thresholds 20 and targets 50", lnu)
 	}
@@ -246,7 +246,7 @@ func TestEnabledFalseTurnsAStrategyOff(t *testing.T) {
 	if got := p.Enabled(); len(got) != 0 {
 		t.Errorf("Enabled() = %v, want none", got)
 	}
-	if p.Global().Args(RemoveDuplicates) != nil {
+	if p.Global().Args("RemoveDuplicates") != nil {
 		t.Error("Args(RemoveDuplicates) is set for a disabled strategy")
 	}
 }
@@ -301,16 +301,16 @@ overrides:
 			if got := *s.PerNamespaceLimit; got != tt.perNamespace {
 				t.Errorf("perNamespace limit = %d, want %d", got, tt.perNamespace)
 			}
-			if got := s.Args(RemoveDuplicates) != nil; got != tt.duplicates {
+			if got := s.Args("RemoveDuplicates") != nil; got != tt.duplicates {
 				t.Errorf("RemoveDuplicates enabled = %v, want %v", got, tt.duplicates)
 			}
-			if got := s.Args(LowNodeUtilization) != nil; !got {
+			if got := s.Args("LowNodeUtilization") != nil; !got {
 				t.Error("LowNodeUtilization is off; overrides did not touch it")
 			}
 		})
 	}
 	// The override kept the global excludeOwnerKinds it did not mention.
-	if got := p.For("etl", map[string]string{"team": "batch"}).Strategies.RemoveDuplicates.ExcludeOwnerKinds; len(got) != 1 || got[0] != "Job" {
+	if got := p.For("etl", map[string]string{"team": "batch"}).Strategies.Get("RemoveDuplicates").(*RemoveDuplicatesArgs).ExcludeOwnerKinds; len(got) != 1 || got[0] != "Job" {
 		t.Errorf("inherited excludeOwnerKinds = %v, want [Job]", got)
 	}
 }
@@ -351,7 +351,7 @@ strategies:
 	if p.AllowsNamespace("kube-system") || !p.AllowsNamespace("web") {
 		t.Error("namespaces.exclude [kube-system] does not filter as expected")
 	}
-	rd := p.Global().Strategies.RemoveDuplicates
+	rd := p.Global().Strategies.Get("RemoveDuplicates").(*RemoveDuplicatesArgs)
 	tests := []struct {
 		ns     string
 		labels map[string]string

@@ -1,108 +1,29 @@
 package policy
 
 import (
+	"encoding/json"
+	"slices"
+	"strings"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	sigsjson "sigs.k8s.io/json"
 )
 
-// Strategy names, as they appear under strategies: in a policy.
-const (
-	RemovePodsViolatingNodeTaints               = "RemovePodsViolatingNodeTaints"
-	RemovePodsViolatingNodeAffinity             = "RemovePodsViolatingNodeAffinity"
-	RemovePodsViolatingInterPodAntiAffinity     = "RemovePodsViolatingInterPodAntiAffinity"
-	RemovePodsHavingTooManyRestarts             = "RemovePodsHavingTooManyRestarts"
-	PodLifeTime                                 = "PodLifeTime"
-	RemoveFailedPods                            = "RemoveFailedPods"
-	RemoveDuplicates                            = "RemoveDuplicates"
-	RemovePodsViolatingTopologySpreadConstraint = "RemovePodsViolatingTopologySpreadConstraint"
-	LowNodeUtilization                          = "LowNodeUtilization"
-	HighNodeUtilization                         = "HighNodeUtilization"
-)
-
-// Strategies holds the arguments of each configured strategy; a nil field is
-// a strategy the policy does not mention.
+// Strategies holds the arguments of each strategy a policy configures,
+// by name; a strategy the policy does not mention has none. The names a
+// policy may use are those registered with RegisterStrategy.
 type Strategies struct {
-	RemovePodsViolatingNodeTaints               *RemovePodsViolatingNodeTaintsArgs               `json:"RemovePodsViolatingNodeTaints,omitempty"`
-	RemovePodsViolatingNodeAffinity             *RemovePodsViolatingNodeAffinityArgs             `json:"RemovePodsViolatingNodeAffinity,omitempty"`
-	RemovePodsViolatingInterPodAntiAffinity     *RemovePodsViolatingInterPodAntiAffinityArgs     `json:"RemovePodsViolatingInterPodAntiAffinity,omitempty"`
-	RemovePodsHavingTooManyRestarts             *RemovePodsHavingTooManyRestartsArgs             `json:"RemovePodsHavingTooManyRestarts,omitempty"`
-	PodLifeTime                                 *PodLifeTimeArgs                                 `json:"PodLifeTime,omitempty"`
-	RemoveFailedPods                            *RemoveFailedPodsArgs                            `json:"RemoveFailedPods,omitempty"`
-	RemoveDuplicates                            *RemoveDuplicatesArgs                            `json:"RemoveDuplicates,omitempty"`
-	RemovePodsViolatingTopologySpreadConstraint *RemovePodsViolatingTopologySpreadConstraintArgs `json:"RemovePodsViolatingTopologySpreadConstraint,omitempty"`
-	LowNodeUtilization                          *LowNodeUtilizationArgs                          `json:"LowNodeUtilization,omitempty"`
-	HighNodeUtilization                         *HighNodeUtilizationArgs                         `json:"HighNodeUtilization,omitempty"`
-}
-
-// Order lists every strategy in the order they run: those that fix
-// violations first, then those that balance, so that balancing works on the
-// cluster as the fixes leave it. Among the balancing ones, the finer-grained
-// go first (one workload's replicas, then its spread over domains) and the
-// node-level ones last, so that they see every workload where it will stay.
-var Order = []string{
-	RemovePodsViolatingNodeTaints,
-	RemovePodsViolatingNodeAffinity,
-	RemovePodsViolatingInterPodAntiAffinity,
-	RemovePodsHavingTooManyRestarts,
-	PodLifeTime,
-	RemoveFailedPods,
-	RemoveDuplicates,
-	RemovePodsViolatingTopologySpreadConstraint,
-	LowNodeUtilization,
-	HighNodeUtilization,
-}
-
-// accessors reads each strategy's field of Strategies.
-var accessors = map[string]func(*Strategies) StrategyArgs{
-	RemovePodsViolatingNodeTaints:               func(s *Strategies) StrategyArgs { return present(s.RemovePodsViolatingNodeTaints) },
-	RemovePodsViolatingNodeAffinity:             func(s *Strategies) StrategyArgs { return present(s.RemovePodsViolatingNodeAffinity) },
-	RemovePodsViolatingInterPodAntiAffinity:     func(s *Strategies) StrategyArgs { return present(s.RemovePodsViolatingInterPodAntiAffinity) },
-	RemovePodsHavingTooManyRestarts:             func(s *Strategies) StrategyArgs { return present(s.RemovePodsHavingTooManyRestarts) },
-	PodLifeTime:                                 func(s *Strategies) StrategyArgs { return present(s.PodLifeTime) },
-	RemoveFailedPods:                            func(s *Strategies) StrategyArgs { return present(s.RemoveFailedPods) },
-	RemoveDuplicates:                            func(s *Strategies) StrategyArgs { return present(s.RemoveDuplicates) },
-	RemovePodsViolatingTopologySpreadConstraint: func(s *Strategies) StrategyArgs { return present(s.RemovePodsViolatingTopologySpreadConstraint) },
-	LowNodeUtilization:                          func(s *Strategies) StrategyArgs { return present(s.LowNodeUtilization) },
-	HighNodeUtilization:                         func(s *Strategies) StrategyArgs { return present(s.HighNodeUtilization) },
-}
-
-// present turns a nil argument pointer into a nil interface, which a typed
-// nil pointer inside the interface would not be.
-func present[T any, P interface {
-	*T
-	StrategyArgs
-}](p P) StrategyArgs {
-	if p == nil {
-		return nil
-	}
-	return p
+	args map[string]StrategyArgs
+	// decoding keeps what UnmarshalJSON found wrong, so that Load reports
+	// it under the path where these strategies sit in the document.
+	decoding decodeProblems
 }
 
 // Get returns the arguments of the named strategy, or nil when the policy
 // does not mention it.
-func (s *Strategies) Get(name string) StrategyArgs {
-	if get, ok := accessors[name]; ok {
-		return get(s)
-	}
-	return nil
-}
-
-// validateCombination rejects strategies that cannot share a policy.
-// LowNodeUtilization fills the least used nodes and HighNodeUtilization
-// empties them: each would undo the other's moves on the next run. An
-// override cannot separate them by namespace either, since both classify
-// nodes, which the pods of every namespace share; so the rule is on the
-// global strategies, enabled or not, and overrides (which cannot add a
-// node-level strategy) never change it.
-func (s *Strategies) validateCombination(path *field.Path) field.ErrorList {
-	if s.LowNodeUtilization != nil && s.HighNodeUtilization != nil {
-		return field.ErrorList{field.Forbidden(path.Child(HighNodeUtilization),
-			"cannot be configured together with LowNodeUtilization: LowNodeUtilization moves pods onto the least used nodes, "+
-				"HighNodeUtilization empties those nodes, and each would undo the other on the next run; keep one")}
-	}
-	return nil
-}
+func (s *Strategies) Get(name string) StrategyArgs { return s.args[name] }
 
 // Named is a strategy's name with its arguments.
 type Named struct {
@@ -113,12 +34,108 @@ type Named struct {
 // List returns the strategies the policy mentions, in Order.
 func (s *Strategies) List() []Named {
 	var out []Named
-	for _, name := range Order {
+	for _, name := range Order() {
 		if a := s.Get(name); a != nil {
 			out = append(out, Named{name, a})
 		}
 	}
 	return out
+}
+
+// MarshalJSON writes the strategies in Order, the order users read them in.
+func (s Strategies) MarshalJSON() ([]byte, error) {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, n := range s.List() {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		key, _ := json.Marshal(n.Name)
+		args, err := json.Marshal(n.Args)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(key)
+		b.WriteByte(':')
+		b.Write(args)
+	}
+	b.WriteByte('}')
+	return []byte(b.String()), nil
+}
+
+// UnmarshalJSON decodes each strategy's arguments into the type its
+// registration gives, as strictly as the rest of the document. Unknown
+// names and fields and values of the wrong type do not stop decoding: Load
+// reports them, with the other problems of the document.
+func (s *Strategies) UnmarshalJSON(data []byte) error {
+	*s = Strategies{}
+	if string(data) == "null" {
+		return nil
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		s.decoding.typeErr = &entryTypeError{value: jsonKind(data)}
+		return nil
+	}
+	// In the document's order, which is by name, so that the first wrong
+	// value reported is the one the decoder would have met first.
+	names := make([]string, 0, len(raw))
+	for name := range raw {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		newArgs := registeredArgs(name)
+		if newArgs == nil {
+			s.decoding.strict = append(s.decoding.strict, &unknownStrategyError{name})
+			continue
+		}
+		a := newArgs()
+		strict, err := sigsjson.UnmarshalStrict(raw[name], a)
+		if err != nil {
+			if s.decoding.typeErr == nil {
+				s.decoding.typeErr = &entryTypeError{name: name, err: err, args: a}
+			}
+			continue
+		}
+		for _, e := range strict {
+			if fe, ok := e.(interface{ SetFieldPath(string) }); ok {
+				fe.SetFieldPath(name + "." + e.(interface{ FieldPath() string }).FieldPath())
+			}
+			s.decoding.strict = append(s.decoding.strict, e)
+		}
+		if s.args == nil {
+			s.args = make(map[string]StrategyArgs)
+		}
+		s.args[name] = a
+	}
+	return nil
+}
+
+// Conflicting is implemented by the arguments of a strategy that cannot
+// share a policy with another one.
+type Conflicting interface {
+	// ConflictsWith names the other strategy and says why both cannot be
+	// configured together.
+	ConflictsWith() (strategy, why string)
+}
+
+// validateCombination rejects strategies that cannot share a policy. The
+// rule is on the global strategies, enabled or not: two strategies that
+// undo each other do so whatever namespaces they select, and overrides
+// (which cannot add a node-level strategy) never change it.
+func (s *Strategies) validateCombination(path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, n := range s.List() {
+		c, ok := n.Args.(Conflicting)
+		if !ok {
+			continue
+		}
+		if other, why := c.ConflictsWith(); s.Get(other) != nil {
+			errs = append(errs, field.Forbidden(path.Child(n.Name), "cannot be configured together with "+other+": "+why))
+		}
+	}
+	return errs
 }
 
 // StrategyArgs is implemented by the arguments of every strategy.
@@ -133,6 +150,15 @@ type StrategyArgs interface {
 	// pods. They cannot be tuned per namespace, because a node is shared by
 	// the pods of many namespaces.
 	NodeLevelFields() []string
+}
+
+// UtilizationThresholds is implemented by the arguments of a strategy that
+// classifies nodes by their utilization: the node report shows the
+// resources it has thresholds for.
+type UtilizationThresholds interface {
+	// UtilizationThresholds returns every set of thresholds that classifies
+	// nodes as under-utilized, those of the node pools included.
+	UtilizationThresholds() []ResourceThresholds
 }
 
 // Common holds the arguments every strategy accepts.

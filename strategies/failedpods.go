@@ -19,7 +19,10 @@ import (
 // them. The planner evicts them without placing anything.
 type failedPods struct{}
 
-func (failedPods) Name() string { return policy.RemoveFailedPods }
+// failedPodsName is the strategy's key under strategies: in a policy.
+const failedPodsName = "RemoveFailedPods"
+
+func (failedPods) Name() string { return failedPodsName }
 
 func (s failedPods) Run(in *Input) {
 	var found []ranked

@@ -29,26 +29,17 @@ type guard struct {
 	rules []guardRule
 }
 
-// NewGuard returns the guard of the policy, or nil when it needs none. The
-// rules, each kept with its strategy:
-//
-//   - LowNodeUtilization: no target above the target thresholds of its node
-//     pool (the next run would move pods off it);
-//   - HighNodeUtilization: no target among the nodes it empties, unless
-//     HighNodeUtilization itself moves the pod;
-//   - RemovePodsViolatingNodeTaints with includePreferNoSchedule: no target
-//     with a PreferNoSchedule taint the pod does not tolerate and the
-//     strategy acts on (NoSchedule ones the scheduler already refuses);
-//   - RemovePodsViolatingNodeAffinity with preferred: no target that matches
-//     the pod's preferred node affinity with less weight than its node;
-//   - RemoveDuplicates: no target that already holds its share of the pod's
-//     duplicates;
-//   - RemovePodsViolatingTopologySpreadConstraint: no target that takes any
-//     balanced constraint of the pod (ScheduleAnyway ones included when the
-//     strategy balances them) past its maxSkew, or further past it.
-//
+// guardRuler is implemented by a strategy whose condition another
+// strategy's move could break: its guardRule keeps every move of the cycle
+// within that condition, or is nil when the policy gives it nothing to keep.
 // Required node affinity and inter-pod anti-affinity need no rule: the
 // scheduler's filters already refuse a target that breaks them.
+type guardRuler interface {
+	guardRule(in *Input) guardRule
+}
+
+// NewGuard returns the guard of the policy, or nil when it needs none: the
+// rules of its enabled strategies (see each guardRule).
 func NewGuard(in *Input) Guard {
 	g := newGuard(in)
 	in.guard = g
@@ -60,34 +51,24 @@ func NewGuard(in *Input) Guard {
 	}
 }
 
+// newGuard asks the enabled strategies for their rules: first those that
+// classify nodes, whose reason for refusing a node is about the node as a
+// whole, then the others, each group in the order the strategies run. A
+// node that two rules refuse is reported with the first one's reason.
 func newGuard(in *Input) *guard {
-	on := make(map[string]bool)
-	for _, name := range in.Policy.Enabled() {
-		on[name] = true
-	}
 	g := &guard{}
-	add := func(r guardRule) {
-		if r != nil {
-			g.rules = append(g.rules, r)
+	enabled := in.Policy.Enabled()
+	for _, nodeLevel := range []bool{true, false} {
+		for _, name := range enabled {
+			if (len(policy.NewArgs(name).NodeLevelFields()) > 0) != nodeLevel {
+				continue
+			}
+			if s, ok := Get(name).(guardRuler); ok {
+				if r := s.guardRule(in); r != nil {
+					g.rules = append(g.rules, r)
+				}
+			}
 		}
-	}
-	if on[policy.LowNodeUtilization] {
-		add(newLowUtilizationRule(in))
-	}
-	if on[policy.HighNodeUtilization] {
-		add(newHighUtilizationRule(in))
-	}
-	if on[policy.RemovePodsViolatingNodeTaints] {
-		add(preferNoScheduleRule{in: in})
-	}
-	if on[policy.RemovePodsViolatingNodeAffinity] {
-		add(&preferredAffinityRule{in: in})
-	}
-	if on[policy.RemoveDuplicates] {
-		add(&duplicatesRule{in: in})
-	}
-	if on[policy.RemovePodsViolatingTopologySpreadConstraint] {
-		add(&spreadRule{in: in})
 	}
 	if len(g.rules) == 0 {
 		return nil

@@ -25,10 +25,17 @@ import (
 // what they can hold.
 type highNodeUtilization struct{}
 
-func (highNodeUtilization) Name() string { return policy.HighNodeUtilization }
+// highNodeUtilizationName is the strategy's key under strategies: in a policy.
+const highNodeUtilizationName = "HighNodeUtilization"
+
+func (highNodeUtilization) Name() string { return highNodeUtilizationName }
+
+// guardRule: no target among the nodes it empties, unless it moves
+// the pod itself.
+func (highNodeUtilization) guardRule(in *Input) guardRule { return newHighUtilizationRule(in) }
 
 func (s highNodeUtilization) Run(in *Input) {
-	args := in.Policy.Global().Strategies.HighNodeUtilization
+	args, _ := in.Policy.Global().Strategies.Get(highNodeUtilizationName).(*policy.HighNodeUtilizationArgs)
 	if args == nil {
 		return
 	}
@@ -138,7 +145,7 @@ func (highNodeUtilization) leaving(in *Input, n *cluster.Node) ([]*cluster.Pod, 
 		if p.IsDaemonSetPod() || p.IsMirror() || p.IsTerminating() {
 			continue
 		}
-		if in.Args(policy.HighNodeUtilization, p) == nil {
+		if in.Args(highNodeUtilizationName, p) == nil {
 			return nil, p.Key + " is not one HighNodeUtilization may move"
 		}
 		if why := in.Mover.Evictable(p); why != "" {
@@ -197,7 +204,7 @@ func (highNodeUtilization) place(in *Input, fork *cluster.Snapshot, targets *tar
 			t := fork.Node(name)
 			// Most targets that cannot take the pod lack room: tell them
 			// apart before asking the scheduler's filters.
-			if hasRoom(t, p) && in.canTake(v, policy.HighNodeUtilization, p, t) {
+			if hasRoom(t, p) && in.canTake(v, highNodeUtilizationName, p, t) {
 				target = name
 				break
 			}
@@ -361,14 +368,14 @@ type highUtilizationRule struct {
 }
 
 func newHighUtilizationRule(in *Input) guardRule {
-	if in.Policy.Global().Strategies.HighNodeUtilization == nil {
+	if in.Policy.Global().Strategies.Get(highNodeUtilizationName) == nil {
 		return nil
 	}
 	return &highUtilizationRule{in: in}
 }
 
 func (r *highUtilizationRule) prepare(_ *Input, strategy string) {
-	if strategy != policy.HighNodeUtilization && !r.done {
+	if strategy != highNodeUtilizationName && !r.done {
 		r.simulate()
 	}
 }
@@ -376,7 +383,7 @@ func (r *highUtilizationRule) prepare(_ *Input, strategy string) {
 func (r *highUtilizationRule) simulate() {
 	r.done = true
 	r.emptied = make(map[string]bool)
-	args := r.in.Policy.Global().Strategies.HighNodeUtilization
+	args, _ := r.in.Policy.Global().Strategies.Get(highNodeUtilizationName).(*policy.HighNodeUtilizationArgs)
 	var s highNodeUtilization
 	for _, g := range highUtilizationGroups(args, r.in.Nodes()) {
 		for name := range s.compact(r.in, args, g, false) {
@@ -395,7 +402,7 @@ func (r *highUtilizationRule) settle(emptied map[string]bool) {
 }
 
 func (r *highUtilizationRule) check(_ view, strategy string, _ *cluster.Pod, n *cluster.Node) (bool, string) {
-	if strategy == policy.HighNodeUtilization {
+	if strategy == highNodeUtilizationName {
 		return true, ""
 	}
 	if !r.done {

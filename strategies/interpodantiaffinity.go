@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
-	"github.com/kube-rebalancer/rebalancer/policy"
 )
 
 // interPodAntiAffinity moves pods whose required pod anti-affinity is
@@ -23,7 +22,10 @@ import (
 // new conflicts.
 type interPodAntiAffinity struct{}
 
-func (interPodAntiAffinity) Name() string { return policy.RemovePodsViolatingInterPodAntiAffinity }
+// interPodAntiAffinityName is the strategy's key under strategies: in a policy.
+const interPodAntiAffinityName = "RemovePodsViolatingInterPodAntiAffinity"
+
+func (interPodAntiAffinity) Name() string { return interPodAntiAffinityName }
 
 func (s interPodAntiAffinity) Run(in *Input) {
 	g := conflicts(in)

@@ -20,12 +20,19 @@ import (
 // under-utilized nodes have no room left.
 type lowNodeUtilization struct{}
 
-func (lowNodeUtilization) Name() string { return policy.LowNodeUtilization }
+// lowNodeUtilizationName is the strategy's key under strategies: in a policy.
+const lowNodeUtilizationName = "LowNodeUtilization"
+
+func (lowNodeUtilization) Name() string { return lowNodeUtilizationName }
+
+// guardRule: no target above the target thresholds of its node pool (the next run
+// would move pods off it).
+func (lowNodeUtilization) guardRule(in *Input) guardRule { return newLowUtilizationRule(in) }
 
 func (s lowNodeUtilization) Run(in *Input) {
 	// Thresholds classify nodes, which every namespace shares, so they are
 	// always the global ones; overrides only decide which pods may move.
-	args := in.Policy.Global().Strategies.LowNodeUtilization
+	args, _ := in.Policy.Global().Strategies.Get(lowNodeUtilizationName).(*policy.LowNodeUtilizationArgs)
 	if args == nil {
 		return
 	}
@@ -165,7 +172,7 @@ func (s lowNodeUtilization) balance(in *Input, args *policy.LowNodeUtilizationAr
 func (lowNodeUtilization) podsToMove(in *Input, n *cluster.Node) []*cluster.Pod {
 	var pods []*cluster.Pod
 	for _, p := range n.Pods() {
-		if in.Args(policy.LowNodeUtilization, p) != nil {
+		if in.Args(lowNodeUtilizationName, p) != nil {
 			pods = append(pods, p)
 		}
 	}
@@ -346,7 +353,7 @@ type resourceLimit struct {
 }
 
 func newLowUtilizationRule(in *Input) guardRule {
-	args := in.Policy.Global().Strategies.LowNodeUtilization
+	args, _ := in.Policy.Global().Strategies.Get(lowNodeUtilizationName).(*policy.LowNodeUtilizationArgs)
 	if args == nil {
 		return nil
 	}
@@ -386,7 +393,7 @@ func (b bands) fitsSomewhere(in *Input, names []string, p *cluster.Pod) bool {
 			continue
 		}
 		if in.guard != nil {
-			if ok, _ := in.guard.check(v, policy.LowNodeUtilization, p, n); !ok {
+			if ok, _ := in.guard.check(v, lowNodeUtilizationName, p, n); !ok {
 				continue
 			}
 		}

@@ -22,7 +22,14 @@ import (
 // higher total weight; the replacement goes to the best such node.
 type nodeAffinity struct{}
 
-func (nodeAffinity) Name() string { return policy.RemovePodsViolatingNodeAffinity }
+// nodeAffinityName is the strategy's key under strategies: in a policy.
+const nodeAffinityName = "RemovePodsViolatingNodeAffinity"
+
+func (nodeAffinity) Name() string { return nodeAffinityName }
+
+// guardRule: with preferred, no target that matches the pod's
+// preferred node affinity with less weight than its node.
+func (nodeAffinity) guardRule(in *Input) guardRule { return &preferredAffinityRule{in: in} }
 
 func (s nodeAffinity) Run(in *Input) {
 	for _, n := range in.Nodes() {
@@ -182,7 +189,7 @@ func (r *preferredAffinityRule) check(_ view, _ string, p *cluster.Pod, n *clust
 	if !hasPreferredNodeAffinity(p) || p.Spec.NodeName == "" {
 		return true, ""
 	}
-	a, ok := r.in.Args(policy.RemovePodsViolatingNodeAffinity, p).(*policy.RemovePodsViolatingNodeAffinityArgs)
+	a, ok := r.in.Args(nodeAffinityName, p).(*policy.RemovePodsViolatingNodeAffinityArgs)
 	if !ok || !a.Checks(policy.PreferredDuringScheduling) {
 		return true, ""
 	}

@@ -20,7 +20,15 @@ import (
 // excludedTaints to leave cordoned nodes to whoever cordoned them).
 type nodeTaints struct{}
 
-func (nodeTaints) Name() string { return policy.RemovePodsViolatingNodeTaints }
+// nodeTaintsName is the strategy's key under strategies: in a policy.
+const nodeTaintsName = "RemovePodsViolatingNodeTaints"
+
+func (nodeTaints) Name() string { return nodeTaintsName }
+
+// guardRule: with includePreferNoSchedule, no target with a
+// PreferNoSchedule taint the pod does not tolerate and the strategy acts on
+// (NoSchedule ones the scheduler already refuses).
+func (nodeTaints) guardRule(in *Input) guardRule { return preferNoScheduleRule{in: in} }
 
 func (s nodeTaints) Run(in *Input) {
 	for _, n := range in.Nodes() {
@@ -81,7 +89,7 @@ func (r preferNoScheduleRule) check(_ view, _ string, p *cluster.Pod, n *cluster
 	if len(n.Spec.Taints) == 0 {
 		return true, ""
 	}
-	a, ok := r.in.Args(policy.RemovePodsViolatingNodeTaints, p).(*policy.RemovePodsViolatingNodeTaintsArgs)
+	a, ok := r.in.Args(nodeTaintsName, p).(*policy.RemovePodsViolatingNodeTaintsArgs)
 	if !ok || !a.IncludesPreferNoSchedule() {
 		return true, ""
 	}

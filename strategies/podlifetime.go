@@ -15,7 +15,10 @@ import (
 // included (their eviction only deletes them), unless states narrows it.
 type podLifeTime struct{}
 
-func (podLifeTime) Name() string { return policy.PodLifeTime }
+// podLifeTimeName is the strategy's key under strategies: in a policy.
+const podLifeTimeName = "PodLifeTime"
+
+func (podLifeTime) Name() string { return podLifeTimeName }
 
 func (s podLifeTime) Run(in *Input) {
 	var found []ranked

@@ -15,7 +15,14 @@ import (
 // fit) of them, and the extra ones move to nodes that hold fewer.
 type removeDuplicates struct{}
 
-func (removeDuplicates) Name() string { return policy.RemoveDuplicates }
+// removeDuplicatesName is the strategy's key under strategies: in a policy.
+const removeDuplicatesName = "RemoveDuplicates"
+
+func (removeDuplicates) Name() string { return removeDuplicatesName }
+
+// guardRule: no target that already holds its share of the pod's
+// duplicates.
+func (removeDuplicates) guardRule(in *Input) guardRule { return &duplicatesRule{in: in} }
 
 func (s removeDuplicates) Run(in *Input) {
 	for _, w := range in.Snapshot.Workloads() {
@@ -31,7 +38,7 @@ func groupedAsDuplicate(in *Input, p *cluster.Pod) bool {
 	if p.Workload.IsZero() {
 		return false
 	}
-	a, ok := in.Args(policy.RemoveDuplicates, p).(*policy.RemoveDuplicatesArgs)
+	a, ok := in.Args(removeDuplicatesName, p).(*policy.RemoveDuplicatesArgs)
 	return ok && !excludedOwner(a, p)
 }
 

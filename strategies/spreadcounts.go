@@ -270,7 +270,7 @@ func (r *spreadRule) check(v view, _ string, p *cluster.Pod, n *cluster.Node) (b
 	}
 	if r.v != v || r.pod != p {
 		r.v, r.pod, r.spec = v, p, nil
-		if a, ok := in.Settings(p.Namespace).Args(policy.RemovePodsViolatingTopologySpreadConstraint).(*policy.RemovePodsViolatingTopologySpreadConstraintArgs); ok {
+		if a, ok := in.Settings(p.Namespace).Args(topologySpreadName).(*policy.RemovePodsViolatingTopologySpreadConstraintArgs); ok {
 			r.spec = in.spreadSpec(p, a)
 		}
 		if r.spec != nil {
@@ -297,7 +297,7 @@ func (r *spreadRule) check(v view, _ string, p *cluster.Pod, n *cluster.Node) (b
 		}
 		after := s.value(c, r.counts[k], c.domainOf(n.Index()))
 		if after > max(c.tc.MaxSkew, before) {
-			return false, "node(s) would break the pod's topology spread constraint on " + c.tc.TopologyKey + " (RemovePodsViolatingTopologySpreadConstraint)"
+			return false, "node(s) would break the pod's topology spread constraint on " + c.tc.TopologyKey + " (" + topologySpreadName + ")"
 		}
 	}
 	return true, ""

@@ -194,20 +194,3 @@ func (in *Input) now() view { return view{in.Snapshot, in.edits} }
 // Strategies ask before choosing among pods, so that they choose one that
 // can actually move.
 func (in *Input) evictable(p *cluster.Pod) bool { return in.Mover.Evictable(p) == "" }
-
-// registry lists every strategy by name.
-var registry = map[string]Strategy{
-	policy.RemovePodsViolatingNodeTaints:               nodeTaints{},
-	policy.RemovePodsViolatingNodeAffinity:             nodeAffinity{},
-	policy.RemovePodsViolatingInterPodAntiAffinity:     interPodAntiAffinity{},
-	policy.RemovePodsHavingTooManyRestarts:             tooManyRestarts{},
-	policy.PodLifeTime:                                 podLifeTime{},
-	policy.RemoveFailedPods:                            failedPods{},
-	policy.RemoveDuplicates:                            removeDuplicates{},
-	policy.RemovePodsViolatingTopologySpreadConstraint: topologySpread{},
-	policy.LowNodeUtilization:                          lowNodeUtilization{},
-	policy.HighNodeUtilization:                         highNodeUtilization{},
-}
-
-// Get returns the strategy of that name, or nil.
-func Get(name string) Strategy { return registry[name] }

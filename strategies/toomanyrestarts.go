@@ -17,7 +17,10 @@ import (
 // not move it again.
 type tooManyRestarts struct{}
 
-func (tooManyRestarts) Name() string { return policy.RemovePodsHavingTooManyRestarts }
+// tooManyRestartsName is the strategy's key under strategies: in a policy.
+const tooManyRestartsName = "RemovePodsHavingTooManyRestarts"
+
+func (tooManyRestarts) Name() string { return tooManyRestartsName }
 
 func (s tooManyRestarts) Run(in *Input) {
 	var found []ranked

@@ -20,7 +20,15 @@ import (
 // its maxSkew; the next run therefore finds nothing to do.
 type topologySpread struct{}
 
-func (topologySpread) Name() string { return policy.RemovePodsViolatingTopologySpreadConstraint }
+// topologySpreadName is the strategy's key under strategies: in a policy.
+const topologySpreadName = "RemovePodsViolatingTopologySpreadConstraint"
+
+func (topologySpread) Name() string { return topologySpreadName }
+
+// guardRule: no target that takes any balanced constraint of the
+// pod (ScheduleAnyway ones included when the strategy balances them) past
+// its maxSkew, or further past it.
+func (topologySpread) guardRule(in *Input) guardRule { return &spreadRule{in: in} }
 
 // spreadGroup is the pods that share a spread spec, in snapshot order.
 type spreadGroup struct {
@@ -157,7 +165,7 @@ func (topologySpread) choose(in *Input, g *spreadGroup, k int, d int32, counts [
 		if n == nil || spec.constraints[k].domainOf(n.Index()) != d {
 			continue
 		}
-		if in.Args(policy.RemovePodsViolatingTopologySpreadConstraint, p) == nil || !in.evictable(p) {
+		if in.Args(topologySpreadName, p) == nil || !in.evictable(p) {
 			continue
 		}
 		var load int32
