@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/planner"
+	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/report"
 )
 
@@ -27,9 +29,9 @@ report's "at"). The cooldown applies when the dump holds rebalancer's state
 ConfigMap, as it does for a dry run that reads it: add configmaps to the
 kubectl command.
 
-Without --policy, the built-in default policy runs: LowNodeUtilization with
-thresholds 20% and targets 50% (cpu, memory, pods) and RemoveDuplicates, at
-most 5 evictions per node and 50 per cycle.`,
+Without --policy, the built-in default policy runs:
+
+` + indent(string(policy.DefaultYAML()), "  "),
 		Example: `  kubectl get nodes,pods,pdb,namespaces,replicasets,priorityclasses,configmaps -A -o yaml > dump.yaml
   rebalancer plan --snapshot dump.yaml
   rebalancer plan --snapshot dump.yaml --policy policy.yaml -o json`,
@@ -85,4 +87,15 @@ most 5 evictions per node and 50 per cycle.`,
 	c.Flags().StringVar(&now, "now", "", "evaluate pod ages at this RFC 3339 time instead of the current time, for reproducible plans")
 	addOutputFlag(c, &output)
 	return c
+}
+
+// indent prefixes every line of text but empty ones.
+func indent(text, prefix string) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = prefix + l
+		}
+	}
+	return strings.Join(lines, "\n")
 }
