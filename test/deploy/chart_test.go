@@ -162,10 +162,10 @@ func TestChartCustomValues(t *testing.T) {
 	if s := p.For("shop", map[string]string{"team": "payments"}); s.PerNamespaceLimit == nil || *s.PerNamespaceLimit != 1 {
 		t.Errorf("the payments override does not limit its namespaces to 1 eviction: %+v", s.PerNamespaceLimit)
 	}
-	if s := p.For("batch", nil); s.Args(policy.LowNodeUtilization) != nil {
+	if s := p.For("batch", nil); s.Args("LowNodeUtilization") != nil {
 		t.Errorf("the batch override does not turn LowNodeUtilization off")
 	}
-	if s := p.For("web", nil); s.Args(policy.LowNodeUtilization) == nil {
+	if s := p.For("web", nil); s.Args("LowNodeUtilization") == nil {
 		t.Errorf("LowNodeUtilization is off outside the overrides")
 	}
 	if p.Cooldown == nil || p.Cooldown.Duration.String() != "10m0s" {
