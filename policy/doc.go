@@ -7,4 +7,9 @@
 // name, the field path and the bad value. The result answers one question for
 // the rest of the program: which settings apply to a pod of a given
 // namespace (Policy.For).
+//
+// The strategies a policy may configure are those registered with
+// RegisterStrategy, in the order they run; package strategies registers the
+// built-in ones from its table, so a program loads policies with that
+// package linked in.
 package policy

@@ -169,6 +169,11 @@ func (in *Input) move(strategy string, c Candidate) Outcome {
 	return o
 }
 
+// Move proposes a candidate of the named strategy to the planner and
+// returns its answer, keeping the cycle's bookkeeping: the way for a
+// strategy registered from outside this package to propose a move.
+func (in *Input) Move(strategy string, c Candidate) Outcome { return in.move(strategy, c) }
+
 // Done reports whether the cycle can evict nothing more: a strategy stops
 // looking for candidates.
 func (in *Input) Done() bool { return in.Mover.Exhausted() }
