@@ -160,6 +160,12 @@ func TestLoadProfilesErrors(t *testing.T) {
 			`sched.yaml: profiles[0].pluginConfig[0].name: "Bar" is not a known plugin`},
 		{"a percentage above 100", head + "percentageOfNodesToScore: 120\n",
 			`sched.yaml: percentageOfNodesToScore: 120 is not in [0, 100]`},
+		{"an extender", head + "extenders:\n- urlPrefix: http://extender:8888\n  filterVerb: filter\n",
+			`sched.yaml: extenders: not supported: rebalancer's engine does not call scheduler extenders; remove the section`},
+		{"an extender beside profiles", head + "profiles:\n- schedulerName: a\nextenders:\n- urlPrefix: http://extender:8888\n  prioritizeVerb: prioritize\n  weight: 1\n",
+			`sched.yaml: extenders: not supported: rebalancer's engine does not call scheduler extenders; remove the section`},
+		{"args for a plugin that takes none", head + "profiles:\n- pluginConfig:\n  - name: NodePorts\n    args: {}\n",
+			`sched.yaml: profiles[0].pluginConfig[0].args: plugin "NodePorts" takes no arguments`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
