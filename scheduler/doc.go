@@ -8,10 +8,13 @@
 // the live scheduler loop, which does, lives in its own files at the edge.
 //
 // An Engine runs one Profile, read from a KubeSchedulerConfiguration by
-// LoadProfiles or taken from DefaultProfile. Each plugin lives in its own
-// plugin_*.go file as a filterPlugin (PreFilter and Filter) and a
-// scorePlugin (PreScore, Score and NormalizeScore); engine.go runs them,
-// cycle.go holds one decision's state and tables.go what the engine derives
+// LoadProfiles or taken from DefaultProfile. framework.go is the plugin
+// framework (Plugin, FilterPlugin, ScorePlugin, StaticFilterPlugin, Cycle,
+// State) that in-tree and out-of-tree plugins alike implement; registry.go
+// and plugins.go hold the one table of plugins (Registry; NewEngine and
+// LoadProfiles take out-of-tree ones). Each plugin lives in its own
+// plugin_*.go file with its name, reasons, state and arguments; engine.go
+// and cycle.go run one decision and tables.go holds what the engine derives
 // once from a snapshot family. docs/scheduler.md describes what is and is
 // not simulated.
 package scheduler

@@ -22,40 +22,8 @@ const DefaultExcludeReason = "node(s) were excluded as the node the pod leaves"
 // defaultAcceptReason stands in for an empty reason from Options.Accept.
 const defaultAcceptReason = "node(s) were not accepted by the strategy"
 
-// filterPlugin is a plugin's PreFilter and Filter.
-type filterPlugin interface {
-	name() string
-	// prepare is PreFilter: it computes what filter needs for this pod
-	// (counts over the whole cluster, parsed terms) once.
-	prepare(c *cycle) prepared
-	// filter checks node i of c.nodes and returns nil when it passes, else
-	// kube-scheduler's reasons. The slices returned are shared: read only.
-	filter(c *cycle, i int) []string
-}
-
-// prepared is the outcome of PreFilter.
-type prepared struct {
-	// skip: the plugin has nothing to check for this pod.
-	skip bool
-	// reject, when set, rejects every node: kube-scheduler's PreFilter
-	// failure, reported as "0/N nodes are available: <reject>."
-	reject string
-	// only, when not nil, names the only nodes that can pass
-	// (kube-scheduler's PreFilterResult).
-	only map[string]bool
-}
-
-// scorePlugin is a plugin's PreScore, Score and NormalizeScore.
-type scorePlugin interface {
-	name() string
-	// score writes, for each feasible node (indexes into c.nodes), its
-	// normalized score in [0, 100] to out. It returns false when the plugin
-	// skips this pod, leaving out at zero.
-	score(c *cycle, feasible []int32, out []int64) bool
-}
-
 type weightedScorer struct {
-	plugin scorePlugin
+	plugin ScorePlugin
 	weight int64
 }
 
@@ -67,7 +35,10 @@ type weightedScorer struct {
 type Engine struct {
 	profile Profile
 	enabled EnabledPlugins
-	filters []filterPlugin
+	// plugins are the simulated plugins the profile enables, each built
+	// once; a plugin's StateKey is its position here.
+	plugins []Plugin
+	filters []FilterPlugin
 	scores  []weightedScorer
 
 	mu       sync.Mutex
@@ -75,80 +46,73 @@ type Engine struct {
 	cycles   sync.Pool
 }
 
-// NewEngine builds the engine of a profile. Plugins the engine does not
-// simulate are accepted and listed in EnabledPlugins().NotSimulated.
-func NewEngine(p Profile) (*Engine, error) {
-	p.setDefaults()
-	enabled, err := p.EnabledPlugins()
+// NewEngine builds the engine of a profile. outOfTree registers plugins
+// besides the in-tree ones, which the profile may enable and configure as
+// kube-scheduler's own. Plugins the engine does not simulate are accepted
+// and listed in EnabledPlugins().NotSimulated.
+func NewEngine(p Profile, outOfTree ...Registry) (*Engine, error) {
+	reg, err := registryOf(outOfTree)
 	if err != nil {
 		return nil, err
 	}
-	for _, name := range []string{NodeResourcesFit, NodeResourcesBalancedAllocation, PodTopologySpread, InterPodAffinity, NodeAffinity} {
-		if err := p.validateArgs(name, name+".args"); err != nil {
-			return nil, err
-		}
+	enabled, err := resolvePlugins(p.Plugins, "plugins", reg)
+	if err != nil {
+		return nil, err
 	}
 	e := &Engine{profile: p, enabled: enabled}
-	for _, name := range enabled.Filter {
-		if f := newFilterPlugin(name, &p); f != nil {
-			e.filters = append(e.filters, f)
+	built := make(map[string]Plugin)
+	build := func(name string) (Plugin, error) {
+		if pl, ok := built[name]; ok {
+			return pl, nil
 		}
-	}
-	for _, sp := range enabled.Score {
-		s, err := newScorePlugin(sp.Name, &p)
+		x := reg[name]
+		if x.New == nil {
+			return nil, nil
+		}
+		args, err := reg.pluginArgs(name, p.rawArgs(name), name+".args")
 		if err != nil {
 			return nil, err
 		}
-		if s != nil {
-			e.scores = append(e.scores, weightedScorer{plugin: s, weight: int64(sp.Weight)})
+		pl, err := x.New(args, Handle{key: StateKey(len(e.plugins))})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
+		built[name] = pl
+		e.plugins = append(e.plugins, pl)
+		return pl, nil
+	}
+	for _, name := range enabled.Filter {
+		pl, err := build(name)
+		if err != nil || pl == nil {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		f, ok := pl.(FilterPlugin)
+		if !ok {
+			return nil, fmt.Errorf("plugin %q is enabled at filter but is not a FilterPlugin", name)
+		}
+		e.filters = append(e.filters, f)
+	}
+	for _, sp := range enabled.Score {
+		pl, err := build(sp.Name)
+		if err != nil || pl == nil {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		s, ok := pl.(ScorePlugin)
+		if !ok {
+			return nil, fmt.Errorf("plugin %q is enabled at score but is not a ScorePlugin", sp.Name)
+		}
+		e.scores = append(e.scores, weightedScorer{plugin: s, weight: int64(sp.Weight)})
 	}
 	return e, nil
 }
 
-func newFilterPlugin(name string, p *Profile) filterPlugin {
-	switch name {
-	case NodeUnschedulable:
-		return nodeUnschedulable{}
-	case NodeName:
-		return nodeNameFilter{}
-	case TaintToleration:
-		return taintFilter{}
-	case NodeAffinity:
-		return nodeAffinityFilter{}
-	case NodePorts:
-		return nodePortsFilter{}
-	case NodeResourcesFit:
-		return newFitFilter(&p.NodeResourcesFit)
-	case PodTopologySpread:
-		return spreadFilter{defaults: &p.PodTopologySpread}
-	case InterPodAffinity:
-		return interPodAffinityFilter{}
-	}
-	return nil
-}
-
-func newScorePlugin(name string, p *Profile) (scorePlugin, error) {
-	switch name {
-	case TaintToleration:
-		return taintScore{}, nil
-	case NodeAffinity:
-		return nodeAffinityScore{}, nil
-	case NodeResourcesFit:
-		return newFitScore(p.NodeResourcesFit.ScoringStrategy)
-	case NodeResourcesBalancedAllocation:
-		return newBalancedAllocation(p.NodeResourcesBalancedAllocation.Resources), nil
-	case PodTopologySpread:
-		return spreadScore{defaults: &p.PodTopologySpread}, nil
-	case InterPodAffinity:
-		return interPodAffinityScore{hardWeight: *p.InterPodAffinity.HardPodAffinityWeight, ignoreExisting: p.InterPodAffinity.IgnorePreferredTermsOfExistingPods}, nil
-	case ImageLocality:
-		return imageLocality{}, nil
-	}
-	return nil, nil
-}
-
-// Profile returns the profile the engine runs, with its defaults applied.
+// Profile returns the profile the engine runs.
 func (e *Engine) Profile() Profile { return e.profile }
 
 // EnabledPlugins returns the plugins the engine's profile enables.
@@ -223,26 +187,26 @@ func (e *Engine) Schedule(snap *cluster.Snapshot, pod *cluster.Pod, opts Options
 // that have something to check in c.active. It returns the node names a
 // PreFilterResult limits the search to (nil for all), or the result of a
 // PreFilter that rejects every node.
-func (c *cycle) preFilter(opts Options) (map[string]bool, *Result) {
+func (c *Cycle) preFilter(opts Options) (map[string]bool, *Result) {
 	var only map[string]bool
 	var onlyBy []string
 	for _, f := range c.e.filters {
-		p := f.prepare(c)
+		p := f.PreFilter(c)
 		switch {
-		case p.reject != "":
-			res := c.rejectAll(p.reject, f.name(), opts)
+		case p.Reject != "":
+			res := c.rejectAll(p.Reject, f.Name(), opts)
 			return nil, &res
-		case p.skip:
+		case p.Skip:
 			continue
-		case p.only != nil:
-			only = intersect(only, p.only)
-			onlyBy = append(onlyBy, f.name())
+		case p.Only != nil:
+			only = intersect(only, p.Only)
+			onlyBy = append(onlyBy, f.Name())
 			if len(only) == 0 {
 				msg := fmt.Sprintf("node(s) didn't satisfy plugin(s) %v simultaneously", onlyBy)
 				if len(onlyBy) == 1 {
 					msg = "node(s) didn't satisfy plugin " + onlyBy[0]
 				}
-				res := c.rejectAll(msg, f.name(), opts)
+				res := c.rejectAll(msg, f.Name(), opts)
 				return nil, &res
 			}
 		}
@@ -255,7 +219,7 @@ func (c *cycle) preFilter(opts Options) (map[string]bool, *Result) {
 	return only, nil
 }
 
-func (c *cycle) setExcluded(opts Options) {
+func (c *Cycle) setExcluded(opts Options) {
 	for _, name := range opts.Exclude {
 		if n := c.snap.Node(name); n != nil {
 			c.excluded[n.Index()] = true
@@ -275,7 +239,7 @@ func (c *cycle) setExcluded(opts Options) {
 // (percentageOfNodesToScore) and starts where its previous cycle stopped;
 // the engine starts at a place derived from the pod's name instead, so that
 // the same calls give the same answers.
-func (c *cycle) filterNodes(only map[string]bool, opts Options) int {
+func (c *Cycle) filterNodes(only map[string]bool, opts Options) int {
 	numNodes := len(c.nodes)
 	toFind := numFeasibleNodesToFind(c.e.profile.PercentageOfNodesToScore, numNodes)
 	start := 0
@@ -306,12 +270,15 @@ nodes:
 		case only != nil && !only[node.Name]:
 			verdict[i] = verdictOnly
 			continue
-		case static.rejects(i):
-			verdict[i] = verdictStatic
-			continue
+		}
+		for k := range static {
+			if static[k].rejects(i) {
+				verdict[i] = verdictStatic
+				continue nodes
+			}
 		}
 		for _, k := range dynamic {
-			if active[k].filter(c, i) != nil {
+			if active[k].Filter(c, i) != nil {
 				verdict[i] = verdictFilter + uint8(k)
 				continue nodes
 			}
@@ -338,7 +305,7 @@ nodes:
 // scoreNodes runs the score plugins on the feasible nodes and returns each
 // node's weighted total and, when explaining, each plugin's scores (nil for
 // a plugin that skipped the pod).
-func (c *cycle) scoreNodes(explain bool) ([]int64, [][]int64) {
+func (c *Cycle) scoreNodes(explain bool) ([]int64, [][]int64) {
 	feasible := c.feasible
 	totals := zeroed(&c.totals, len(feasible))
 	var perPlugin [][]int64
@@ -349,7 +316,7 @@ func (c *cycle) scoreNodes(explain bool) ([]int64, [][]int64) {
 		} else {
 			out = zeroed(&c.scratch, len(feasible))
 		}
-		ran := ws.plugin.score(c, feasible, out)
+		ran := ws.plugin.Score(c, feasible, out)
 		if ran {
 			for k, s := range out {
 				totals[k] += ws.weight * s
@@ -377,21 +344,21 @@ func (e *Engine) Fits(snap *cluster.Snapshot, pod *cluster.Pod, node *cluster.No
 	if i < 0 {
 		return false, fmt.Sprintf("node %q is not in the snapshot", node.Name)
 	}
-	var later []filterPlugin
+	var later []FilterPlugin
 	for _, f := range e.filters {
-		p := f.prepare(c)
+		p := f.PreFilter(c)
 		switch {
-		case p.reject != "":
-			return false, p.reject
-		case p.skip:
+		case p.Reject != "":
+			return false, p.Reject
+		case p.Skip:
 			continue
-		case p.only != nil && !p.only[node.Name]:
-			return false, fmt.Sprintf("node(s) didn't satisfy plugin(s) [%s]", f.name())
+		case p.Only != nil && !p.Only[node.Name]:
+			return false, fmt.Sprintf("node(s) didn't satisfy plugin(s) [%s]", f.Name())
 		}
 		later = append(later, f)
 	}
 	for _, f := range later {
-		if r := f.filter(c, i); r != nil {
+		if r := f.Filter(c, i); r != nil {
 			return false, strings.Join(r, ", ")
 		}
 	}

@@ -13,17 +13,35 @@ const (
 	maxContainerImageScore       = 1000 * mebibyte
 )
 
+// ImageLocality is the plugin's name in a profile.
+const ImageLocality = "ImageLocality"
+
 // imageLocality prefers nodes that already hold the pod's images, weighing
 // each image by its size and by the share of nodes that hold it (an image
 // every node has says nothing about where to go).
-type imageLocality struct{}
+type imageLocality struct {
+	key StateKey
+}
 
-func (imageLocality) name() string { return ImageLocality }
+var _ ScorePlugin = (*imageLocality)(nil)
 
-func (imageLocality) score(c *cycle, feasible []int32, out []int64) bool {
+func newImageLocality(_ any, h Handle) (Plugin, error) { return &imageLocality{key: h.StateKey()}, nil }
+
+// imageState is the per-node sum of image sizes, a buffer kept from cycle
+// to cycle.
+type imageState struct {
+	sums []int64
+}
+
+// Reset keeps the buffer.
+func (*imageState) Reset() {}
+
+func (*imageLocality) Name() string { return ImageLocality }
+
+func (p *imageLocality) Score(c *Cycle, feasible []int32, out []int64) bool {
 	table := c.t.imageTable()
 	total := float64(len(c.nodes))
-	sums := zeroed(&c.scratchSums, len(c.nodes))
+	sums := zeroed(&State[imageState](c, p.key).sums, len(c.nodes))
 	add := func(image string) {
 		list := table.nodes[normalizedImageName(image)]
 		spread := float64(len(list)) / total

@@ -4,16 +4,57 @@ import (
 	"math"
 
 	"k8s.io/apimachinery/pkg/labels"
+	configv1 "k8s.io/kube-scheduler/config/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 )
 
+// InterPodAffinity is the plugin's name in a profile.
+const InterPodAffinity = "InterPodAffinity"
+
 // kube-scheduler's InterPodAffinity reasons.
-var (
-	reasonPodAffinity          = []string{"node(s) didn't match pod affinity rules"}
-	reasonPodAntiAffinity      = []string{"node(s) didn't match pod anti-affinity rules"}
-	reasonExistingAntiAffinity = []string{"node(s) didn't satisfy existing pods anti-affinity rules"}
+const (
+	ErrReasonAffinityRulesNotMatch             = "node(s) didn't match pod affinity rules"
+	ErrReasonAntiAffinityRulesNotMatch         = "node(s) didn't match pod anti-affinity rules"
+	ErrReasonExistingAntiAffinityRulesNotMatch = "node(s) didn't satisfy existing pods anti-affinity rules"
 )
+
+var (
+	reasonPodAffinity          = []string{ErrReasonAffinityRulesNotMatch}
+	reasonPodAntiAffinity      = []string{ErrReasonAntiAffinityRulesNotMatch}
+	reasonExistingAntiAffinity = []string{ErrReasonExistingAntiAffinityRulesNotMatch}
+)
+
+// interPodAffinity enforces required pod affinity and anti-affinity (the
+// pod's own terms, and the existing pods' anti-affinity terms that select
+// the pod) and prefers nodes by preferred pod affinity and anti-affinity.
+type interPodAffinity struct {
+	key  StateKey
+	args *configv1.InterPodAffinityArgs
+}
+
+var (
+	_ FilterPlugin = (*interPodAffinity)(nil)
+	_ ScorePlugin  = (*interPodAffinity)(nil)
+)
+
+func newInterPodAffinity(args any, h Handle) (Plugin, error) {
+	return &interPodAffinity{key: h.StateKey(), args: args.(*configv1.InterPodAffinityArgs)}, nil
+}
+
+// interPodAffinityArgs decodes, defaults and validates InterPodAffinityArgs.
+var interPodAffinityArgs = typedArgs(InterPodAffinity+"Args", func(a *configv1.InterPodAffinityArgs) {
+	if a.HardPodAffinityWeight == nil {
+		a.HardPodAffinityWeight = ptr.To[int32](1)
+	}
+}, func(a *configv1.InterPodAffinityArgs, _ string, bad func(string, string, ...any)) {
+	if w := *a.HardPodAffinityWeight; w < 0 || w > 100 {
+		bad("hardPodAffinityWeight", "%d is not in [0, 100]", w)
+	}
+})
+
+func (*interPodAffinity) Name() string { return InterPodAffinity }
 
 // domainCounts counts pods per domain of one topology key.
 type domainCounts struct {
@@ -24,14 +65,14 @@ type domainCounts struct {
 
 // countsFor returns the entry for key, adding it when missing. Topology keys
 // in play are few, so a slice beats a map and keeps order fixed.
-func countsFor(list *[]domainCounts, c *cycle, key string) *domainCounts {
+func countsFor(list *[]domainCounts, c *Cycle, key string) *domainCounts {
 	for i := range *list {
 		if (*list)[i].key == key {
 			return &(*list)[i]
 		}
 	}
 	d := c.t.domainsOf(key)
-	*list = append(*list, domainCounts{key: key, domains: d, counts: c.int32Buffer(len(d.Values))})
+	*list = append(*list, domainCounts{key: key, domains: d, counts: c.Int32Buffer(len(d.Values))})
 	return &(*list)[len(*list)-1]
 }
 
@@ -52,30 +93,23 @@ type podAffinityState struct {
 	existing []domainCounts
 }
 
-// interPodAffinityFilter enforces required pod affinity and anti-affinity:
-// the pod's own terms, and the existing pods' anti-affinity terms that
-// select the pod.
-type interPodAffinityFilter struct{}
-
-func (interPodAffinityFilter) name() string { return InterPodAffinity }
-
-func (interPodAffinityFilter) prepare(c *cycle) prepared {
-	st := podAffinityState{}
+func (p *interPodAffinity) PreFilter(c *Cycle) PreFilterResult {
+	st := State[podAffinityState](c, p.key)
 	if a := c.pod.Spec.Affinity; a != nil {
 		var err error
 		if a.PodAffinity != nil {
 			if st.affinity, err = newAffinityTerms(c.pod.Namespace, a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution); err != nil {
-				return prepared{reject: "parsing pod: " + err.Error()}
+				return PreFilterResult{Reject: "parsing pod: " + err.Error()}
 			}
 		}
 		if a.PodAntiAffinity != nil {
 			if st.anti, err = newAffinityTerms(c.pod.Namespace, a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution); err != nil {
-				return prepared{reject: "parsing pod: " + err.Error()}
+				return PreFilterResult{Reject: "parsing pod: " + err.Error()}
 			}
 		}
 	}
 
-	existing := c.t.existingMatches(c.snap, c.pod.Namespace, c.pod.Labels, c.e.profile.hardPodAffinityWeight())
+	existing := c.t.existingMatches(c.snap, c.pod.Namespace, c.pod.Labels, *p.args.HardPodAffinityWeight)
 	if len(existing.anti) > 0 {
 		tg := c.t.terms()
 		for _, m := range existing.anti {
@@ -100,12 +134,12 @@ func (interPodAffinityFilter) prepare(c *cycle) prepared {
 		}
 	}
 	if !existingAny && len(st.affinity) == 0 && len(st.anti) == 0 {
-		return prepared{skip: true}
+		return PreFilterResult{Skip: true}
 	}
 
 	g := c.t.groups()
 	if len(st.affinity) > 0 {
-		nsLabels := c.namespaceLabels()
+		nsLabels := c.NamespaceLabels()
 		st.selfMatch = true
 		for i := range st.affinity {
 			st.selfMatch = st.selfMatch && st.affinity[i].matches(c.pod.Namespace, nsLabels, labels.Set(c.pod.Labels))
@@ -139,12 +173,12 @@ func (interPodAffinityFilter) prepare(c *cycle) prepared {
 			}
 		})
 	}
-	c.podAffinity = st
-	return prepared{}
+
+	return PreFilterResult{}
 }
 
 // matchesAll reports whether a pod group matches every term.
-func (c *cycle) matchesAll(terms []affinityTerm, grp *cluster.PodGroup) bool {
+func (c *Cycle) matchesAll(terms []affinityTerm, grp *cluster.PodGroup) bool {
 	if len(terms) == 0 {
 		return true
 	}
@@ -158,7 +192,7 @@ func (c *cycle) matchesAll(terms []affinityTerm, grp *cluster.PodGroup) bool {
 }
 
 // eachPodOf calls fn for every pod a query selects that holds a node.
-func (c *cycle) eachPodOf(q cluster.PodQuery, fn func(p *cluster.Pod, node int32)) {
+func (c *Cycle) eachPodOf(q cluster.PodQuery, fn func(p *cluster.Pod, node int32)) {
 	g := c.t.groups()
 	for _, id := range c.t.selectGroups(c.snap, q) {
 		for _, p := range g.Groups[id].Pods {
@@ -178,8 +212,8 @@ func lookup(list []domainCounts, key string) *domainCounts {
 	return nil
 }
 
-func (interPodAffinityFilter) filter(c *cycle, i int) []string {
-	st := &c.podAffinity
+func (p *interPodAffinity) Filter(c *Cycle, i int) []string {
+	st := State[podAffinityState](c, p.key)
 	if len(st.affinity) > 0 {
 		podsExist := true
 		for k := range st.affinity {
@@ -211,27 +245,13 @@ func (interPodAffinityFilter) filter(c *cycle, i int) []string {
 	return nil
 }
 
-func (p *Profile) hardPodAffinityWeight() int32 {
-	if w := p.InterPodAffinity.HardPodAffinityWeight; w != nil {
-		return *w
-	}
-	return 1
-}
-
-// interPodAffinityScore prefers nodes by preferred pod affinity and
+// Score prefers nodes by preferred pod affinity and
 // anti-affinity: the pod's own preferred terms over the existing pods, and
 // the existing pods' preferred terms (and required affinity terms, by
 // hardPodAffinityWeight) that select the pod. Each adds or takes its weight
 // for the topology domain of the pod it concerns; a node scores the sum over
 // its domains, scaled so that the lowest is 0 and the highest 100.
-type interPodAffinityScore struct {
-	hardWeight     int32
-	ignoreExisting bool
-}
-
-func (interPodAffinityScore) name() string { return InterPodAffinity }
-
-func (s interPodAffinityScore) score(c *cycle, feasible []int32, out []int64) bool {
+func (p *interPodAffinity) Score(c *Cycle, feasible []int32, out []int64) bool {
 	var preferred, preferredAnti []weightedTerm
 	if a := c.pod.Spec.Affinity; a != nil {
 		var err error
@@ -247,7 +267,7 @@ func (s interPodAffinityScore) score(c *cycle, feasible []int32, out []int64) bo
 		}
 	}
 	own := len(preferred) > 0 || len(preferredAnti) > 0
-	if s.ignoreExisting && !own {
+	if p.args.IgnorePreferredTermsOfExistingPods && !own {
 		return false
 	}
 
@@ -274,7 +294,7 @@ func (s interPodAffinityScore) score(c *cycle, feasible []int32, out []int64) bo
 			})
 		}
 	}
-	existing := c.t.existingMatches(c.snap, c.pod.Namespace, c.pod.Labels, s.hardWeight)
+	existing := c.t.existingMatches(c.snap, c.pod.Namespace, c.pod.Labels, *p.args.HardPodAffinityWeight)
 	tg := c.t.terms()
 	for _, m := range existing.scored {
 		for _, p := range tg.groups[m.group].pods {

@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 )
 
 func namespace(name string, kv ...string) corev1.Namespace {
@@ -198,7 +199,7 @@ func TestInterPodAffinityScore(t *testing.T) {
 	}
 
 	p := DefaultProfile()
-	p.InterPodAffinity.IgnorePreferredTermsOfExistingPods = true
+	setArgs(t, &p, InterPodAffinity, &configv1.InterPodAffinityArgs{IgnorePreferredTermsOfExistingPods: true})
 	e, err := NewEngine(p)
 	if err != nil {
 		t.Fatal(err)

@@ -6,43 +6,124 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	configv1 "k8s.io/kube-scheduler/config/v1"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
 )
+
+// NodeAffinity is the plugin's name in a profile.
+const NodeAffinity = "NodeAffinity"
 
 // kube-scheduler's NodeAffinity reasons.
-var (
-	reasonNodeAffinity      = []string{"node(s) didn't match Pod's node affinity/selector"}
-	reasonEnforcedAffinity  = []string{"node(s) didn't match scheduler-enforced node affinity"}
-	reasonAffinityConflicts = "pod affinity terms conflict"
+const (
+	ErrReasonPod              = "node(s) didn't match Pod's node affinity/selector"
+	ErrReasonEnforced         = "node(s) didn't match scheduler-enforced node affinity"
+	ErrReasonAffinityConflict = "pod affinity terms conflict"
 )
 
-// nodeAffinityFilter keeps a pod on the nodes its spec.nodeSelector and
-// required node affinity select, and on those the profile's addedAffinity
-// selects.
-type nodeAffinityFilter struct{}
+var (
+	reasonNodeAffinity     = []string{ErrReasonPod}
+	reasonEnforcedAffinity = []string{ErrReasonEnforced}
+)
 
-func (nodeAffinityFilter) name() string { return NodeAffinity }
+// nodeAffinity keeps a pod on the nodes its spec.nodeSelector and required
+// node affinity select, and on those the profile's addedAffinity selects;
+// it prefers nodes that match more of the pod's preferred node affinity
+// terms (and the profile's added ones), by weight.
+type nodeAffinity struct {
+	args *configv1.NodeAffinityArgs
+}
 
-func (nodeAffinityFilter) prepare(c *cycle) prepared {
-	added := c.addedSelection()
+var (
+	_ StaticFilterPlugin = (*nodeAffinity)(nil)
+	_ ScorePlugin        = (*nodeAffinity)(nil)
+)
+
+func newNodeAffinity(args any, _ Handle) (Plugin, error) {
+	return &nodeAffinity{args: args.(*configv1.NodeAffinityArgs)}, nil
+}
+
+// nodeAffinityArgs decodes and validates NodeAffinityArgs.
+var nodeAffinityArgs = typedArgs("NodeAffinityArgs", nil, func(a *configv1.NodeAffinityArgs, _ string, bad func(string, string, ...any)) {
+	added := a.AddedAffinity
+	if added == nil {
+		return
+	}
+	if ns := added.RequiredDuringSchedulingIgnoredDuringExecution; ns != nil {
+		if _, err := nodeaffinity.NewNodeSelector(ns); err != nil {
+			bad("addedAffinity.requiredDuringSchedulingIgnoredDuringExecution", "%v", err)
+		}
+	}
+	if terms := added.PreferredDuringSchedulingIgnoredDuringExecution; len(terms) > 0 {
+		if _, err := nodeaffinity.NewPreferredSchedulingTerms(terms); err != nil {
+			bad("addedAffinity.preferredDuringSchedulingIgnoredDuringExecution", "%v", err)
+		}
+	}
+})
+
+func (*nodeAffinity) Name() string { return NodeAffinity }
+
+func (p *nodeAffinity) PreFilter(c *Cycle) PreFilterResult {
+	added := p.addedSelection(c)
 	selection := c.requiredAffinitySelection()
 	if added == nil && selection == nil {
-		return prepared{skip: true}
+		return PreFilterResult{Skip: true}
 	}
 	only, conflict := nodeNamesOfAffinity(c.pod.Spec.Affinity)
 	if conflict {
-		return prepared{reject: reasonAffinityConflicts}
+		return PreFilterResult{Reject: ErrReasonAffinityConflict}
 	}
-	return prepared{only: only}
+	return PreFilterResult{Only: only}
 }
 
-func (nodeAffinityFilter) filter(c *cycle, i int) []string {
-	if added := c.addedSelection(); added != nil && !added[i] {
+func (p *nodeAffinity) Filter(c *Cycle, i int) []string {
+	if added := p.addedSelection(c); added != nil && !added[i] {
 		return reasonEnforcedAffinity
 	}
 	if sel := c.requiredAffinitySelection(); sel != nil && !sel[i] {
 		return reasonNodeAffinity
 	}
 	return nil
+}
+
+func (p *nodeAffinity) AppendStaticChecks(c *Cycle, checks []NodeCheck) []NodeCheck {
+	if added := p.addedSelection(c); added != nil {
+		checks = append(checks, NodeCheck{Bits: added, Pass: true})
+	}
+	if sel := c.requiredAffinitySelection(); sel != nil {
+		checks = append(checks, NodeCheck{Bits: sel, Pass: true})
+	}
+	return checks
+}
+
+// requiredAffinitySelection returns, per node, whether the node matches the
+// pod's spec.nodeSelector and required node affinity, or nil when the pod
+// has neither. Pods of a workload share the same spec, so the answer is
+// kept per spec for the snapshot family.
+func (c *Cycle) requiredAffinitySelection() []bool {
+	if c.affinitySelectionDone {
+		return c.affinitySelection
+	}
+	c.affinitySelectionDone = true
+	spec := c.pod.Spec
+	var required *corev1.NodeSelector
+	if a := spec.Affinity; a != nil && a.NodeAffinity != nil {
+		required = a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+	}
+	if len(spec.NodeSelector) == 0 && required == nil {
+		return nil
+	}
+	js, _ := json.Marshal(required)
+	key := cluster.LabelKey("", spec.NodeSelector) + string(js)
+	c.affinitySelection = memo(c.t, c.t.nodeSelections, key, func() []bool {
+		req := nodeaffinity.GetRequiredNodeAffinity(c.pod.Pod)
+		match := make([]bool, len(c.t.nodes))
+		for i, n := range c.t.nodes {
+			match[i], _ = req.Match(n)
+		}
+		return match
+	})
+	return c.affinitySelection
 }
 
 // nodeNamesOfAffinity returns the node names the pod's required node
@@ -84,8 +165,8 @@ func nodeNamesOfAffinity(a *corev1.Affinity) (names map[string]bool, conflict bo
 
 // addedSelection returns, per node, whether it matches the profile's
 // addedAffinity required selector, or nil when there is none.
-func (c *cycle) addedSelection() []bool {
-	added := c.e.profile.NodeAffinity.AddedAffinity
+func (p *nodeAffinity) addedSelection(c *Cycle) []bool {
+	added := p.args.AddedAffinity
 	if added == nil || added.RequiredDuringSchedulingIgnoredDuringExecution == nil {
 		return nil
 	}
@@ -102,20 +183,15 @@ func (c *cycle) addedSelection() []bool {
 	})
 }
 
-// nodeAffinityScore prefers nodes that match more of the pod's preferred
-// node affinity terms (and the profile's added ones), by weight, normalized
-// so that the best node scores 100.
-type nodeAffinityScore struct{}
-
-func (nodeAffinityScore) name() string { return NodeAffinity }
-
-func (nodeAffinityScore) score(c *cycle, feasible []int32, out []int64) bool {
+// Score is the weight of the preferred terms a node matches, normalized so
+// that the best node scores 100.
+func (p *nodeAffinity) Score(c *Cycle, feasible []int32, out []int64) bool {
 	var terms []corev1.PreferredSchedulingTerm
 	if a := c.pod.Spec.Affinity; a != nil && a.NodeAffinity != nil {
 		terms = a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution
 	}
 	var added []corev1.PreferredSchedulingTerm
-	if a := c.e.profile.NodeAffinity.AddedAffinity; a != nil {
+	if a := p.args.AddedAffinity; a != nil {
 		added = a.PreferredDuringSchedulingIgnoredDuringExecution
 	}
 	if terms == nil && len(added) == 0 {

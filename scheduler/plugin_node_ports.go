@@ -4,27 +4,44 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster"
 )
 
-// reasonNodePorts is kube-scheduler's NodePorts reason.
-var reasonNodePorts = []string{"node(s) didn't have free ports for the requested pod ports"}
+// NodePorts is the plugin's name in a profile.
+const NodePorts = "NodePorts"
+
+// ErrReasonNodePorts is kube-scheduler's NodePorts reason.
+const ErrReasonNodePorts = "node(s) didn't have free ports for the requested pod ports"
+
+var reasonNodePorts = []string{ErrReasonNodePorts}
 
 // wildcardIP is the host IP that binds every address of the node.
 const wildcardIP = "0.0.0.0"
 
-// nodePortsFilter keeps a pod off nodes where a host port it asks for is
-// taken: the same port and protocol on the same IP, or on any IP when either
-// side binds 0.0.0.0.
-type nodePortsFilter struct{}
-
-func (nodePortsFilter) name() string { return NodePorts }
-
-func (nodePortsFilter) prepare(c *cycle) prepared {
-	c.ports = cluster.PodHostPorts(c.pod.Pod)
-	return prepared{skip: len(c.ports) == 0}
+// nodePorts keeps a pod off nodes where a host port it asks for is taken:
+// the same port and protocol on the same IP, or on any IP when either side
+// binds 0.0.0.0.
+type nodePorts struct {
+	key StateKey
 }
 
-func (nodePortsFilter) filter(c *cycle, i int) []string {
+var _ FilterPlugin = (*nodePorts)(nil)
+
+func newNodePorts(_ any, h Handle) (Plugin, error) { return &nodePorts{key: h.StateKey()}, nil }
+
+// portsState is the host ports the pod asks for.
+type portsState struct {
+	ports []cluster.HostPort
+}
+
+func (*nodePorts) Name() string { return NodePorts }
+
+func (p *nodePorts) PreFilter(c *Cycle) PreFilterResult {
+	st := State[portsState](c, p.key)
+	st.ports = cluster.PodHostPorts(c.pod.Pod)
+	return PreFilterResult{Skip: len(st.ports) == 0}
+}
+
+func (p *nodePorts) Filter(c *Cycle, i int) []string {
 	used := c.nodes[i].HostPorts()
-	for _, want := range c.ports {
+	for _, want := range State[portsState](c, p.key).ports {
 		for _, u := range used {
 			if u.Port == want.Port && u.Protocol == want.Protocol &&
 				(want.IP == wildcardIP || u.IP == wildcardIP || u.IP == want.IP) {

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -9,23 +10,114 @@ import (
 	configv1 "k8s.io/kube-scheduler/config/v1"
 )
 
-// fitFilter keeps a pod off nodes that lack room for its effective requests
-// (cluster.Pod.Requests: containers, init containers and sidecars,
-// pod-level resources and overhead) or for one more pod.
-type fitFilter struct {
+// NodeResourcesFit is the plugin's name in a profile.
+const NodeResourcesFit = "NodeResourcesFit"
+
+// kube-scheduler's NodeResourcesFit reasons; a missing extended or
+// hugepages resource r is "Insufficient " + r.
+const (
+	ErrReasonTooManyPods          = "Too many pods"
+	ErrReasonInsufficientCPU      = "Insufficient cpu"
+	ErrReasonInsufficientMemory   = "Insufficient memory"
+	ErrReasonInsufficientStorage  = "Insufficient ephemeral-storage"
+	errReasonInsufficientResource = "Insufficient "
+)
+
+// nodeResourcesFit keeps a pod off nodes that lack room for its effective
+// requests (cluster.Pod.Requests: containers, init containers and
+// sidecars, pod-level resources and overhead) or for one more pod, and
+// scores nodes by the profile's scoring strategy (fitScore).
+type nodeResourcesFit struct {
+	key           StateKey
 	ignored       map[corev1.ResourceName]bool
 	ignoredGroups map[string]bool
+	score         fitScore
 }
 
-func newFitFilter(args *configv1.NodeResourcesFitArgs) fitFilter {
-	f := fitFilter{ignored: make(map[corev1.ResourceName]bool), ignoredGroups: make(map[string]bool)}
+var (
+	_ FilterPlugin = (*nodeResourcesFit)(nil)
+	_ ScorePlugin  = (*nodeResourcesFit)(nil)
+)
+
+func newNodeResourcesFit(a any, h Handle) (Plugin, error) {
+	args := a.(*configv1.NodeResourcesFitArgs)
+	f := &nodeResourcesFit{key: h.StateKey(), ignored: make(map[corev1.ResourceName]bool), ignoredGroups: make(map[string]bool)}
 	for _, r := range args.IgnoredResources {
 		f.ignored[corev1.ResourceName(r)] = true
 	}
 	for _, g := range args.IgnoredResourceGroups {
 		f.ignoredGroups[g] = true
 	}
-	return f
+	var err error
+	f.score, err = newFitScore(args.ScoringStrategy)
+	return f, err
+}
+
+// nodeResourcesFitArgs decodes, defaults and validates
+// NodeResourcesFitArgs.
+var nodeResourcesFitArgs = typedArgs(NodeResourcesFit+"Args", setFitDefaults, validateFitArgs)
+
+func setFitDefaults(fit *configv1.NodeResourcesFitArgs) {
+	if fit.ScoringStrategy == nil {
+		fit.ScoringStrategy = &configv1.ScoringStrategy{Type: configv1.LeastAllocated}
+	}
+	if fit.ScoringStrategy.Type == "" {
+		fit.ScoringStrategy.Type = configv1.LeastAllocated
+	}
+	fit.ScoringStrategy.Resources = defaultResources(fit.ScoringStrategy.Resources)
+}
+
+func validateFitArgs(fit *configv1.NodeResourcesFitArgs, _ string, bad func(string, string, ...any)) {
+	for i, r := range fit.IgnoredResources {
+		if msgs := validation.IsQualifiedName(r); len(msgs) > 0 {
+			bad(fmt.Sprintf("ignoredResources[%d]", i), "%q is not a resource name: %s", r, strings.Join(msgs, "; "))
+		}
+	}
+	for i, g := range fit.IgnoredResourceGroups {
+		if strings.Contains(g, "/") || len(validation.IsQualifiedName(g)) > 0 {
+			bad(fmt.Sprintf("ignoredResourceGroups[%d]", i), "%q is not a resource group name", g)
+		}
+	}
+	st := fit.ScoringStrategy
+	switch st.Type {
+	case configv1.LeastAllocated, configv1.MostAllocated:
+		if st.RequestedToCapacityRatio != nil {
+			bad("scoringStrategy.requestedToCapacityRatio", "must be empty when type is %s", st.Type)
+		}
+	case configv1.RequestedToCapacityRatio:
+		if st.RequestedToCapacityRatio == nil {
+			bad("scoringStrategy.requestedToCapacityRatio", "required when type is RequestedToCapacityRatio")
+		} else {
+			checkShape(st.RequestedToCapacityRatio.Shape, "scoringStrategy.requestedToCapacityRatio.shape", bad)
+		}
+	default:
+		bad("scoringStrategy.type", "%q is not one of LeastAllocated, MostAllocated, RequestedToCapacityRatio", st.Type)
+	}
+	for i, r := range st.Resources {
+		if r.Weight <= 0 || r.Weight > 100 {
+			bad(fmt.Sprintf("scoringStrategy.resources[%d].weight", i), "%d is not in (0, 100]", r.Weight)
+		}
+	}
+}
+
+// checkShape validates a RequestedToCapacityRatio shape: utilization
+// increasing within [0, 100], scores within [0, 10].
+func checkShape(shape []configv1.UtilizationShapePoint, field string, bad func(string, string, ...any)) {
+	if len(shape) == 0 {
+		bad(field, "at least one point is required")
+		return
+	}
+	for i, pt := range shape {
+		if i > 0 && shape[i-1].Utilization >= pt.Utilization {
+			bad(fmt.Sprintf("%s[%d].utilization", field, i), "%d is not above the previous point's %d", pt.Utilization, shape[i-1].Utilization)
+		}
+		if pt.Utilization < 0 || pt.Utilization > 100 {
+			bad(fmt.Sprintf("%s[%d].utilization", field, i), "%d is not in [0, 100]", pt.Utilization)
+		}
+		if pt.Score < 0 || pt.Score > maxCustomScore {
+			bad(fmt.Sprintf("%s[%d].score", field, i), "%d is not in [0, %d]", pt.Score, maxCustomScore)
+		}
+	}
 }
 
 // fitState is the request NodeResourcesFit checks, with the extended and
@@ -45,22 +137,35 @@ const (
 	shortEphemeral
 )
 
-func (fitFilter) name() string { return NodeResourcesFit }
+// Reset keeps the scalars' buffer.
+func (s *fitState) Reset() {
+	s.scalars = s.scalars[:0]
+	s.reasons = [16][]string{}
+}
 
-func (f fitFilter) prepare(c *cycle) prepared {
-	c.fit.scalars = c.fit.scalars[:0]
+func (*nodeResourcesFit) Name() string { return NodeResourcesFit }
+
+func (f *nodeResourcesFit) PreFilter(c *Cycle) PreFilterResult {
+	st := State[fitState](c, f.key)
+	st.scalars = st.scalars[:0]
 	for name, v := range c.pod.Requests.Scalar {
 		if v == 0 || (isExtendedResource(name) && (f.ignored[name] || f.ignoredGroups[strings.SplitN(string(name), "/", 2)[0]])) {
 			continue
 		}
-		c.fit.scalars = append(c.fit.scalars, name)
+		st.scalars = append(st.scalars, name)
 	}
-	slices.Sort(c.fit.scalars)
-	c.fit.reasons = [16][]string{}
-	return prepared{}
+	slices.Sort(st.scalars)
+	st.reasons = [16][]string{}
+	return PreFilterResult{}
 }
 
-func (fitFilter) filter(c *cycle, i int) []string {
+// Score is fitScore's.
+func (f *nodeResourcesFit) Score(c *Cycle, feasible []int32, out []int64) bool {
+	return f.score.score(c, feasible, out)
+}
+
+func (f *nodeResourcesFit) Filter(c *Cycle, i int) []string {
+	st := State[fitState](c, f.key)
 	n := c.nodes[i]
 	req := &c.pod.Requests
 	short := 0
@@ -77,29 +182,29 @@ func (fitFilter) filter(c *cycle, i int) []string {
 		short |= shortEphemeral
 	}
 	var scalars []string
-	for _, name := range c.fit.scalars {
+	for _, name := range st.scalars {
 		if req.Scalar[name] > n.Allocatable.Scalar[name]-n.Requested.Scalar[name] {
-			scalars = append(scalars, "Insufficient "+string(name))
+			scalars = append(scalars, errReasonInsufficientResource+string(name))
 		}
 	}
 	if short == 0 && scalars == nil {
 		return nil
 	}
-	reasons := c.fit.reasons[short]
+	reasons := st.reasons[short]
 	if reasons == nil {
 		if short&shortPods != 0 {
-			reasons = append(reasons, "Too many pods")
+			reasons = append(reasons, ErrReasonTooManyPods)
 		}
 		if short&shortCPU != 0 {
-			reasons = append(reasons, "Insufficient cpu")
+			reasons = append(reasons, ErrReasonInsufficientCPU)
 		}
 		if short&shortMemory != 0 {
-			reasons = append(reasons, "Insufficient memory")
+			reasons = append(reasons, ErrReasonInsufficientMemory)
 		}
 		if short&shortEphemeral != 0 {
-			reasons = append(reasons, "Insufficient ephemeral-storage")
+			reasons = append(reasons, ErrReasonInsufficientStorage)
 		}
-		c.fit.reasons[short] = reasons
+		st.reasons[short] = reasons
 	}
 	if scalars != nil {
 		return append(slices.Clip(reasons), scalars...)

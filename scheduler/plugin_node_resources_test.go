@@ -102,8 +102,7 @@ func TestNodeResourcesFitFilter(t *testing.T) {
 
 func TestNodeResourcesFitIgnoredResources(t *testing.T) {
 	p := DefaultProfile()
-	p.NodeResourcesFit.IgnoredResources = []string{"example.com/foo"}
-	p.NodeResourcesFit.IgnoredResourceGroups = []string{"vendor.io"}
+	setArgs(t, &p, NodeResourcesFit, &configv1.NodeResourcesFitArgs{IgnoredResources: []string{"example.com/foo"}, IgnoredResourceGroups: []string{"vendor.io"}})
 	e, err := NewEngine(p)
 	if err != nil {
 		t.Fatal(err)
@@ -135,7 +134,7 @@ func TestNodeResourcesScores(t *testing.T) {
 	pods := []corev1.Pod{mkPod("existing", on("a"), requests("2", "8Gi")), mkPod("incoming", requests("1", "2Gi"))}
 	withStrategy := func(st configv1.ScoringStrategy) *Engine {
 		p := DefaultProfile()
-		p.NodeResourcesFit.ScoringStrategy = &st
+		setArgs(t, &p, NodeResourcesFit, &configv1.NodeResourcesFitArgs{ScoringStrategy: &st})
 		e, err := NewEngine(p)
 		if err != nil {
 			t.Fatal(err)

@@ -1,21 +1,92 @@
 package scheduler
 
 import (
+	"fmt"
 	"math"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 )
 
+// PodTopologySpread is the plugin's name in a profile.
+const PodTopologySpread = "PodTopologySpread"
+
 // kube-scheduler's PodTopologySpread reasons.
-var (
-	reasonSpread             = []string{"node(s) didn't match pod topology spread constraints"}
-	reasonSpreadMissingLabel = []string{"node(s) didn't match pod topology spread constraints (missing required label)"}
+const (
+	ErrReasonConstraintsNotMatch = "node(s) didn't match pod topology spread constraints"
+	ErrReasonNodeLabelNotMatch   = ErrReasonConstraintsNotMatch + " (missing required label)"
 )
+
+var (
+	reasonSpread             = []string{ErrReasonConstraintsNotMatch}
+	reasonSpreadMissingLabel = []string{ErrReasonNodeLabelNotMatch}
+)
+
+// podTopologySpread keeps a pod off nodes where placing it would make a
+// DoNotSchedule constraint's skew exceed maxSkew, and prefers, for
+// ScheduleAnyway constraints (or the default ones), the nodes whose domains
+// hold fewer matching pods.
+type podTopologySpread struct {
+	key  StateKey
+	args *configv1.PodTopologySpreadArgs
+}
+
+var (
+	_ FilterPlugin = (*podTopologySpread)(nil)
+	_ ScorePlugin  = (*podTopologySpread)(nil)
+)
+
+func newPodTopologySpread(args any, h Handle) (Plugin, error) {
+	return &podTopologySpread{key: h.StateKey(), args: args.(*configv1.PodTopologySpreadArgs)}, nil
+}
+
+// podTopologySpreadArgs decodes, defaults and validates
+// PodTopologySpreadArgs.
+var podTopologySpreadArgs = typedArgs(PodTopologySpread+"Args", func(a *configv1.PodTopologySpreadArgs) {
+	if a.DefaultingType == "" {
+		a.DefaultingType = configv1.SystemDefaulting
+	}
+}, validateSpreadArgs)
+
+func validateSpreadArgs(spread *configv1.PodTopologySpreadArgs, _ string, bad func(string, string, ...any)) {
+	switch spread.DefaultingType {
+	case configv1.SystemDefaulting:
+		if len(spread.DefaultConstraints) > 0 {
+			bad("defaultingType", "System does not allow defaultConstraints")
+		}
+	case configv1.ListDefaulting:
+	default:
+		bad("defaultingType", "%q is not System or List", spread.DefaultingType)
+	}
+	for i, c := range spread.DefaultConstraints {
+		at := fmt.Sprintf("defaultConstraints[%d]", i)
+		if c.MaxSkew <= 0 {
+			bad(at+".maxSkew", "%d is not above 0", c.MaxSkew)
+		}
+		if c.TopologyKey == "" {
+			bad(at+".topologyKey", "required")
+		} else if msgs := validation.IsQualifiedName(c.TopologyKey); len(msgs) > 0 {
+			bad(at+".topologyKey", "%q is not a label name: %s", c.TopologyKey, strings.Join(msgs, "; "))
+		}
+		if c.WhenUnsatisfiable != corev1.DoNotSchedule && c.WhenUnsatisfiable != corev1.ScheduleAnyway {
+			bad(at+".whenUnsatisfiable", "%q is not DoNotSchedule or ScheduleAnyway", c.WhenUnsatisfiable)
+		}
+		if c.LabelSelector != nil {
+			bad(at+".labelSelector", "must be empty: the selector is deduced for each pod")
+		}
+		for j := range i {
+			if o := spread.DefaultConstraints[j]; o.TopologyKey == c.TopologyKey && o.WhenUnsatisfiable == c.WhenUnsatisfiable {
+				bad(at, "repeats {%s, %s} of defaultConstraints[%d]", c.TopologyKey, c.WhenUnsatisfiable, j)
+			}
+		}
+	}
+}
 
 // systemDefaultConstraints are kube-scheduler's defaults for pods without
 // constraints of their own: spread over nodes (maxSkew 3) and zones
@@ -40,12 +111,23 @@ type spreadConstraint struct {
 }
 
 // spreadState is PodTopologySpread's PreFilter state: for each constraint,
-// the matching pods per domain over the eligible nodes, and the minimum.
+// the matching pods per domain over the eligible nodes, and the minimum;
+// and Score's buffers, kept from cycle to cycle.
 type spreadState struct {
 	constraints []spreadConstraint
 	counts      [][]int32
 	minMatch    []int32
 	self        []int32
+
+	// perNode is Score's raw score per feasible node; byNode its count of
+	// matching pods per node for the hostname key.
+	perNode []float64
+	byNode  []int32
+}
+
+// Reset keeps Score's buffers.
+func (s *spreadState) Reset() {
+	*s = spreadState{perNode: s.perNode, byNode: s.byNode}
 }
 
 // spreadConstraints returns the pod's constraints with the given action, or
@@ -53,7 +135,7 @@ type spreadState struct {
 // defaults apply, as in kube-scheduler, to pods that a ReplicaSet,
 // ReplicationController or StatefulSet controls; kube-scheduler also applies
 // them to pods a Service selects, which a snapshot does not know.
-func (c *cycle) spreadConstraints(args *configv1.PodTopologySpreadArgs, action corev1.UnsatisfiableConstraintAction) ([]spreadConstraint, error) {
+func (c *Cycle) spreadConstraints(args *configv1.PodTopologySpreadArgs, action corev1.UnsatisfiableConstraintAction) ([]spreadConstraint, error) {
 	var out []spreadConstraint
 	own := c.pod.Spec.TopologySpreadConstraints
 	if len(own) > 0 {
@@ -133,7 +215,7 @@ func defaultSpreadController(p *cluster.Pod) bool {
 
 // eachMatchingPod calls fn for every pod that a constraint counts and that
 // holds a node: same namespace as the pod, not terminating, selected.
-func (c *cycle) eachMatchingPod(sc *spreadConstraint, fn func(node int32)) {
+func (c *Cycle) eachMatchingPod(sc *spreadConstraint, fn func(node int32)) {
 	visit := func(p *cluster.Pod) {
 		if p.DeletionTimestamp != nil {
 			return
@@ -195,7 +277,7 @@ func (t *tables) controlledBy(snap *cluster.Snapshot, pod *cluster.Pod) []*clust
 
 // selfMatch is 1 when the pod itself is one of the pods its constraint
 // counts.
-func (c *cycle) selfMatch(sc *spreadConstraint) int32 {
+func (c *Cycle) selfMatch(sc *spreadConstraint) int32 {
 	if sc.sameController || sc.selector.Matches(labels.Set(c.pod.Labels)) {
 		return 1
 	}
@@ -215,7 +297,7 @@ func hasAllKeys(cons []spreadConstraint, i int32) bool {
 
 // includes applies a constraint's nodeAffinityPolicy and nodeTaintsPolicy to
 // node i.
-func (c *cycle) includes(sc *spreadConstraint, i int32) bool {
+func (c *Cycle) includes(sc *spreadConstraint, i int32) bool {
 	if sc.honorAffinity {
 		if sel := c.requiredAffinitySelection(); sel != nil && !sel[i] {
 			return false
@@ -230,25 +312,23 @@ func (c *cycle) includes(sc *spreadConstraint, i int32) bool {
 	return true
 }
 
-// spreadFilter keeps a pod off nodes where placing it would make a
-// DoNotSchedule constraint's skew exceed maxSkew: the matching pods in the
-// node's domain, plus the pod itself, minus the fewest in any domain (0 when
-// there are fewer eligible domains than minDomains).
-type spreadFilter struct {
-	defaults *configv1.PodTopologySpreadArgs
-}
+func (*podTopologySpread) Name() string { return PodTopologySpread }
 
-func (spreadFilter) name() string { return PodTopologySpread }
-
-func (f spreadFilter) prepare(c *cycle) prepared {
-	cons, err := c.spreadConstraints(f.defaults, corev1.DoNotSchedule)
+// PreFilter counts, for each DoNotSchedule constraint, the matching pods in
+// each domain; Filter turns a node down when the pod would make the skew
+// exceed maxSkew: the matching pods in the node's domain, plus the pod
+// itself, minus the fewest in any domain (0 when there are fewer eligible
+// domains than minDomains).
+func (p *podTopologySpread) PreFilter(c *Cycle) PreFilterResult {
+	cons, err := c.spreadConstraints(p.args, corev1.DoNotSchedule)
 	if err != nil {
-		return prepared{reject: "parsing pod topology spread constraints: " + err.Error()}
+		return PreFilterResult{Reject: "parsing pod topology spread constraints: " + err.Error()}
 	}
 	if len(cons) == 0 {
-		return prepared{skip: true}
+		return PreFilterResult{Skip: true}
 	}
-	st := spreadState{constraints: cons, counts: make([][]int32, len(cons)), minMatch: make([]int32, len(cons)), self: make([]int32, len(cons))}
+	st := State[spreadState](c, p.key)
+	*st = spreadState{perNode: st.perNode, byNode: st.byNode, constraints: cons, counts: make([][]int32, len(cons)), minMatch: make([]int32, len(cons)), self: make([]int32, len(cons))}
 	for k := range cons {
 		sc := &cons[k]
 		// A domain counts when some eligible node is in it; once every
@@ -264,7 +344,7 @@ func (f spreadFilter) prepare(c *cycle) prepared {
 				found++
 			}
 		}
-		counts := c.int32Buffer(len(sc.domains.Values))
+		counts := c.Int32Buffer(len(sc.domains.Values))
 		c.eachMatchingPod(sc, func(n int32) {
 			if hasAllKeys(cons, n) && c.includes(sc, n) {
 				counts[sc.domains.Of[n]]++
@@ -283,12 +363,11 @@ func (f spreadFilter) prepare(c *cycle) prepared {
 		}
 		st.counts[k], st.minMatch[k], st.self[k] = counts, minMatch, c.selfMatch(sc)
 	}
-	c.spread = st
-	return prepared{}
+	return PreFilterResult{}
 }
 
-func (spreadFilter) filter(c *cycle, i int) []string {
-	st := &c.spread
+func (p *podTopologySpread) Filter(c *Cycle, i int) []string {
+	st := State[spreadState](c, p.key)
 	for k := range st.constraints {
 		sc := &st.constraints[k]
 		d := sc.domains.Of[i]
@@ -302,24 +381,18 @@ func (spreadFilter) filter(c *cycle, i int) []string {
 	return nil
 }
 
-// spreadScore prefers, for ScheduleAnyway constraints (or the default ones),
-// the feasible nodes whose domains hold fewer matching pods, each
-// constraint weighted by the log of its number of domains.
-type spreadScore struct {
-	defaults *configv1.PodTopologySpreadArgs
-}
-
-func (spreadScore) name() string { return PodTopologySpread }
-
-func (s spreadScore) score(c *cycle, feasible []int32, out []int64) bool {
-	cons, err := c.spreadConstraints(s.defaults, corev1.ScheduleAnyway)
+// Score prefers, for ScheduleAnyway constraints (or the default ones), the
+// feasible nodes whose domains hold fewer matching pods, each constraint
+// weighted by the log of its number of domains.
+func (p *podTopologySpread) Score(c *Cycle, feasible []int32, out []int64) bool {
+	cons, err := c.spreadConstraints(p.args, corev1.ScheduleAnyway)
 	if err != nil || len(cons) == 0 {
 		return false
 	}
 	// With the system defaults a node without a zone label still scores by
 	// hostname; with constraints of the pod's or the profile's own, a node
 	// missing any key scores 0.
-	requireAll := len(c.pod.Spec.TopologySpreadConstraints) > 0 || s.defaults.DefaultingType != configv1.SystemDefaulting
+	requireAll := len(c.pod.Spec.TopologySpreadConstraints) > 0 || p.args.DefaultingType != configv1.SystemDefaulting
 	ignored := make([]bool, len(feasible))
 	var numIgnored int
 	for k, i := range feasible {
@@ -329,14 +402,15 @@ func (s spreadScore) score(c *cycle, feasible []int32, out []int64) bool {
 		}
 	}
 
-	perNode := zeroed(&c.perNode, len(feasible))
+	st := State[spreadState](c, p.key)
+	perNode := zeroed(&st.perNode, len(feasible))
 	for ci := range cons {
 		sc := &cons[ci]
 		var counts []int32 // by node for hostname, by domain otherwise
 		var size int
 		if sc.key == corev1.LabelHostname {
 			size = len(feasible) - numIgnored
-			counts = zeroed(&c.counts, len(c.nodes))
+			counts = zeroed(&st.byNode, len(c.nodes))
 			c.eachMatchingPod(sc, func(n int32) { counts[n]++ })
 		} else {
 			present := make([]bool, len(sc.domains.Values))
@@ -355,7 +429,7 @@ func (s spreadScore) score(c *cycle, feasible []int32, out []int64) bool {
 					size++
 				}
 			}
-			counts = c.int32Buffer(len(sc.domains.Values))
+			counts = c.Int32Buffer(len(sc.domains.Values))
 			c.eachMatchingPod(sc, func(n int32) {
 				if requireAll && !hasAllKeys(cons, n) || !c.includes(sc, n) {
 					return

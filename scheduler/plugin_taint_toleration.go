@@ -1,39 +1,75 @@
 package scheduler
 
 import (
+	"fmt"
+
 	corev1 "k8s.io/api/core/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 )
 
-// taintFilter keeps a pod off nodes with a NoSchedule or NoExecute taint it
-// does not tolerate.
-type taintFilter struct{}
+// TaintToleration is the plugin's name in a profile.
+const TaintToleration = "TaintToleration"
 
-func (taintFilter) name() string { return TaintToleration }
+// ErrReasonUntoleratedTaint is kube-scheduler's TaintToleration reason,
+// with the key and value of the node's first untolerated taint.
+const ErrReasonUntoleratedTaint = "node(s) had untolerated taint {%s: %s}"
 
-func (taintFilter) prepare(c *cycle) prepared {
+// taintToleration keeps a pod off nodes with a NoSchedule or NoExecute taint
+// it does not tolerate, and prefers nodes with fewer PreferNoSchedule taints
+// it does not tolerate.
+type taintToleration struct {
+	key StateKey
+}
+
+var (
+	_ StaticFilterPlugin = (*taintToleration)(nil)
+	_ ScorePlugin        = (*taintToleration)(nil)
+)
+
+func newTaintToleration(_ any, h Handle) (Plugin, error) {
+	return &taintToleration{key: h.StateKey()}, nil
+}
+
+// taintState is, per taint group, whether the pod tolerates the group's
+// NoSchedule and NoExecute taints, for the static check.
+type taintState struct {
+	rejected []bool
+}
+
+// Reset keeps the buffer.
+func (s *taintState) Reset() {}
+
+func (*taintToleration) Name() string { return TaintToleration }
+
+func (*taintToleration) PreFilter(c *Cycle) PreFilterResult {
 	reasons, _ := c.untoleratedReasons()
 	for _, r := range reasons {
 		if r != nil {
-			return prepared{}
+			return PreFilterResult{}
 		}
 	}
-	return prepared{skip: true}
+	return PreFilterResult{Skip: true}
 }
 
-func (taintFilter) filter(c *cycle, i int) []string {
+func (*taintToleration) Filter(c *Cycle, i int) []string {
 	reasons, g := c.untoleratedReasons()
 	return reasons[g.of[i]]
 }
 
-// taintScore prefers nodes with fewer PreferNoSchedule taints the pod does
-// not tolerate: the count, normalized and reversed, so that the node with
-// the most such taints scores 0 and nodes without any score 100.
-type taintScore struct{}
+func (p *taintToleration) AppendStaticChecks(c *Cycle, checks []NodeCheck) []NodeCheck {
+	reasons, g := c.untoleratedReasons()
+	st := State[taintState](c, p.key)
+	rejected := zeroed(&st.rejected, len(reasons))
+	for id, r := range reasons {
+		rejected[id] = r != nil
+	}
+	return append(checks, NodeCheck{Group: g.of, Bits: rejected})
+}
 
-func (taintScore) name() string { return TaintToleration }
-
-func (taintScore) score(c *cycle, feasible []int32, out []int64) bool {
+// Score is the count of untolerated PreferNoSchedule taints, normalized and
+// reversed, so that the node with the most such taints scores 0 and nodes
+// without any score 100.
+func (*taintToleration) Score(c *Cycle, feasible []int32, out []int64) bool {
 	var tolerations []corev1.Toleration
 	for _, t := range c.pod.Spec.Tolerations {
 		if t.Effect == "" || t.Effect == corev1.TaintEffectPreferNoSchedule {
@@ -54,4 +90,30 @@ func (taintScore) score(c *cycle, feasible []int32, out []int64) bool {
 	}
 	normalizeToMax(out, true)
 	return true
+}
+
+// untoleratedReasons returns, per taint group, the TaintToleration reason
+// for a node of that group (its first NoSchedule or NoExecute taint the pod
+// does not tolerate), or nil when the pod tolerates them all. The answer is
+// kept in the cycle because PodTopologySpread's nodeTaintsPolicy asks it
+// too, whether or not this plugin is enabled.
+func (c *Cycle) untoleratedReasons() ([][]string, *taintGroups) {
+	if c.taints == nil {
+		c.taints = c.t.taintGroups()
+	}
+	g := c.taints
+	if c.untolerated == nil {
+		c.untolerated = make([][]string, len(g.taints))
+		for id, taints := range g.taints {
+			taint, bad := corev1helpers.FindMatchingUntoleratedTaint(logger, taints, c.pod.Spec.Tolerations, doNotScheduleTaint, false)
+			if bad {
+				c.untolerated[id] = []string{fmt.Sprintf(ErrReasonUntoleratedTaint, taint.Key, taint.Value)}
+			}
+		}
+	}
+	return c.untolerated, g
+}
+
+func doNotScheduleTaint(t *corev1.Taint) bool {
+	return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
 }

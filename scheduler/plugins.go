@@ -2,120 +2,48 @@ package scheduler
 
 import (
 	configv1 "k8s.io/kube-scheduler/config/v1"
-	"k8s.io/utils/ptr"
 )
 
-// The names of kube-scheduler's in-tree plugins, as a profile spells them.
-const (
-	NodeUnschedulable               = "NodeUnschedulable"
-	NodeName                        = "NodeName"
-	TaintToleration                 = "TaintToleration"
-	NodeAffinity                    = "NodeAffinity"
-	NodePorts                       = "NodePorts"
-	NodeResourcesFit                = "NodeResourcesFit"
-	PodTopologySpread               = "PodTopologySpread"
-	InterPodAffinity                = "InterPodAffinity"
-	NodeResourcesBalancedAllocation = "NodeResourcesBalancedAllocation"
-	ImageLocality                   = "ImageLocality"
-
-	SchedulingGates            = "SchedulingGates"
-	PrioritySort               = "PrioritySort"
-	VolumeRestrictions         = "VolumeRestrictions"
-	NodeVolumeLimits           = "NodeVolumeLimits"
-	VolumeBinding              = "VolumeBinding"
-	VolumeZone                 = "VolumeZone"
-	DefaultPreemption          = "DefaultPreemption"
-	DefaultBinder              = "DefaultBinder"
-	DynamicResources           = "DynamicResources"
-	NodeDeclaredFeatures       = "NodeDeclaredFeatures"
-	GangScheduling             = "GangScheduling"
-	TopologyPlacementGenerator = "TopologyPlacementGenerator"
-	PodGroupPodsCount          = "PodGroupPodsCount"
-)
-
-// extensionPoint is one stage of the scheduling framework, as a bit so that
-// a plugin's stages form a set.
-type extensionPoint uint16
-
-const (
-	pointPreEnqueue extensionPoint = 1 << iota
-	pointQueueSort
-	pointPreFilter
-	pointFilter
-	pointPostFilter
-	pointPreScore
-	pointScore
-	pointReserve
-	pointPermit
-	pointPreBind
-	pointBind
-	pointPostBind
-	pointPlacementGenerate
-	pointPlacementScore
-)
-
-// pluginInfo says which stages a plugin takes part in and whether the
-// engine simulates it.
-type pluginInfo struct {
-	points    extensionPoint
-	simulated bool
+// inTree is kube-scheduler 1.36's in-tree registry, one row a plugin, in
+// the order of its default profile (with the feature gates that are on by
+// default, DynamicResourceAllocation and NodeDeclaredFeatures) and then the
+// plugins that profile leaves out: the order of filters decides which
+// reason a node that fails several of them reports. Plugins the engine does
+// not simulate (no New) are known so that a profile written for
+// kube-scheduler loads unchanged; the engine passes every node through them.
+var inTree = []inTreePlugin{
+	{name: "SchedulingGates", inDefault: true, Registration: Registration{Points: PointPreEnqueue, Args: noArgs}},
+	{name: "PrioritySort", inDefault: true, Registration: Registration{Points: PointQueueSort, Args: noArgs}},
+	{name: NodeUnschedulable, inDefault: true, Registration: Registration{Points: PointFilter, Args: noArgs, New: newNodeUnschedulable}},
+	{name: NodeName, inDefault: true, Registration: Registration{Points: PointFilter, Args: noArgs, New: newNodeName}},
+	{name: TaintToleration, inDefault: true, weight: 3, Registration: Registration{Points: PointFilter | PointPreScore | PointScore, Args: noArgs, New: newTaintToleration}},
+	{name: NodeAffinity, inDefault: true, weight: 2, Registration: Registration{Points: PointPreFilter | PointFilter | PointPreScore | PointScore, Args: nodeAffinityArgs, New: newNodeAffinity}},
+	{name: NodePorts, inDefault: true, Registration: Registration{Points: PointPreFilter | PointFilter, Args: noArgs, New: newNodePorts}},
+	{name: NodeResourcesFit, inDefault: true, weight: 1, Registration: Registration{Points: PointPreFilter | PointFilter | PointPreScore | PointScore | PointPlacementScore, Args: nodeResourcesFitArgs, New: newNodeResourcesFit}},
+	{name: "VolumeRestrictions", inDefault: true, Registration: Registration{Points: PointPreFilter | PointFilter, Args: noArgs}},
+	{name: "NodeVolumeLimits", inDefault: true, Registration: Registration{Points: PointPreFilter | PointFilter, Args: noArgs}},
+	{name: "VolumeBinding", inDefault: true, Registration: Registration{Points: PointPreFilter | PointFilter | PointReserve | PointPreBind | PointPreScore | PointScore, Args: unusedArgs[configv1.VolumeBindingArgs]("VolumeBinding")}},
+	{name: "VolumeZone", inDefault: true, Registration: Registration{Points: PointPreFilter | PointFilter, Args: noArgs}},
+	{name: PodTopologySpread, inDefault: true, weight: 2, Registration: Registration{Points: PointPreFilter | PointFilter | PointPreScore | PointScore, Args: podTopologySpreadArgs, New: newPodTopologySpread}},
+	{name: InterPodAffinity, inDefault: true, weight: 2, Registration: Registration{Points: PointPreFilter | PointFilter | PointPreScore | PointScore, Args: interPodAffinityArgs, New: newInterPodAffinity}},
+	{name: "DynamicResources", inDefault: true, weight: 2, Registration: Registration{Points: PointPreEnqueue | PointPreFilter | PointFilter | PointPostFilter | PointPreScore | PointScore | PointReserve | PointPreBind, Args: unusedArgs[configv1.DynamicResourcesArgs]("DynamicResources")}},
+	{name: "DefaultPreemption", inDefault: true, Registration: Registration{Points: PointPreEnqueue | PointPostFilter, Args: unusedArgs[configv1.DefaultPreemptionArgs]("DefaultPreemption")}},
+	{name: NodeResourcesBalancedAllocation, inDefault: true, weight: 1, Registration: Registration{Points: PointPreScore | PointScore, Args: balancedAllocationArgs, New: newBalancedAllocation}},
+	{name: ImageLocality, inDefault: true, weight: 1, Registration: Registration{Points: PointScore, Args: noArgs, New: newImageLocality}},
+	{name: "DefaultBinder", inDefault: true, Registration: Registration{Points: PointBind, Args: noArgs}},
+	{name: "NodeDeclaredFeatures", inDefault: true, Registration: Registration{Points: PointPreFilter | PointFilter, Args: noArgs}},
+	{name: "GangScheduling", Registration: Registration{Points: PointPreEnqueue | PointPermit, Args: noArgs}},
+	{name: "TopologyPlacementGenerator", Registration: Registration{Points: PointPlacementGenerate, Args: noArgs}},
+	{name: "PodGroupPodsCount", Registration: Registration{Points: PointPlacementScore, Args: noArgs}},
 }
 
-// knownPlugins is kube-scheduler 1.36's in-tree registry. Plugins the engine
-// does not simulate are known so that a profile written for kube-scheduler
-// loads unchanged; the engine passes every node through them.
-var knownPlugins = map[string]pluginInfo{
-	NodeUnschedulable:               {pointFilter, true},
-	NodeName:                        {pointFilter, true},
-	TaintToleration:                 {pointFilter | pointPreScore | pointScore, true},
-	NodeAffinity:                    {pointPreFilter | pointFilter | pointPreScore | pointScore, true},
-	NodePorts:                       {pointPreFilter | pointFilter, true},
-	NodeResourcesFit:                {pointPreFilter | pointFilter | pointPreScore | pointScore | pointPlacementScore, true},
-	PodTopologySpread:               {pointPreFilter | pointFilter | pointPreScore | pointScore, true},
-	InterPodAffinity:                {pointPreFilter | pointFilter | pointPreScore | pointScore, true},
-	NodeResourcesBalancedAllocation: {pointPreScore | pointScore, true},
-	ImageLocality:                   {pointScore, true},
-
-	SchedulingGates:            {pointPreEnqueue, false},
-	PrioritySort:               {pointQueueSort, false},
-	VolumeRestrictions:         {pointPreFilter | pointFilter, false},
-	NodeVolumeLimits:           {pointPreFilter | pointFilter, false},
-	VolumeBinding:              {pointPreFilter | pointFilter | pointReserve | pointPreBind | pointPreScore | pointScore, false},
-	VolumeZone:                 {pointPreFilter | pointFilter, false},
-	DefaultPreemption:          {pointPreEnqueue | pointPostFilter, false},
-	DefaultBinder:              {pointBind, false},
-	DynamicResources:           {pointPreEnqueue | pointPreFilter | pointFilter | pointPostFilter | pointPreScore | pointScore | pointReserve | pointPreBind, false},
-	NodeDeclaredFeatures:       {pointPreFilter | pointFilter, false},
-	GangScheduling:             {pointPreEnqueue | pointPermit, false},
-	TopologyPlacementGenerator: {pointPlacementGenerate, false},
-	PodGroupPodsCount:          {pointPlacementScore, false},
-}
-
-// defaultMultiPoint is kube-scheduler 1.36's default profile with the
-// feature gates that are on by default (DynamicResourceAllocation,
-// NodeDeclaredFeatures), in its order: the order of filters decides which
-// reason a node that fails several of them reports.
-func defaultMultiPoint() []configv1.Plugin {
-	return []configv1.Plugin{
-		{Name: SchedulingGates},
-		{Name: PrioritySort},
-		{Name: NodeUnschedulable},
-		{Name: NodeName},
-		{Name: TaintToleration, Weight: ptr.To[int32](3)},
-		{Name: NodeAffinity, Weight: ptr.To[int32](2)},
-		{Name: NodePorts},
-		{Name: NodeResourcesFit, Weight: ptr.To[int32](1)},
-		{Name: VolumeRestrictions},
-		{Name: NodeVolumeLimits},
-		{Name: VolumeBinding},
-		{Name: VolumeZone},
-		{Name: PodTopologySpread, Weight: ptr.To[int32](2)},
-		{Name: InterPodAffinity, Weight: ptr.To[int32](2)},
-		{Name: DynamicResources, Weight: ptr.To[int32](2)},
-		{Name: DefaultPreemption},
-		{Name: NodeResourcesBalancedAllocation, Weight: ptr.To[int32](1)},
-		{Name: ImageLocality, Weight: ptr.To[int32](1)},
-		{Name: DefaultBinder},
-		{Name: NodeDeclaredFeatures},
-	}
+// inTreePlugin is one row of inTree: the plugin's registration and its
+// place in kube-scheduler's default profile.
+type inTreePlugin struct {
+	name string
+	Registration
+	// inDefault: the default profile enables the plugin, with weight
+	// when it is not 0.
+	inDefault bool
+	weight    int32
 }

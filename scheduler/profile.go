@@ -1,9 +1,11 @@
 package scheduler
 
 import (
+	"encoding/json"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/utils/ptr"
 )
@@ -14,8 +16,9 @@ const DefaultSchedulerName = corev1.DefaultSchedulerName
 
 // Profile is one scheduling profile of a KubeSchedulerConfiguration: a
 // scheduler name, the plugins as the file sets them (merged with
-// kube-scheduler's defaults when the engine is built) and the arguments of
-// the plugins the engine simulates, defaulted.
+// kube-scheduler's defaults when the engine is built) and the plugins'
+// arguments as the file gives them, which each plugin's Registration.Args
+// decodes, defaults and validates.
 type Profile struct {
 	SchedulerName string
 	// PercentageOfNodesToScore bounds how many feasible nodes are found and
@@ -25,16 +28,41 @@ type Profile struct {
 	// Plugins is the profile's plugins section as written; nil means
 	// kube-scheduler's default plugins.
 	Plugins *configv1.Plugins
-
-	NodeResourcesFit                configv1.NodeResourcesFitArgs
-	NodeResourcesBalancedAllocation configv1.NodeResourcesBalancedAllocationArgs
-	PodTopologySpread               configv1.PodTopologySpreadArgs
-	InterPodAffinity                configv1.InterPodAffinityArgs
-	NodeAffinity                    configv1.NodeAffinityArgs
+	// PluginConfig is the profile's pluginConfig section: each plugin's
+	// arguments as JSON, at most one entry a plugin.
+	PluginConfig []configv1.PluginConfig
 }
 
-// ScorePlugin is a score plugin with its weight.
-type ScorePlugin struct {
+// SetArgs sets the arguments of plugin name to args (a kube-scheduler args
+// type, or anything an out-of-tree plugin decodes), replacing those the
+// profile had.
+func (p *Profile) SetArgs(name string, args any) error {
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return fmt.Errorf("%s args: %w", name, err)
+	}
+	out := make([]configv1.PluginConfig, 0, len(p.PluginConfig)+1)
+	for _, pc := range p.PluginConfig {
+		if pc.Name != name {
+			out = append(out, pc)
+		}
+	}
+	p.PluginConfig = append(out, configv1.PluginConfig{Name: name, Args: runtime.RawExtension{Raw: raw}})
+	return nil
+}
+
+// rawArgs returns the JSON arguments the profile gives plugin name, or nil.
+func (p *Profile) rawArgs(name string) []byte {
+	for _, pc := range p.PluginConfig {
+		if pc.Name == name {
+			return pc.Args.Raw
+		}
+	}
+	return nil
+}
+
+// WeightedPlugin is a score plugin with its weight.
+type WeightedPlugin struct {
 	Name   string `json:"name"`
 	Weight int32  `json:"weight"`
 }
@@ -45,7 +73,7 @@ type EnabledPlugins struct {
 	// Filter lists the filter plugins in the order they run.
 	Filter []string
 	// Score lists the score plugins in order with their weights.
-	Score []ScorePlugin
+	Score []WeightedPlugin
 	// NotSimulated lists the enabled plugins the engine accepts but does not
 	// run (volume, DRA, preemption, binding, queueing plugins), sorted as
 	// the profile lists them.
@@ -55,44 +83,7 @@ type EnabledPlugins struct {
 // DefaultProfile returns kube-scheduler's default profile: the default
 // plugins and weights and the default arguments.
 func DefaultProfile() Profile {
-	p := Profile{SchedulerName: DefaultSchedulerName}
-	p.setDefaults()
-	return p
-}
-
-// setDefaults fills in the arguments kube-scheduler's defaulting fills in.
-func (p *Profile) setDefaults() {
-	fit := &p.NodeResourcesFit
-	if fit.ScoringStrategy == nil {
-		fit.ScoringStrategy = &configv1.ScoringStrategy{Type: configv1.LeastAllocated}
-	}
-	if fit.ScoringStrategy.Type == "" {
-		fit.ScoringStrategy.Type = configv1.LeastAllocated
-	}
-	fit.ScoringStrategy.Resources = defaultResources(fit.ScoringStrategy.Resources)
-	p.NodeResourcesBalancedAllocation.Resources = defaultResources(p.NodeResourcesBalancedAllocation.Resources)
-	if p.PodTopologySpread.DefaultingType == "" {
-		p.PodTopologySpread.DefaultingType = configv1.SystemDefaulting
-	}
-	if p.InterPodAffinity.HardPodAffinityWeight == nil {
-		p.InterPodAffinity.HardPodAffinityWeight = ptr.To[int32](1)
-	}
-}
-
-// defaultResources gives CPU and memory with weight 1 when no resource is
-// listed, and weight 1 to a listed resource without one.
-func defaultResources(rs []configv1.ResourceSpec) []configv1.ResourceSpec {
-	if len(rs) == 0 {
-		return []configv1.ResourceSpec{{Name: string(corev1.ResourceCPU), Weight: 1}, {Name: string(corev1.ResourceMemory), Weight: 1}}
-	}
-	out := make([]configv1.ResourceSpec, len(rs))
-	for i, r := range rs {
-		if r.Weight == 0 {
-			r.Weight = 1
-		}
-		out[i] = r
-	}
-	return out
+	return Profile{SchedulerName: DefaultSchedulerName}
 }
 
 // EnabledPlugins resolves the profile's plugins the way kube-scheduler
@@ -102,29 +93,32 @@ func defaultResources(rs []configv1.ResourceSpec) []configv1.ResourceSpec {
 // implement it, minus its own disabled ones, with its own enabled plugins
 // overriding them; a score weight set at the score point wins over the
 // multiPoint one, and a missing weight is 1.
+// Only in-tree plugins are known here; Engine.EnabledPlugins knows the
+// engine's out-of-tree ones too.
 func (p Profile) EnabledPlugins() (EnabledPlugins, error) {
-	return resolvePlugins(p.Plugins, "plugins")
+	reg, _ := registryOf(nil)
+	return resolvePlugins(p.Plugins, "plugins", reg)
 }
 
-func resolvePlugins(custom *configv1.Plugins, path string) (EnabledPlugins, error) {
+func resolvePlugins(custom *configv1.Plugins, path string, reg Registry) (EnabledPlugins, error) {
 	var c configv1.Plugins
 	if custom != nil {
 		c = *custom
 	}
-	if err := checkPluginNames(&c, path); err != nil {
+	if err := checkPluginNames(&c, path, reg); err != nil {
 		return EnabledPlugins{}, err
 	}
 	multi := mergeMultiPoint(defaultMultiPoint(), c.MultiPoint)
 
 	var out EnabledPlugins
-	filters, err := expandPoint(multi, c.Filter, pointFilter, path+".filter")
+	filters, err := expandPoint(multi, c.Filter, PointFilter, path+".filter", reg)
 	if err != nil {
 		return EnabledPlugins{}, err
 	}
 	for _, pl := range filters {
 		out.Filter = append(out.Filter, pl.Name)
 	}
-	scores, err := expandPoint(multi, c.Score, pointScore, path+".score")
+	scores, err := expandPoint(multi, c.Score, PointScore, path+".score", reg)
 	if err != nil {
 		return EnabledPlugins{}, err
 	}
@@ -143,14 +137,14 @@ func resolvePlugins(custom *configv1.Plugins, path string) (EnabledPlugins, erro
 		if w := weights[pl.Name]; w < 0 {
 			return EnabledPlugins{}, fmt.Errorf("%s: score plugin %q has negative weight %d", path+".score", pl.Name, w)
 		}
-		out.Score = append(out.Score, ScorePlugin{Name: pl.Name, Weight: weights[pl.Name]})
+		out.Score = append(out.Score, WeightedPlugin{Name: pl.Name, Weight: weights[pl.Name]})
 	}
 
 	// Every enabled plugin the engine does not simulate, once, in the
 	// order the profile enables it.
 	seen := make(map[string]bool)
 	note := func(name string) {
-		if !seen[name] && !knownPlugins[name].simulated {
+		if !seen[name] && reg[name].New == nil {
 			seen[name] = true
 			out.NotSimulated = append(out.NotSimulated, name)
 		}
@@ -169,55 +163,55 @@ func resolvePlugins(custom *configv1.Plugins, path string) (EnabledPlugins, erro
 // namedSet is one extension point's plugin set with its name in a profile.
 type namedSet struct {
 	name  string
-	point extensionPoint
+	point ExtensionPoint
 	set   configv1.PluginSet
 }
 
 func pointSets(c *configv1.Plugins) []namedSet {
 	return []namedSet{
-		{"preEnqueue", pointPreEnqueue, c.PreEnqueue},
-		{"queueSort", pointQueueSort, c.QueueSort},
-		{"preFilter", pointPreFilter, c.PreFilter},
-		{"filter", pointFilter, c.Filter},
-		{"postFilter", pointPostFilter, c.PostFilter},
-		{"preScore", pointPreScore, c.PreScore},
-		{"score", pointScore, c.Score},
-		{"reserve", pointReserve, c.Reserve},
-		{"permit", pointPermit, c.Permit},
-		{"preBind", pointPreBind, c.PreBind},
-		{"bind", pointBind, c.Bind},
-		{"postBind", pointPostBind, c.PostBind},
-		{"placementGenerate", pointPlacementGenerate, c.PlacementGenerate},
-		{"placementScore", pointPlacementScore, c.PlacementScore},
+		{"preEnqueue", PointPreEnqueue, c.PreEnqueue},
+		{"queueSort", PointQueueSort, c.QueueSort},
+		{"preFilter", PointPreFilter, c.PreFilter},
+		{"filter", PointFilter, c.Filter},
+		{"postFilter", PointPostFilter, c.PostFilter},
+		{"preScore", PointPreScore, c.PreScore},
+		{"score", PointScore, c.Score},
+		{"reserve", PointReserve, c.Reserve},
+		{"permit", PointPermit, c.Permit},
+		{"preBind", PointPreBind, c.PreBind},
+		{"bind", PointBind, c.Bind},
+		{"postBind", PointPostBind, c.PostBind},
+		{"placementGenerate", PointPlacementGenerate, c.PlacementGenerate},
+		{"placementScore", PointPlacementScore, c.PlacementScore},
 	}
 }
 
 // checkPluginNames rejects unknown plugins, a plugin enabled at a point it
 // does not implement and a plugin enabled twice in one set, naming the
 // field.
-func checkPluginNames(c *configv1.Plugins, path string) error {
+func checkPluginNames(c *configv1.Plugins, path string, reg Registry) error {
 	sets := append([]namedSet{{"multiPoint", 0, c.MultiPoint}}, pointSets(c)...)
 	for _, s := range sets {
 		seen := make(map[string]bool)
 		for i, pl := range s.set.Enabled {
 			at := fmt.Sprintf("%s.%s.enabled[%d].name", path, s.name, i)
-			info, ok := knownPlugins[pl.Name]
+			info, ok := reg[pl.Name]
 			if !ok {
 				return fmt.Errorf("%s: %q is not a known plugin", at, pl.Name)
 			}
-			if s.point != 0 && info.points&s.point == 0 {
+			if s.point != 0 && info.Points&s.point == 0 {
 				return fmt.Errorf("%s: %q does not extend %s", at, pl.Name, s.name)
 			}
 			if seen[pl.Name] {
 				return fmt.Errorf("%s: %q is enabled twice", at, pl.Name)
 			}
 			seen[pl.Name] = true
-			if pl.Weight != nil && (*pl.Weight < 0 || *pl.Weight > 100) && (s.point == pointScore || s.point == 0) {
+			if pl.Weight != nil && (*pl.Weight < 0 || *pl.Weight > 100) && (s.point == PointScore || s.point == 0) {
 				return fmt.Errorf("%s.%s.enabled[%d].weight: %d is not in [0, 100]", path, s.name, i, *pl.Weight)
 			}
 		}
 		for i, pl := range s.set.Disabled {
-			if _, ok := knownPlugins[pl.Name]; !ok && pl.Name != "*" {
+			if _, ok := reg[pl.Name]; !ok && pl.Name != "*" {
 				return fmt.Errorf("%s.%s.disabled[%d].name: %q is not a known plugin", path, s.name, i, pl.Name)
 			}
 		}
@@ -258,7 +252,7 @@ func mergeMultiPoint(defaults []configv1.Plugin, custom configv1.PluginSet) []co
 }
 
 // expandPoint returns the plugins that run at one extension point.
-func expandPoint(multi []configv1.Plugin, set configv1.PluginSet, point extensionPoint, path string) ([]configv1.Plugin, error) {
+func expandPoint(multi []configv1.Plugin, set configv1.PluginSet, point ExtensionPoint, path string, reg Registry) ([]configv1.Plugin, error) {
 	disabled := make(map[string]bool)
 	for _, pl := range set.Disabled {
 		disabled[pl.Name] = true
@@ -274,7 +268,7 @@ func expandPoint(multi []configv1.Plugin, set configv1.PluginSet, point extensio
 	var fromMulti []configv1.Plugin
 	inMulti := make(map[string]bool)
 	for _, pl := range multi {
-		if knownPlugins[pl.Name].points&point == 0 || disabled[pl.Name] {
+		if reg[pl.Name].Points&point == 0 || disabled[pl.Name] {
 			continue
 		}
 		if explicit[pl.Name] {

@@ -6,33 +6,33 @@ import (
 	"os"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 )
 
-// ReadProfiles reads the profiles of a KubeSchedulerConfiguration file.
-func ReadProfiles(path string) ([]Profile, error) {
+// ReadProfiles reads the profiles of a KubeSchedulerConfiguration file;
+// outOfTree registers the plugins it may name besides the in-tree ones.
+func ReadProfiles(path string, outOfTree ...Registry) ([]Profile, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return LoadProfiles(data, path)
+	return LoadProfiles(data, path, outOfTree...)
 }
 
 // LoadProfiles decodes a kubescheduler.config.k8s.io/v1
 // KubeSchedulerConfiguration (YAML or JSON) strictly, applies
 // kube-scheduler's defaults and validates it. Errors name the file and the
 // field, e.g. `sched.yaml: profiles[0].plugins.score.enabled[1].name: "Foo"
-// is not a known plugin`. Fields that matter only to a running
-// kube-scheduler (leaderElection, clientConnection, extenders…) are
-// accepted and ignored. With no data, the result is the default profile.
-func LoadProfiles(data []byte, file string) ([]Profile, error) {
-	profiles, err := loadProfiles(data)
+// is not a known plugin`; a plugin is known when it is in-tree or in one of
+// the outOfTree registries. Fields that matter only to a running
+// kube-scheduler (leaderElection, clientConnection…) are accepted and
+// ignored; extenders, which would change decisions the engine cannot
+// simulate, are refused. With no data, the result is the default profile.
+func LoadProfiles(data []byte, file string, outOfTree ...Registry) ([]Profile, error) {
+	profiles, err := loadProfiles(data, outOfTree)
 	if err != nil {
 		if file != "" {
 			return nil, fmt.Errorf("%s: %w", file, err)
@@ -42,7 +42,11 @@ func LoadProfiles(data []byte, file string) ([]Profile, error) {
 	return profiles, nil
 }
 
-func loadProfiles(data []byte) ([]Profile, error) {
+func loadProfiles(data []byte, outOfTree []Registry) ([]Profile, error) {
+	reg, err := registryOf(outOfTree)
+	if err != nil {
+		return nil, err
+	}
 	if len(strings.TrimSpace(string(data))) == 0 {
 		return []Profile{DefaultProfile()}, nil
 	}
@@ -63,6 +67,9 @@ func loadProfiles(data []byte) ([]Profile, error) {
 	if err := checkPercentage("percentageOfNodesToScore", cfg.PercentageOfNodesToScore); err != nil {
 		return nil, err
 	}
+	if len(cfg.Extenders) > 0 {
+		return nil, errors.New("extenders: not supported: rebalancer's engine does not call scheduler extenders; remove the section")
+	}
 	if len(cfg.Profiles) == 0 {
 		cfg.Profiles = []configv1.KubeSchedulerProfile{{}}
 	}
@@ -73,7 +80,7 @@ func loadProfiles(data []byte) ([]Profile, error) {
 	names := make(map[string]int)
 	for i := range cfg.Profiles {
 		path := fmt.Sprintf("profiles[%d]", i)
-		p, err := loadProfile(&cfg.Profiles[i], path)
+		p, err := loadProfile(&cfg.Profiles[i], path, reg)
 		if err != nil {
 			return nil, err
 		}
@@ -89,11 +96,12 @@ func loadProfiles(data []byte) ([]Profile, error) {
 	return profiles, nil
 }
 
-func loadProfile(in *configv1.KubeSchedulerProfile, path string) (Profile, error) {
+func loadProfile(in *configv1.KubeSchedulerProfile, path string, reg Registry) (Profile, error) {
 	p := Profile{
 		SchedulerName:            ptr.Deref(in.SchedulerName, ""),
 		PercentageOfNodesToScore: in.PercentageOfNodesToScore,
 		Plugins:                  in.Plugins,
+		PluginConfig:             in.PluginConfig,
 	}
 	if p.SchedulerName == "" {
 		return Profile{}, fmt.Errorf("%s.schedulerName: required", path)
@@ -101,7 +109,7 @@ func loadProfile(in *configv1.KubeSchedulerProfile, path string) (Profile, error
 	if err := checkPercentage(path+".percentageOfNodesToScore", p.PercentageOfNodesToScore); err != nil {
 		return Profile{}, err
 	}
-	if _, err := resolvePlugins(p.Plugins, path+".plugins"); err != nil {
+	if _, err := resolvePlugins(p.Plugins, path+".plugins", reg); err != nil {
 		return Profile{}, err
 	}
 	seen := make(map[string]int)
@@ -111,66 +119,14 @@ func loadProfile(in *configv1.KubeSchedulerProfile, path string) (Profile, error
 			return Profile{}, fmt.Errorf("%s.name: %q is already configured by pluginConfig[%d]", at, pc.Name, j)
 		}
 		seen[pc.Name] = i
-		if _, ok := knownPlugins[pc.Name]; !ok {
+		if _, ok := reg[pc.Name]; !ok {
 			return Profile{}, fmt.Errorf("%s.name: %q is not a known plugin", at, pc.Name)
 		}
-		if err := p.decodeArgs(pc.Name, pc.Args.Raw, at+".args"); err != nil {
-			return Profile{}, err
-		}
-	}
-	p.setDefaults()
-	for i, pc := range in.PluginConfig {
-		if err := p.validateArgs(pc.Name, fmt.Sprintf("%s.pluginConfig[%d].args", path, i)); err != nil {
+		if _, err := reg.pluginArgs(pc.Name, pc.Args.Raw, at+".args"); err != nil {
 			return Profile{}, err
 		}
 	}
 	return p, nil
-}
-
-// decodeArgs decodes one plugin's args strictly into its kube-scheduler
-// type. Args of plugins the engine does not simulate are checked the same
-// way and then dropped.
-func (p *Profile) decodeArgs(plugin string, raw []byte, path string) error {
-	if len(raw) == 0 {
-		return nil
-	}
-	var target any
-	kind := plugin + "Args"
-	switch plugin {
-	case NodeResourcesFit:
-		target = &p.NodeResourcesFit
-	case NodeResourcesBalancedAllocation:
-		target = &p.NodeResourcesBalancedAllocation
-	case PodTopologySpread:
-		target = &p.PodTopologySpread
-	case InterPodAffinity:
-		target = &p.InterPodAffinity
-	case NodeAffinity:
-		target = &p.NodeAffinity
-	case DefaultPreemption:
-		target = &configv1.DefaultPreemptionArgs{}
-	case VolumeBinding:
-		target = &configv1.VolumeBindingArgs{}
-	case DynamicResources:
-		target = &configv1.DynamicResourcesArgs{}
-	default:
-		return fmt.Errorf("%s: plugin %q takes no arguments", path, plugin)
-	}
-	if err := decodeStrict(raw, target, path); err != nil {
-		return err
-	}
-	var meta struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string `json:"kind"`
-	}
-	_ = json.UnmarshalCaseSensitivePreserveInts(raw, &meta)
-	if meta.Kind != "" && meta.Kind != kind {
-		return fmt.Errorf("%s.kind: %q is not %q", path, meta.Kind, kind)
-	}
-	if meta.APIVersion != "" && meta.APIVersion != configv1.SchemeGroupVersion.String() {
-		return fmt.Errorf("%s.apiVersion: %q is not %q", path, meta.APIVersion, configv1.SchemeGroupVersion.String())
-	}
-	return nil
 }
 
 // decodeStrict decodes JSON case-sensitively, refusing unknown and
@@ -211,140 +167,6 @@ func checkPercentage(path string, v *int32) error {
 		return fmt.Errorf("%s: %d is not in [0, 100]", path, *v)
 	}
 	return nil
-}
-
-// validateArgs applies kube-scheduler's validation to the defaulted
-// arguments of one plugin the engine uses; path names the args in the file.
-func (p *Profile) validateArgs(plugin, path string) error {
-	var errs []error
-	bad := func(field string, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s.%s: %s", path, field, fmt.Sprintf(format, args...)))
-	}
-	switch plugin {
-	case NodeResourcesFit:
-		p.validateFitArgs(bad, path, &errs)
-	case NodeResourcesBalancedAllocation:
-		seen := make(map[string]bool)
-		for i, r := range p.NodeResourcesBalancedAllocation.Resources {
-			if seen[r.Name] {
-				bad(fmt.Sprintf("resources[%d].name", i), "%q is listed twice", r.Name)
-			}
-			seen[r.Name] = true
-			if r.Weight != 1 {
-				bad(fmt.Sprintf("resources[%d].weight", i), "%d is not 1", r.Weight)
-			}
-		}
-	case PodTopologySpread:
-		p.validateSpreadArgs(bad)
-	case InterPodAffinity:
-		if w := *p.InterPodAffinity.HardPodAffinityWeight; w < 0 || w > 100 {
-			bad("hardPodAffinityWeight", "%d is not in [0, 100]", w)
-		}
-	case NodeAffinity:
-		if added := p.NodeAffinity.AddedAffinity; added != nil {
-			if ns := added.RequiredDuringSchedulingIgnoredDuringExecution; ns != nil {
-				if _, err := nodeaffinity.NewNodeSelector(ns); err != nil {
-					bad("addedAffinity.requiredDuringSchedulingIgnoredDuringExecution", "%v", err)
-				}
-			}
-			if terms := added.PreferredDuringSchedulingIgnoredDuringExecution; len(terms) > 0 {
-				if _, err := nodeaffinity.NewPreferredSchedulingTerms(terms); err != nil {
-					bad("addedAffinity.preferredDuringSchedulingIgnoredDuringExecution", "%v", err)
-				}
-			}
-		}
-	}
-	return errors.Join(errs...)
-}
-
-func (p *Profile) validateFitArgs(bad func(string, string, ...any), path string, errs *[]error) {
-	fit := p.NodeResourcesFit
-	for i, r := range fit.IgnoredResources {
-		if msgs := validation.IsQualifiedName(r); len(msgs) > 0 {
-			bad(fmt.Sprintf("ignoredResources[%d]", i), "%q is not a resource name: %s", r, strings.Join(msgs, "; "))
-		}
-	}
-	for i, g := range fit.IgnoredResourceGroups {
-		if strings.Contains(g, "/") || len(validation.IsQualifiedName(g)) > 0 {
-			bad(fmt.Sprintf("ignoredResourceGroups[%d]", i), "%q is not a resource group name", g)
-		}
-	}
-	st := fit.ScoringStrategy
-	switch st.Type {
-	case configv1.LeastAllocated, configv1.MostAllocated:
-		if st.RequestedToCapacityRatio != nil {
-			bad("scoringStrategy.requestedToCapacityRatio", "must be empty when type is %s", st.Type)
-		}
-	case configv1.RequestedToCapacityRatio:
-		if st.RequestedToCapacityRatio == nil {
-			bad("scoringStrategy.requestedToCapacityRatio", "required when type is RequestedToCapacityRatio")
-		} else {
-			*errs = append(*errs, checkShape(st.RequestedToCapacityRatio.Shape, path+".scoringStrategy.requestedToCapacityRatio.shape")...)
-		}
-	default:
-		bad("scoringStrategy.type", "%q is not one of LeastAllocated, MostAllocated, RequestedToCapacityRatio", st.Type)
-	}
-	for i, r := range st.Resources {
-		if r.Weight <= 0 || r.Weight > 100 {
-			bad(fmt.Sprintf("scoringStrategy.resources[%d].weight", i), "%d is not in (0, 100]", r.Weight)
-		}
-	}
-}
-
-func (p *Profile) validateSpreadArgs(bad func(string, string, ...any)) {
-	spread := p.PodTopologySpread
-	switch spread.DefaultingType {
-	case configv1.SystemDefaulting:
-		if len(spread.DefaultConstraints) > 0 {
-			bad("defaultingType", "System does not allow defaultConstraints")
-		}
-	case configv1.ListDefaulting:
-	default:
-		bad("defaultingType", "%q is not System or List", spread.DefaultingType)
-	}
-	for i, c := range spread.DefaultConstraints {
-		at := fmt.Sprintf("defaultConstraints[%d]", i)
-		if c.MaxSkew <= 0 {
-			bad(at+".maxSkew", "%d is not above 0", c.MaxSkew)
-		}
-		if c.TopologyKey == "" {
-			bad(at+".topologyKey", "required")
-		} else if msgs := validation.IsQualifiedName(c.TopologyKey); len(msgs) > 0 {
-			bad(at+".topologyKey", "%q is not a label name: %s", c.TopologyKey, strings.Join(msgs, "; "))
-		}
-		if c.WhenUnsatisfiable != corev1.DoNotSchedule && c.WhenUnsatisfiable != corev1.ScheduleAnyway {
-			bad(at+".whenUnsatisfiable", "%q is not DoNotSchedule or ScheduleAnyway", c.WhenUnsatisfiable)
-		}
-		if c.LabelSelector != nil {
-			bad(at+".labelSelector", "must be empty: the selector is deduced for each pod")
-		}
-		for j := range i {
-			if o := spread.DefaultConstraints[j]; o.TopologyKey == c.TopologyKey && o.WhenUnsatisfiable == c.WhenUnsatisfiable {
-				bad(at, "repeats {%s, %s} of defaultConstraints[%d]", c.TopologyKey, c.WhenUnsatisfiable, j)
-			}
-		}
-	}
-}
-
-// checkShape validates a RequestedToCapacityRatio shape: utilization
-// increasing within [0, 100], scores within [0, 10].
-func checkShape(shape []configv1.UtilizationShapePoint, path string) []error {
-	if len(shape) == 0 {
-		return []error{fmt.Errorf("%s: at least one point is required", path)}
-	}
-	var errs []error
-	for i, pt := range shape {
-		if i > 0 && shape[i-1].Utilization >= pt.Utilization {
-			errs = append(errs, fmt.Errorf("%s[%d].utilization: %d is not above the previous point's %d", path, i, pt.Utilization, shape[i-1].Utilization))
-		}
-		if pt.Utilization < 0 || pt.Utilization > 100 {
-			errs = append(errs, fmt.Errorf("%s[%d].utilization: %d is not in [0, 100]", path, i, pt.Utilization))
-		}
-		if pt.Score < 0 || pt.Score > maxCustomScore {
-			errs = append(errs, fmt.Errorf("%s[%d].score: %d is not in [0, %d]", path, i, pt.Score, maxCustomScore))
-		}
-	}
-	return errs
 }
 
 // ProfileByName returns the profile with the given scheduler name; an empty

@@ -17,22 +17,22 @@ func TestDefaultProfileIsKubeSchedulers(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantFilter := []string{NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit,
-		VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone, PodTopologySpread, InterPodAffinity, DynamicResources, NodeDeclaredFeatures}
+		"VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone", PodTopologySpread, InterPodAffinity, "DynamicResources", "NodeDeclaredFeatures"}
 	if !slices.Equal(got.Filter, wantFilter) {
 		t.Errorf("filters\n %v\nwant\n %v", got.Filter, wantFilter)
 	}
-	wantScore := []ScorePlugin{{TaintToleration, 3}, {NodeAffinity, 2}, {NodeResourcesFit, 1}, {VolumeBinding, 1},
-		{PodTopologySpread, 2}, {InterPodAffinity, 2}, {DynamicResources, 2}, {NodeResourcesBalancedAllocation, 1}, {ImageLocality, 1}}
+	wantScore := []WeightedPlugin{{TaintToleration, 3}, {NodeAffinity, 2}, {NodeResourcesFit, 1}, {"VolumeBinding", 1},
+		{PodTopologySpread, 2}, {InterPodAffinity, 2}, {"DynamicResources", 2}, {NodeResourcesBalancedAllocation, 1}, {ImageLocality, 1}}
 	if !slices.Equal(got.Score, wantScore) {
 		t.Errorf("scores\n %v\nwant\n %v", got.Score, wantScore)
 	}
-	wantNot := []string{SchedulingGates, PrioritySort, VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone,
-		DynamicResources, DefaultPreemption, DefaultBinder, NodeDeclaredFeatures}
+	wantNot := []string{"SchedulingGates", "PrioritySort", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone",
+		"DynamicResources", "DefaultPreemption", "DefaultBinder", "NodeDeclaredFeatures"}
 	if !slices.Equal(got.NotSimulated, wantNot) {
 		t.Errorf("not simulated\n %v\nwant\n %v", got.NotSimulated, wantNot)
 	}
-	if p.SchedulerName != "default-scheduler" || p.NodeResourcesFit.ScoringStrategy.Type != configv1.LeastAllocated ||
-		*p.InterPodAffinity.HardPodAffinityWeight != 1 || p.PodTopologySpread.DefaultingType != configv1.SystemDefaulting {
+	if p.SchedulerName != "default-scheduler" || argsOf[configv1.NodeResourcesFitArgs](t, p, NodeResourcesFit).ScoringStrategy.Type != configv1.LeastAllocated ||
+		*argsOf[configv1.InterPodAffinityArgs](t, p, InterPodAffinity).HardPodAffinityWeight != 1 || argsOf[configv1.PodTopologySpreadArgs](t, p, PodTopologySpread).DefaultingType != configv1.SystemDefaulting {
 		t.Errorf("default arguments not as kube-scheduler's: %+v", p)
 	}
 }
@@ -57,7 +57,7 @@ profiles:
       - name: TaintToleration
     multiPoint:
       disabled:
-      - name: VolumeBinding
+      - name: "VolumeBinding"
   pluginConfig:
   - name: NodeResourcesFit
     args:
@@ -100,18 +100,18 @@ func TestLoadProfiles(t *testing.T) {
 	// The score set's enabled plugins come first, in its order and with
 	// its weights (a missing weight is 1, not multiPoint's 3), then the
 	// rest of multiPoint.
-	wantScore := []ScorePlugin{{NodeResourcesFit, 5}, {TaintToleration, 1}, {NodeAffinity, 2}, {PodTopologySpread, 2}, {InterPodAffinity, 2}, {DynamicResources, 2}}
+	wantScore := []WeightedPlugin{{NodeResourcesFit, 5}, {TaintToleration, 1}, {NodeAffinity, 2}, {PodTopologySpread, 2}, {InterPodAffinity, 2}, {"DynamicResources", 2}}
 	if !slices.Equal(enabled.Score, wantScore) {
 		t.Errorf("scores\n %v\nwant\n %v", enabled.Score, wantScore)
 	}
-	if slices.Contains(enabled.Filter, VolumeBinding) || slices.Contains(enabled.NotSimulated, VolumeBinding) {
+	if slices.Contains(enabled.Filter, "VolumeBinding") || slices.Contains(enabled.NotSimulated, "VolumeBinding") {
 		t.Errorf("VolumeBinding is still enabled: %v", enabled)
 	}
-	st := p.NodeResourcesFit.ScoringStrategy
+	st := argsOf[configv1.NodeResourcesFitArgs](t, p, NodeResourcesFit).ScoringStrategy
 	if st.Type != configv1.MostAllocated || !reflect.DeepEqual(st.Resources, []configv1.ResourceSpec{{Name: "cpu", Weight: 2}, {Name: "memory", Weight: 1}}) {
 		t.Errorf("scoring strategy %+v", st)
 	}
-	if *p.InterPodAffinity.HardPodAffinityWeight != 10 || p.PodTopologySpread.DefaultingType != configv1.ListDefaulting || *p.PercentageOfNodesToScore != 50 {
+	if *argsOf[configv1.InterPodAffinityArgs](t, p, InterPodAffinity).HardPodAffinityWeight != 10 || argsOf[configv1.PodTopologySpreadArgs](t, p, PodTopologySpread).DefaultingType != configv1.ListDefaulting || *p.PercentageOfNodesToScore != 50 {
 		t.Errorf("arguments not read: %+v", p)
 	}
 	if _, ok := ProfileByName(profiles, ""); !ok {
@@ -160,6 +160,12 @@ func TestLoadProfilesErrors(t *testing.T) {
 			`sched.yaml: profiles[0].pluginConfig[0].name: "Bar" is not a known plugin`},
 		{"a percentage above 100", head + "percentageOfNodesToScore: 120\n",
 			`sched.yaml: percentageOfNodesToScore: 120 is not in [0, 100]`},
+		{"an extender", head + "extenders:\n- urlPrefix: http://extender:8888\n  filterVerb: filter\n",
+			`sched.yaml: extenders: not supported: rebalancer's engine does not call scheduler extenders; remove the section`},
+		{"an extender beside profiles", head + "profiles:\n- schedulerName: a\nextenders:\n- urlPrefix: http://extender:8888\n  prioritizeVerb: prioritize\n  weight: 1\n",
+			`sched.yaml: extenders: not supported: rebalancer's engine does not call scheduler extenders; remove the section`},
+		{"args for a plugin that takes none", head + "profiles:\n- pluginConfig:\n  - name: NodePorts\n    args: {}\n",
+			`sched.yaml: profiles[0].pluginConfig[0].args: plugin "NodePorts" takes no arguments`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -211,11 +217,11 @@ func TestProfilesChangeDecisions(t *testing.T) {
 
 func TestAddedAffinityIsEnforced(t *testing.T) {
 	p := DefaultProfile()
-	p.NodeAffinity.AddedAffinity = &corev1.NodeAffinity{
+	setArgs(t, &p, NodeAffinity, &configv1.NodeAffinityArgs{AddedAffinity: &corev1.NodeAffinity{
 		RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{
 			match("pool", corev1.NodeSelectorOpIn, "batch"),
 		}},
-	}
+	}})
 	e, err := NewEngine(p)
 	if err != nil {
 		t.Fatal(err)
@@ -236,5 +242,27 @@ func TestNewEngineRejectsBadProfiles(t *testing.T) {
 	p.Plugins = &configv1.Plugins{Filter: configv1.PluginSet{Enabled: []configv1.Plugin{{Name: "Nope"}}}}
 	if _, err := NewEngine(p); err == nil || !strings.Contains(err.Error(), `plugins.filter.enabled[0].name: "Nope" is not a known plugin`) {
 		t.Errorf("error %v", err)
+	}
+}
+
+// argsOf returns plugin name's arguments in p as the engine sees them:
+// decoded, defaulted and validated.
+func argsOf[T any](t *testing.T, p Profile, name string) *T {
+	t.Helper()
+	reg, err := registryOf(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := reg.pluginArgs(name, p.rawArgs(name), name+".args")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a.(*T)
+}
+
+func setArgs(t *testing.T, p *Profile, name string, args any) {
+	t.Helper()
+	if err := p.SetArgs(name, args); err != nil {
+		t.Fatal(err)
 	}
 }

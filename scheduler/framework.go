@@ -1,0 +1,132 @@
+package scheduler
+
+import (
+	"github.com/kube-rebalancer/rebalancer/cluster"
+)
+
+// Plugin is a scheduling plugin: a FilterPlugin, a ScorePlugin or both,
+// under the name a profile enables it by.
+type Plugin interface {
+	Name() string
+}
+
+// PreFilterResult is what a filter plugin's PreFilter decides for a pod.
+type PreFilterResult struct {
+	// Skip: the plugin has nothing to check for this pod; Filter is not
+	// called.
+	Skip bool
+	// Reject, when set, rejects every node: kube-scheduler's PreFilter
+	// failure, reported as "0/N nodes are available: <Reject>."
+	Reject string
+	// Only, when not nil, names the only nodes that can pass
+	// (kube-scheduler's PreFilterResult).
+	Only map[string]bool
+}
+
+// FilterPlugin is a plugin's PreFilter and Filter.
+type FilterPlugin interface {
+	Plugin
+	// PreFilter computes, once per pod, what Filter needs (counts over the
+	// whole cluster, parsed terms), keeping it in the plugin's cycle state
+	// (see State).
+	PreFilter(c *Cycle) PreFilterResult
+	// Filter checks node i of c.Nodes() and returns nil when it passes, else
+	// kube-scheduler's reasons. It is called for every node the search
+	// reaches, so it must not allocate when the node passes; the slices it
+	// returns may be shared and are only read.
+	Filter(c *Cycle, i int) []string
+}
+
+// ScorePlugin is a plugin's PreScore, Score and NormalizeScore in one call.
+type ScorePlugin interface {
+	Plugin
+	// Score writes, for each feasible node (indexes into c.Nodes()), its
+	// normalized score in [0, 100] to out. It returns false when the plugin
+	// skips this pod, leaving out at zero.
+	Score(c *Cycle, feasible []int32, out []int64) bool
+}
+
+// StaticFilterPlugin is a FilterPlugin whose verdict, after PreFilter,
+// depends only on the pod's spec and on what a node is (name, labels,
+// taints, cordon), never on what runs there. Most rejected nodes fail such
+// a filter, so the engine checks the tables the plugin gives inline, before
+// it calls the other filters, and calls Filter only to explain a node.
+type StaticFilterPlugin interface {
+	FilterPlugin
+	// AppendStaticChecks appends to checks the tables that together give
+	// exactly Filter's pass or fail for every node of c.
+	AppendStaticChecks(c *Cycle, checks []NodeCheck) []NodeCheck
+}
+
+// NodeCheck is a per-node table of a static filter: node i is turned down
+// when Bits[Group[i]] (Bits[i] when Group is nil) differs from Pass.
+type NodeCheck struct {
+	// Group maps each node to its entry in Bits, for facts nodes share
+	// (taint sets); nil maps node i to Bits[i].
+	Group []int32
+	Bits  []bool
+	// Pass says that Bits marks the nodes that pass; otherwise it marks
+	// those turned down.
+	Pass bool
+}
+
+func (k *NodeCheck) rejects(i int) bool {
+	j := i
+	if k.Group != nil {
+		j = int(k.Group[i])
+	}
+	return k.Bits[j] != k.Pass
+}
+
+// StateKey is a plugin's slot in a cycle's state, given by its Handle.
+type StateKey int
+
+// Handle is what the engine gives a plugin when it builds it.
+type Handle struct {
+	key StateKey
+}
+
+// StateKey returns the plugin's own slot in every Cycle, for State.
+func (h Handle) StateKey() StateKey { return h.key }
+
+// stateSlot is one plugin's state in a pooled cycle: a *T made on first
+// use and reset, not freed, when the cycle ends, so that a plugin's state
+// costs no allocation per decision.
+type stateSlot struct {
+	ptr   any
+	reset func()
+}
+
+// Resetter is implemented by a plugin state that keeps buffers from one
+// cycle to the next: Reset drops what points into the snapshot and keeps
+// the buffers. State that does not implement it is zeroed.
+type Resetter interface {
+	Reset()
+}
+
+// State returns the plugin's state of type T in cycle c: zero (or as its
+// Reset left it) at the start of each decision, then whatever PreFilter,
+// Filter and Score keep there during it. k is the plugin's
+// Handle.StateKey(); a plugin uses a single T.
+func State[T any](c *Cycle, k StateKey) *T {
+	if p, ok := c.states[k].ptr.(*T); ok {
+		return p
+	}
+	p := new(T)
+	reset := func() { *p = *new(T) }
+	if r, ok := any(p).(Resetter); ok {
+		reset = r.Reset
+	}
+	c.states[k] = stateSlot{ptr: p, reset: reset}
+	return p
+}
+
+// Pod returns the pod being scheduled.
+func (c *Cycle) Pod() *cluster.Pod { return c.pod }
+
+// Snapshot returns the snapshot the pod is scheduled on.
+func (c *Cycle) Snapshot() *cluster.Snapshot { return c.snap }
+
+// Nodes returns the snapshot's nodes, in name order: the i of Filter and
+// the entries of Score's feasible index into it.
+func (c *Cycle) Nodes() []*cluster.Node { return c.nodes }
