@@ -14,6 +14,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/schedulerd"
 )
 
 func newScheduleCommand() *cobra.Command {
@@ -63,7 +64,7 @@ Pods opt in with spec.schedulerName: rebalancer (or --scheduler-name).`,
 			if metrics != "" {
 				go serveHealth(ctx, metrics)
 			}
-			live := &scheduler.Live{Client: client, Engine: engine, SchedulerName: profile.SchedulerName, History: history, HandoffTTL: handoffTTL}
+			live := &schedulerd.Live{Client: client, Engine: engine, SchedulerName: profile.SchedulerName, History: history, HandoffTTL: handoffTTL}
 			if election.enabled {
 				return election.run(ctx, client, func(ctx context.Context) error { return runtimeErr(live.Run(ctx)) })
 			}

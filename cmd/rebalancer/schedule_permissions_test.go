@@ -15,6 +15,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/schedulerd"
 )
 
 // scheduleActions runs the live scheduler against a fake API server until it
@@ -48,7 +49,7 @@ func scheduleActions(t *testing.T, leaderElect bool) []k8stesting.Action {
 	if err != nil {
 		t.Fatal(err)
 	}
-	live := &scheduler.Live{Client: client, Engine: engine, SchedulerName: "rebalancer", Resync: 20 * time.Millisecond,
+	live := &schedulerd.Live{Client: client, Engine: engine, SchedulerName: "rebalancer", Resync: 20 * time.Millisecond,
 		History: &cluster.HistoryStore{Client: client, Namespace: stateNamespace, Name: defaultStateName, Keep: time.Hour}}
 
 	// The work ends once both pods were handled, as if the process stopped.

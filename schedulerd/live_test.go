@@ -1,4 +1,4 @@
-package scheduler
+package schedulerd
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/scheduler"
 )
 
 // liveCluster starts a fake API server holding objs, whose binding
@@ -53,7 +54,7 @@ func liveCluster(t *testing.T, history []cluster.Eviction, objs ...any) *fake.Cl
 			t.Fatal(err)
 		}
 	}
-	engine, err := NewEngine(DefaultProfile())
+	engine, err := scheduler.NewEngine(scheduler.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +189,7 @@ func TestLiveAssumesBindingsTheCacheHasNotSeen(t *testing.T) {
 		bindings <- a.(k8stesting.CreateAction).GetObject().(*corev1.Binding).Name
 		return true, nil, nil
 	})
-	engine, err := NewEngine(DefaultProfile())
+	engine, err := scheduler.NewEngine(scheduler.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}
