@@ -22,6 +22,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/cluster/kube"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
 )
 
@@ -38,7 +39,7 @@ type Live struct {
 	SchedulerName string
 	// History, when set, holds the recent evictions whose replacements are
 	// matched to their planned nodes.
-	History *cluster.HistoryStore
+	History *kube.HistoryStore
 	// HandoffTTL is how long after an eviction its replacement is expected.
 	HandoffTTL time.Duration
 	// Resync bounds how long the loop sleeps without an event.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/cluster/kube"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
 )
 
@@ -48,7 +49,7 @@ func liveCluster(t *testing.T, history []cluster.Eviction, objs ...any) *fake.Cl
 		pod.Spec.NodeName = b.Target.Name
 		return true, nil, client.Tracker().Update(a.GetResource(), pod, b.Namespace)
 	})
-	store := &cluster.HistoryStore{Client: client, Namespace: "rebalancer", Name: "rebalancer-state", Keep: time.Hour}
+	store := &kube.HistoryStore{Client: client, Namespace: "rebalancer", Name: "rebalancer-state", Keep: time.Hour}
 	if len(history) > 0 {
 		if err := store.Append(context.Background(), time.Now(), history); err != nil {
 			t.Fatal(err)

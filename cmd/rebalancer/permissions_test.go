@@ -14,8 +14,8 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/cluster/kube"
 	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/report"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
@@ -67,7 +67,7 @@ func runCycles(t *testing.T, leaderElect bool) []k8stesting.Action {
 	}
 	r := &runner{
 		opts: &runOptions{}, policy: pol, placer: placer, client: client, metrics: report.NewMetrics(),
-		history: &cluster.HistoryStore{Client: client, Namespace: stateNamespace, Name: defaultStateName, Keep: time.Hour},
+		history: &kube.HistoryStore{Client: client, Namespace: stateNamespace, Name: defaultStateName, Keep: time.Hour},
 		print:   func(*report.Report) error { return nil },
 	}
 	// Two cycles: the first creates the state ConfigMap, the second updates it.

@@ -16,6 +16,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/cluster/kube"
 	"github.com/kube-rebalancer/rebalancer/evictor"
 	"github.com/kube-rebalancer/rebalancer/planner"
 	"github.com/kube-rebalancer/rebalancer/policy"
@@ -118,7 +119,7 @@ type runner struct {
 	policy  *policy.Policy
 	placer  scheduler.Placer
 	client  kubernetes.Interface
-	history *cluster.HistoryStore
+	history *kube.HistoryStore
 	metrics *report.Metrics
 	verbose bool
 	print   func(*report.Report) error
@@ -145,7 +146,7 @@ func (r *runner) loop(ctx context.Context) error {
 
 func (r *runner) cycle(ctx context.Context) error {
 	start := time.Now()
-	objs, err := cluster.ReadAPI(ctx, r.client)
+	objs, err := kube.ReadObjects(ctx, r.client)
 	if err != nil {
 		return runtimeErr(fmt.Errorf("reading the cluster: %w", err))
 	}

@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/cluster/kube"
 	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/report"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
@@ -38,7 +38,7 @@ func TestEvictionsAreRecordedBeforeTheyAreMade(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := &cluster.HistoryStore{Client: client, Namespace: stateNamespace, Name: defaultStateName, Keep: time.Hour}
+	store := &kube.HistoryStore{Client: client, Namespace: stateNamespace, Name: defaultStateName, Keep: time.Hour}
 	var printed *report.Report
 	r := &runner{opts: &runOptions{}, policy: pol, placer: placer, client: client, history: store, metrics: report.NewMetrics(),
 		print: func(rep *report.Report) error { printed = rep; return nil }}

@@ -12,8 +12,8 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/cluster/kube"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
 	"github.com/kube-rebalancer/rebalancer/schedulerd"
 )
@@ -50,7 +50,7 @@ func scheduleActions(t *testing.T, leaderElect bool) []k8stesting.Action {
 		t.Fatal(err)
 	}
 	live := &schedulerd.Live{Client: client, Engine: engine, SchedulerName: "rebalancer", Resync: 20 * time.Millisecond,
-		History: &cluster.HistoryStore{Client: client, Namespace: stateNamespace, Name: defaultStateName, Keep: time.Hour}}
+		History: &kube.HistoryStore{Client: client, Namespace: stateNamespace, Name: defaultStateName, Keep: time.Hour}}
 
 	// The work ends once both pods were handled, as if the process stopped.
 	work := func(ctx context.Context) error {
