@@ -16,6 +16,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/cluster/kube"
+	"github.com/kube-rebalancer/rebalancer/cluster/kube/kubetest"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
 )
 
@@ -24,31 +25,8 @@ import (
 // "rebalancer"; it returns the client and waits for nothing.
 func liveCluster(t *testing.T, history []cluster.Eviction, objs ...any) *fake.Clientset {
 	t.Helper()
-	o := ct.Objects(objs...)
-	var rt []runtime.Object
-	for i := range o.Nodes {
-		rt = append(rt, &o.Nodes[i])
-	}
-	for i := range o.Pods {
-		rt = append(rt, &o.Pods[i])
-	}
-	for i := range o.ReplicaSets {
-		rt = append(rt, &o.ReplicaSets[i])
-	}
-	client := fake.NewClientset(rt...)
-	client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		if a.GetSubresource() != "binding" {
-			return false, nil, nil
-		}
-		b := a.(k8stesting.CreateAction).GetObject().(*corev1.Binding)
-		obj, err := client.Tracker().Get(a.GetResource(), b.Namespace, b.Name)
-		if err != nil {
-			return true, nil, err
-		}
-		pod := obj.(*corev1.Pod).DeepCopy()
-		pod.Spec.NodeName = b.Target.Name
-		return true, nil, client.Tracker().Update(a.GetResource(), pod, b.Namespace)
-	})
+	client := kubetest.Clientset(ct.Objects(objs...))
+	kubetest.BindingsSetNode(client)
 	store := &kube.HistoryStore{Client: client, Namespace: "rebalancer", Name: "rebalancer-state", Keep: time.Hour}
 	if len(history) > 0 {
 		if err := store.Append(context.Background(), time.Now(), history); err != nil {
@@ -180,7 +158,7 @@ func TestLiveReportsAnUnschedulablePod(t *testing.T) {
 func TestLiveAssumesBindingsTheCacheHasNotSeen(t *testing.T) {
 	objs := ct.Objects(ct.Node("n1").CPU("2"), ct.DeploymentReplicaSet("shop", "web"),
 		replacement("first").Requests("1500m", ""), replacement("second").Requests("1500m", ""))
-	client := fake.NewClientset(&objs.Nodes[0], &objs.ReplicaSets[0], &objs.Pods[0], &objs.Pods[1])
+	client := kubetest.Clientset(objs)
 	bindings := make(chan string, 10)
 	client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		if a.GetSubresource() != "binding" {

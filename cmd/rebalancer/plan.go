@@ -9,6 +9,7 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/planner"
+	"github.com/kube-rebalancer/rebalancer/rebalance"
 	"github.com/kube-rebalancer/rebalancer/report"
 )
 
@@ -68,7 +69,7 @@ most 5 evictions per node and 50 per cycle.`,
 			if err != nil {
 				return fmt.Errorf("%s: %w", snapshot, err)
 			}
-			logStrays(snap)
+			rebalance.LogStrays(snap)
 			history, err := objs.Evictions()
 			if err != nil {
 				return fmt.Errorf("%s: %w", snapshot, err)

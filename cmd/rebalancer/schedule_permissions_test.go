@@ -7,13 +7,12 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/cluster/kube"
+	"github.com/kube-rebalancer/rebalancer/cluster/kube/kubetest"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
 	"github.com/kube-rebalancer/rebalancer/schedulerd"
 )
@@ -31,20 +30,8 @@ func scheduleActions(t *testing.T, leaderElect bool) []k8stesting.Action {
 	}
 	node, rs, fits, huge := ct.Node("n1").Obj(), ct.DeploymentReplicaSet("shop", "web"), pending("fits", "1"), pending("huge", "64")
 	ns := ct.Namespace("shop", nil)
-	client := fake.NewClientset(&node, &rs, &fits, &huge, &ns)
-	client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		if a.GetSubresource() != "binding" {
-			return false, nil, nil
-		}
-		b := a.(k8stesting.CreateAction).GetObject().(*corev1.Binding)
-		obj, err := client.Tracker().Get(a.GetResource(), b.Namespace, b.Name)
-		if err != nil {
-			return true, nil, err
-		}
-		p := obj.(*corev1.Pod).DeepCopy()
-		p.Spec.NodeName = b.Target.Name
-		return true, nil, client.Tracker().Update(a.GetResource(), p, b.Namespace)
-	})
+	client := kubetest.Clientset(ct.Objects(node, rs, fits, huge, ns))
+	kubetest.BindingsSetNode(client)
 	engine, err := scheduler.NewEngine(scheduler.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
