@@ -25,7 +25,9 @@ func TestReadObjectsPaginates(t *testing.T) {
 		limits = append(limits, opts.Limit)
 		start := 0
 		if opts.Continue != "" {
-			fmt.Sscanf(opts.Continue, "%d", &start)
+			if _, err := fmt.Sscanf(opts.Continue, "%d", &start); err != nil {
+				return true, nil, err
+			}
 		}
 		list := &corev1.PodList{}
 		for i := start; i < pods && i < start+int(opts.Limit); i++ {
