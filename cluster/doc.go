@@ -6,9 +6,9 @@
 // engine need: pods by node, pods by workload, PDBs by pod and the resources
 // requested on each node under the Kubernetes effective-request rule.
 //
-// A Snapshot is loaded once per cycle, from the API server or from a file,
-// and is then pure data: nothing in this package talks to the API server
-// after loading. What-if edits (a pod taken off one node and put on another)
+// A Snapshot is loaded once per cycle, from the API server (by package
+// cluster/kube: this package never imports client-go) or from a file, and is
+// then pure data. What-if edits (a pod taken off one node and put on another)
 // are made on a Fork, which shares everything with its parent and copies a
 // node only when an edit touches it, so that a planner can apply hundreds of
 // moves to a 5,000-node cluster without copying it.

@@ -16,11 +16,31 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/yaml"
 )
+
+// dumpScheme knows the API groups a snapshot reads objects from, whole, so
+// that the other kinds of those groups (a Service, a Deployment) decode and
+// are counted as ignored like any kind of another group. It is this
+// package's own, not client-go's, so that cluster does not import client-go.
+var dumpScheme = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{
+		corev1.AddToScheme, appsv1.AddToScheme, policyv1.AddToScheme, schedulingv1.AddToScheme,
+	} {
+		utilruntime.Must(add(s))
+	}
+	return s
+}()
+
+// dumpDecoder decodes without conversion or defaulting: objects keep the
+// fields the dump holds.
+var dumpDecoder = serializer.NewCodecFactory(dumpScheme).UniversalDeserializer()
 
 // ReadFile reads the objects of a cluster dump, as written by
 //
@@ -195,10 +215,10 @@ func withDefaultType(item json.RawMessage, apiVersion, kind string) json.RawMess
 }
 
 func (o *Objects) addObject(raw json.RawMessage, ignored map[string]int) error {
-	obj, gvk, err := scheme.Codecs.UniversalDeserializer().Decode(raw, nil, nil)
+	obj, gvk, err := dumpDecoder.Decode(raw, nil, nil)
 	if err != nil {
 		var h typeHeader
-		if json.Unmarshal(raw, &h) == nil && h.Kind != "" && !scheme.Scheme.Recognizes(schema.FromAPIVersionAndKind(h.APIVersion, h.Kind)) {
+		if json.Unmarshal(raw, &h) == nil && h.Kind != "" && !dumpScheme.Recognizes(schema.FromAPIVersionAndKind(h.APIVersion, h.Kind)) {
 			ignored[h.Kind]++
 			return nil
 		}

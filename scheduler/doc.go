@@ -5,7 +5,7 @@
 // place` (explain a placement).
 //
 // The engine works on a cluster.Snapshot and never talks to the API server;
-// the live scheduler loop, which does, lives in its own files at the edge.
+// the live scheduler loop, which does, lives in package schedulerd.
 //
 // An Engine runs one Profile, read from a KubeSchedulerConfiguration by
 // LoadProfiles or taken from DefaultProfile. framework.go is the plugin

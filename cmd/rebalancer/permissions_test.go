@@ -8,16 +8,15 @@ import (
 	"testing"
 	"time"
 
-	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/cluster/kube"
+	"github.com/kube-rebalancer/rebalancer/cluster/kube/kubetest"
 	"github.com/kube-rebalancer/rebalancer/policy"
-	"github.com/kube-rebalancer/rebalancer/report"
+	"github.com/kube-rebalancer/rebalancer/rebalance"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
 )
 
@@ -25,29 +24,13 @@ const stateNamespace = "rebalancer"
 
 // imbalancedClient is a fake API server holding a cluster the default policy
 // wants to rebalance; evictions delete the pod.
-func imbalancedClient(t *testing.T) *fake.Clientset {
+func imbalancedClient() *fake.Clientset {
 	objs := ct.Objects(ct.Node("hot"), ct.Node("idle"), ct.DeploymentReplicaSet("shop", "web"))
 	for i := range 8 {
 		objs.Pods = append(objs.Pods, ct.Pod("shop", fmt.Sprintf("web-%d", i)).On("hot").Requests("400m", "").Deployment("web").Obj())
 	}
-	var rt []runtime.Object
-	for i := range objs.Nodes {
-		rt = append(rt, &objs.Nodes[i])
-	}
-	for i := range objs.Pods {
-		rt = append(rt, &objs.Pods[i])
-	}
-	for i := range objs.ReplicaSets {
-		rt = append(rt, &objs.ReplicaSets[i])
-	}
-	client := fake.NewClientset(rt...)
-	client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		if a.GetSubresource() != "eviction" {
-			return false, nil, nil
-		}
-		ev := a.(k8stesting.CreateAction).GetObject().(*policyv1.Eviction)
-		return true, nil, client.Tracker().Delete(a.GetResource(), ev.Namespace, ev.Name)
-	})
+	client := kubetest.Clientset(objs)
+	kubetest.EvictionsDeletePods(client)
 	return client
 }
 
@@ -55,7 +38,7 @@ func imbalancedClient(t *testing.T) *fake.Clientset {
 // does, and returns every call made.
 func runCycles(t *testing.T, leaderElect bool) []k8stesting.Action {
 	t.Helper()
-	client := imbalancedClient(t)
+	client := imbalancedClient()
 	placer, err := scheduler.NewEngine(scheduler.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
@@ -65,15 +48,12 @@ func runCycles(t *testing.T, leaderElect bool) []k8stesting.Action {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &runner{
-		opts: &runOptions{}, policy: pol, placer: placer, client: client, metrics: report.NewMetrics(),
-		history: &cluster.HistoryStore{Client: client, Namespace: stateNamespace, Name: defaultStateName, Keep: time.Hour},
-		print:   func(*report.Report) error { return nil },
-	}
+	r := rebalance.New(rebalance.Config{Client: client, Policy: pol, Placer: placer,
+		History: &kube.HistoryStore{Client: client, Namespace: stateNamespace, Name: defaultStateName, Keep: time.Hour}})
 	// Two cycles: the first creates the state ConfigMap, the second updates it.
 	work := func(ctx context.Context) error {
 		for range 2 {
-			if err := r.cycle(ctx); err != nil {
+			if err := r.Cycle(ctx); err != nil {
 				return err
 			}
 		}

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/cluster/kube"
 	"github.com/kube-rebalancer/rebalancer/report"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
 )
@@ -26,7 +27,7 @@ import (
 func newPlaceCommand() *cobra.Command {
 	var (
 		snapshot, schedulerConfig, schedulerName, output string
-		kube                                             = kubeFlags{qps: 20, burst: 30}
+		kubeOpts                                         = kubeFlags{qps: 20, burst: 30}
 	)
 	c := &cobra.Command{
 		Use:   "place POD_FILE",
@@ -66,13 +67,13 @@ now. The cluster comes from --snapshot, or from the API server.`,
 					return fmt.Errorf("%s: %w", snapshot, err)
 				}
 			} else {
-				client, _, err := kube.client("rebalancer-place")
+				client, _, err := kubeOpts.client("rebalancer-place")
 				if err != nil {
 					return err
 				}
 				ctx, cancel := context.WithTimeout(c.Context(), 2*time.Minute)
 				defer cancel()
-				if objs, err = cluster.ReadAPI(ctx, client); err != nil {
+				if objs, err = kube.ReadObjects(ctx, client); err != nil {
 					return runtimeErr(fmt.Errorf("reading the cluster: %w", err))
 				}
 			}
@@ -89,8 +90,8 @@ now. The cluster comes from --snapshot, or from the API server.`,
 		},
 	}
 	c.Flags().StringVar(&snapshot, "snapshot", "", "cluster dump to place the pod in (default: read the cluster from the API server)")
-	c.Flags().StringVar(&kube.kubeconfig, "kubeconfig", "", "kubeconfig file, when no --snapshot is given (default: $KUBECONFIG, ~/.kube/config, or in-cluster)")
-	c.Flags().StringVar(&kube.context, "context", "", "kubeconfig context to use")
+	c.Flags().StringVar(&kubeOpts.kubeconfig, "kubeconfig", "", "kubeconfig file, when no --snapshot is given (default: $KUBECONFIG, ~/.kube/config, or in-cluster)")
+	c.Flags().StringVar(&kubeOpts.context, "context", "", "kubeconfig context to use")
 	c.Flags().StringVar(&schedulerConfig, "scheduler-config", "", "KubeSchedulerConfiguration file whose profile to simulate (default: kube-scheduler's default profile)")
 	c.Flags().StringVar(&schedulerName, "scheduler-name", "", "profile to use from --scheduler-config (default: the pod's spec.schedulerName, else the first profile)")
 	c.Flags().StringVarP(&output, "output", "o", report.Table, "output format: table, json")

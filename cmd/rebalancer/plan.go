@@ -11,6 +11,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/planner"
 	"github.com/kube-rebalancer/rebalancer/policy"
+	"github.com/kube-rebalancer/rebalancer/rebalance"
 	"github.com/kube-rebalancer/rebalancer/report"
 )
 
@@ -70,7 +71,7 @@ Without --policy, the built-in default policy runs:
 			if err != nil {
 				return fmt.Errorf("%s: %w", snapshot, err)
 			}
-			logStrays(snap)
+			rebalance.LogStrays(snap)
 			history, err := objs.Evictions()
 			if err != nil {
 				return fmt.Errorf("%s: %w", snapshot, err)

@@ -27,6 +27,7 @@ evictions); 2 bad usage, invalid policy or snapshot, and then nothing is evicted
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		//nolint:staticcheck // ST1005: printed as is, as the last lines of a usage error, like cobra's own hint.
 		return fmt.Errorf("%w\nSee '%s --help'.", err, c.CommandPath())
 	})
 

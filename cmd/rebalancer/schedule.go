@@ -14,11 +14,12 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/schedulerd"
 )
 
 func newScheduleCommand() *cobra.Command {
 	var (
-		kube           = kubeFlags{qps: 50, burst: 100}
+		kubeOpts       = kubeFlags{qps: 50, burst: 100}
 		config, name   string
 		state, metrics string
 		handoffTTL     time.Duration
@@ -50,7 +51,7 @@ Pods opt in with spec.schedulerName: rebalancer (or --scheduler-name).`,
 			if err != nil {
 				return err
 			}
-			client, _, err := kube.client("rebalancer-scheduler")
+			client, _, err := kubeOpts.client("rebalancer-scheduler")
 			if err != nil {
 				return err
 			}
@@ -63,7 +64,7 @@ Pods opt in with spec.schedulerName: rebalancer (or --scheduler-name).`,
 			if metrics != "" {
 				go serveHealth(ctx, metrics)
 			}
-			live := &scheduler.Live{Client: client, Engine: engine, SchedulerName: profile.SchedulerName, History: history, HandoffTTL: handoffTTL}
+			live := &schedulerd.Live{Client: client, Engine: engine, SchedulerName: profile.SchedulerName, History: history, HandoffTTL: handoffTTL}
 			if election.enabled {
 				return election.run(ctx, client, func(ctx context.Context) error { return runtimeErr(live.Run(ctx)) })
 			}
@@ -73,10 +74,10 @@ Pods opt in with spec.schedulerName: rebalancer (or --scheduler-name).`,
 	f := c.Flags()
 	f.StringVar(&config, "config", "", "KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1); default: kube-scheduler's default profile")
 	f.StringVar(&name, "scheduler-name", "", "the schedulerName pods use to pick this scheduler, and the profile of --config to run (default: rebalancer, or the only profile of --config)")
-	f.StringVar(&kube.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, ~/.kube/config, or the in-cluster configuration)")
-	f.StringVar(&kube.context, "context", "", "kubeconfig context to use")
-	f.Float32Var(&kube.qps, "qps", kube.qps, "API requests per second")
-	f.IntVar(&kube.burst, "burst", kube.burst, "API requests allowed in a burst above --qps")
+	f.StringVar(&kubeOpts.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, ~/.kube/config, or the in-cluster configuration)")
+	f.StringVar(&kubeOpts.context, "context", "", "kubeconfig context to use")
+	f.Float32Var(&kubeOpts.qps, "qps", kubeOpts.qps, "API requests per second")
+	f.IntVar(&kubeOpts.burst, "burst", kubeOpts.burst, "API requests allowed in a burst above --qps")
 	f.StringVar(&state, "state-configmap", "", "NAMESPACE/NAME of the ConfigMap where rebalancer run records its evictions (default: $POD_NAMESPACE/rebalancer-state inside a pod)")
 	f.DurationVar(&handoffTTL, "handoff-ttl", 10*time.Minute, "how long after an eviction its replacement is placed on the planned node")
 	f.StringVar(&metrics, "metrics-addr", "", "serve /healthz on this address (e.g. :8080)")

@@ -7,14 +7,14 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/cluster/kube"
+	"github.com/kube-rebalancer/rebalancer/cluster/kube/kubetest"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/schedulerd"
 )
 
 // scheduleActions runs the live scheduler against a fake API server until it
@@ -30,26 +30,14 @@ func scheduleActions(t *testing.T, leaderElect bool) []k8stesting.Action {
 	}
 	node, rs, fits, huge := ct.Node("n1").Obj(), ct.DeploymentReplicaSet("shop", "web"), pending("fits", "1"), pending("huge", "64")
 	ns := ct.Namespace("shop", nil)
-	client := fake.NewClientset(&node, &rs, &fits, &huge, &ns)
-	client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		if a.GetSubresource() != "binding" {
-			return false, nil, nil
-		}
-		b := a.(k8stesting.CreateAction).GetObject().(*corev1.Binding)
-		obj, err := client.Tracker().Get(a.GetResource(), b.Namespace, b.Name)
-		if err != nil {
-			return true, nil, err
-		}
-		p := obj.(*corev1.Pod).DeepCopy()
-		p.Spec.NodeName = b.Target.Name
-		return true, nil, client.Tracker().Update(a.GetResource(), p, b.Namespace)
-	})
+	client := kubetest.Clientset(ct.Objects(node, rs, fits, huge, ns))
+	kubetest.BindingsSetNode(client)
 	engine, err := scheduler.NewEngine(scheduler.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}
-	live := &scheduler.Live{Client: client, Engine: engine, SchedulerName: "rebalancer", Resync: 20 * time.Millisecond,
-		History: &cluster.HistoryStore{Client: client, Namespace: stateNamespace, Name: defaultStateName, Keep: time.Hour}}
+	live := &schedulerd.Live{Client: client, Engine: engine, SchedulerName: "rebalancer", Resync: 20 * time.Millisecond,
+		History: &kube.HistoryStore{Client: client, Namespace: stateNamespace, Name: defaultStateName, Keep: time.Hour}}
 
 	// The work ends once both pods were handled, as if the process stopped.
 	work := func(ctx context.Context) error {

@@ -9,7 +9,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
-	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/cluster/kube"
 	"github.com/kube-rebalancer/rebalancer/policy"
 )
 
@@ -22,7 +22,7 @@ const historyKeep = time.Hour
 
 // historyStore resolves --state-configmap. Outside a pod, with no flag, there
 // is nowhere agreed to keep state: the run then sees no earlier cycle.
-func historyStore(flag string, client kubernetes.Interface, pol *policy.Policy) (*cluster.HistoryStore, error) {
+func historyStore(flag string, client kubernetes.Interface, pol *policy.Policy) (*kube.HistoryStore, error) {
 	ns, name := "", defaultStateName
 	switch {
 	case flag != "":
@@ -41,5 +41,5 @@ func historyStore(flag string, client kubernetes.Interface, pol *policy.Policy) 
 	if pol != nil && pol.Cooldown.Duration > keep {
 		keep = pol.Cooldown.Duration
 	}
-	return &cluster.HistoryStore{Client: client, Namespace: ns, Name: name, Keep: keep}, nil
+	return &kube.HistoryStore{Client: client, Namespace: ns, Name: name, Keep: keep}, nil
 }

@@ -19,6 +19,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/cluster/kube"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
 	"github.com/kube-rebalancer/rebalancer/test/harness"
 )
@@ -156,7 +157,7 @@ func decide(ctx context.Context, cp *harness.ControlPlane, engine *scheduler.Eng
 	}
 	o := &outcome{spec: s, key: created.Namespace + "/" + created.Name}
 
-	objs, err := cluster.ReadAPI(ctx, cp.Client)
+	objs, err := kube.ReadObjects(ctx, cp.Client)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package scheduler
+package schedulerd
 
 import (
 	"context"
@@ -15,6 +15,9 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/cluster/kube"
+	"github.com/kube-rebalancer/rebalancer/cluster/kube/kubetest"
+	"github.com/kube-rebalancer/rebalancer/scheduler"
 )
 
 // liveCluster starts a fake API server holding objs, whose binding
@@ -22,38 +25,15 @@ import (
 // "rebalancer"; it returns the client and waits for nothing.
 func liveCluster(t *testing.T, history []cluster.Eviction, objs ...any) *fake.Clientset {
 	t.Helper()
-	o := ct.Objects(objs...)
-	var rt []runtime.Object
-	for i := range o.Nodes {
-		rt = append(rt, &o.Nodes[i])
-	}
-	for i := range o.Pods {
-		rt = append(rt, &o.Pods[i])
-	}
-	for i := range o.ReplicaSets {
-		rt = append(rt, &o.ReplicaSets[i])
-	}
-	client := fake.NewClientset(rt...)
-	client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		if a.GetSubresource() != "binding" {
-			return false, nil, nil
-		}
-		b := a.(k8stesting.CreateAction).GetObject().(*corev1.Binding)
-		obj, err := client.Tracker().Get(a.GetResource(), b.Namespace, b.Name)
-		if err != nil {
-			return true, nil, err
-		}
-		pod := obj.(*corev1.Pod).DeepCopy()
-		pod.Spec.NodeName = b.Target.Name
-		return true, nil, client.Tracker().Update(a.GetResource(), pod, b.Namespace)
-	})
-	store := &cluster.HistoryStore{Client: client, Namespace: "rebalancer", Name: "rebalancer-state", Keep: time.Hour}
+	client := kubetest.Clientset(ct.Objects(objs...))
+	kubetest.BindingsSetNode(client)
+	store := &kube.HistoryStore{Client: client, Namespace: "rebalancer", Name: "rebalancer-state", Keep: time.Hour}
 	if len(history) > 0 {
 		if err := store.Append(context.Background(), time.Now(), history); err != nil {
 			t.Fatal(err)
 		}
 	}
-	engine, err := NewEngine(DefaultProfile())
+	engine, err := scheduler.NewEngine(scheduler.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +158,7 @@ func TestLiveReportsAnUnschedulablePod(t *testing.T) {
 func TestLiveAssumesBindingsTheCacheHasNotSeen(t *testing.T) {
 	objs := ct.Objects(ct.Node("n1").CPU("2"), ct.DeploymentReplicaSet("shop", "web"),
 		replacement("first").Requests("1500m", ""), replacement("second").Requests("1500m", ""))
-	client := fake.NewClientset(&objs.Nodes[0], &objs.ReplicaSets[0], &objs.Pods[0], &objs.Pods[1])
+	client := kubetest.Clientset(objs)
 	bindings := make(chan string, 10)
 	client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		if a.GetSubresource() != "binding" {
@@ -188,7 +168,7 @@ func TestLiveAssumesBindingsTheCacheHasNotSeen(t *testing.T) {
 		bindings <- a.(k8stesting.CreateAction).GetObject().(*corev1.Binding).Name
 		return true, nil, nil
 	})
-	engine, err := NewEngine(DefaultProfile())
+	engine, err := scheduler.NewEngine(scheduler.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package scheduler
+package schedulerd
 
 import (
 	"context"
@@ -22,6 +22,8 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/cluster/kube"
+	"github.com/kube-rebalancer/rebalancer/scheduler"
 )
 
 // Live is the scheduler loop of `rebalancer schedule`. It binds the pending
@@ -30,16 +32,14 @@ import (
 // when that node still fits; otherwise on the best node other than those its
 // workload just left, and only as a last resort back on one of them, since a
 // Pending pod is worse than a pod on its old node.
-//
-// This is the one part of the package that talks to the API server.
 type Live struct {
 	Client kubernetes.Interface
-	Engine *Engine
+	Engine *scheduler.Engine
 	// SchedulerName selects the pods to schedule: spec.schedulerName.
 	SchedulerName string
 	// History, when set, holds the recent evictions whose replacements are
 	// matched to their planned nodes.
-	History *cluster.HistoryStore
+	History *kube.HistoryStore
 	// HandoffTTL is how long after an eviction its replacement is expected.
 	HandoffTTL time.Duration
 	// Resync bounds how long the loop sleeps without an event.
@@ -271,11 +271,11 @@ func (l *Live) decide(snap *cluster.Snapshot, p *cluster.Pod, evictions []cluste
 		}
 	}
 	if len(left) > 0 {
-		if res := l.Engine.Schedule(snap, p, Options{Exclude: left}); res.Node != "" {
+		if res := l.Engine.Schedule(snap, p, scheduler.Options{Exclude: left}); res.Node != "" {
 			return res.Node, fmt.Sprintf("the planned node no longer fits; best node other than %s, which its workload just left", strings.Join(left, ", "))
 		}
 	}
-	res := l.Engine.Schedule(snap, p, Options{})
+	res := l.Engine.Schedule(snap, p, scheduler.Options{})
 	if res.Node == "" {
 		return "", res.Message
 	}

@@ -1,4 +1,4 @@
-package cluster
+package kube
 
 import (
 	"context"
@@ -14,18 +14,20 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/pager"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
 )
 
 // pageSize bounds each LIST response, so that a 150,000-pod cluster is read
 // in pages the API server can serve without a long, memory-hungry request.
 const pageSize = 500
 
-// ReadAPI reads the objects a Snapshot needs from the API server with
+// ReadObjects reads the objects a cluster.Snapshot needs from the API server with
 // paginated LISTs, the six kinds in parallel. managedFields are dropped as
 // they arrive: nothing uses them and they are a large part of every object.
-func ReadAPI(ctx context.Context, client kubernetes.Interface) (Objects, error) {
+func ReadObjects(ctx context.Context, client kubernetes.Interface) (cluster.Objects, error) {
 	var (
-		objs Objects
+		objs cluster.Objects
 		wg   sync.WaitGroup
 		mu   sync.Mutex
 		errs []error
@@ -72,7 +74,7 @@ func ReadAPI(ctx context.Context, client kubernetes.Interface) (Objects, error) 
 	}, func(obj runtime.Object) { objs.ReplicaSets = append(objs.ReplicaSets, *obj.(*appsv1.ReplicaSet)) })
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return Objects{}, err
+		return cluster.Objects{}, err
 	}
 	return objs, nil
 }

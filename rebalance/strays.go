@@ -1,4 +1,4 @@
-package main
+package rebalance
 
 import (
 	"k8s.io/klog/v2"
@@ -6,10 +6,10 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster"
 )
 
-// logStrays says how many pods are bound to nodes the snapshot does not
+// LogStrays says how many pods are bound to nodes the snapshot does not
 // hold, so that a plan from a dump of only some nodes, or a cycle that read
 // the pods after a node went away, does not leave pods out silently.
-func logStrays(snap *cluster.Snapshot) {
+func LogStrays(snap *cluster.Snapshot) {
 	strays := snap.Strays()
 	if len(strays) == 0 {
 		return

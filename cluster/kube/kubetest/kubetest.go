@@ -1,0 +1,72 @@
+// Package kubetest gives the tests of the packages at the API edge a fake
+// API server holding a cluster built with package clustertest, with the
+// subresources client-go's fake does not implement: a binding sets the pod's
+// node, an eviction deletes the pod.
+package kubetest
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+)
+
+// Clientset returns a fake API server holding the objects.
+func Clientset(objs cluster.Objects) *fake.Clientset {
+	var rt []runtime.Object
+	for i := range objs.Nodes {
+		rt = append(rt, &objs.Nodes[i])
+	}
+	for i := range objs.Pods {
+		rt = append(rt, &objs.Pods[i])
+	}
+	for i := range objs.PDBs {
+		rt = append(rt, &objs.PDBs[i])
+	}
+	for i := range objs.Namespaces {
+		rt = append(rt, &objs.Namespaces[i])
+	}
+	for i := range objs.PriorityClasses {
+		rt = append(rt, &objs.PriorityClasses[i])
+	}
+	for i := range objs.ReplicaSets {
+		rt = append(rt, &objs.ReplicaSets[i])
+	}
+	for i := range objs.StateConfigMaps {
+		rt = append(rt, &objs.StateConfigMaps[i])
+	}
+	return fake.NewClientset(rt...)
+}
+
+// BindingsSetNode makes the client's pods/binding subresource bind the pod:
+// its spec.nodeName becomes the binding's target.
+func BindingsSetNode(client *fake.Clientset) {
+	client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if a.GetSubresource() != "binding" {
+			return false, nil, nil
+		}
+		b := a.(k8stesting.CreateAction).GetObject().(*corev1.Binding)
+		obj, err := client.Tracker().Get(a.GetResource(), b.Namespace, b.Name)
+		if err != nil {
+			return true, nil, err
+		}
+		pod := obj.(*corev1.Pod).DeepCopy()
+		pod.Spec.NodeName = b.Target.Name
+		return true, nil, client.Tracker().Update(a.GetResource(), pod, b.Namespace)
+	})
+}
+
+// EvictionsDeletePods makes the client's pods/eviction subresource delete
+// the pod at once, as an eviction without a grace period does.
+func EvictionsDeletePods(client *fake.Clientset) {
+	client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if a.GetSubresource() != "eviction" {
+			return false, nil, nil
+		}
+		ev := a.(k8stesting.CreateAction).GetObject().(*policyv1.Eviction)
+		return true, nil, client.Tracker().Delete(a.GetResource(), ev.Namespace, ev.Name)
+	})
+}

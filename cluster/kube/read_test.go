@@ -1,0 +1,75 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+)
+
+// ReadObjects must page through large lists instead of asking for everything in
+// one response.
+func TestReadObjectsPaginates(t *testing.T) {
+	client := fake.NewClientset()
+	const pods = 1200
+	var limits []int64
+	client.PrependReactor("list", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		opts := a.(k8stesting.ListActionImpl).ListOptions
+		limits = append(limits, opts.Limit)
+		start := 0
+		if opts.Continue != "" {
+			if _, err := fmt.Sscanf(opts.Continue, "%d", &start); err != nil {
+				return true, nil, err
+			}
+		}
+		list := &corev1.PodList{}
+		for i := start; i < pods && i < start+int(opts.Limit); i++ {
+			list.Items = append(list.Items, corev1.Pod{ObjectMeta: metav1.ObjectMeta{
+				Namespace: "shop", Name: fmt.Sprintf("p-%04d", i),
+				ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubelet"}},
+			}})
+		}
+		if next := start + int(opts.Limit); next < pods {
+			list.Continue = fmt.Sprint(next)
+		}
+		return true, list, nil
+	})
+	if _, err := client.CoreV1().Nodes().Create(context.Background(), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.PolicyV1().PodDisruptionBudgets("shop").Create(context.Background(), &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	objs, err := ReadObjects(context.Background(), client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objs.Pods) != pods || len(objs.Nodes) != 1 || len(objs.PDBs) != 1 {
+		t.Fatalf("read %d pods, %d nodes, %d PDBs; want %d, 1, 1", len(objs.Pods), len(objs.Nodes), len(objs.PDBs), pods)
+	}
+	if len(limits) != 3 || limits[0] != pageSize {
+		t.Errorf("pod LIST calls with limits %v, want 3 pages of %d", limits, pageSize)
+	}
+	if objs.Pods[0].ManagedFields != nil {
+		t.Error("managedFields kept")
+	}
+}
+
+func TestReadObjectsReportsTheFailingList(t *testing.T) {
+	client := fake.NewClientset()
+	client.PrependReactor("list", "poddisruptionbudgets", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, fmt.Errorf("connection refused")
+	})
+	_, err := ReadObjects(context.Background(), client)
+	if err == nil || !strings.Contains(err.Error(), "listing poddisruptionbudgets: connection refused") {
+		t.Errorf("ReadObjects() error = %v, want it to name the list", err)
+	}
+}

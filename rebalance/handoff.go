@@ -1,0 +1,55 @@
+package rebalance
+
+import (
+	"context"
+	"time"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/evictor"
+	"github.com/kube-rebalancer/rebalancer/planner"
+)
+
+// intents are the evictions the plan is about to make, as the history
+// records them.
+func (r *Runner) intents(snap *cluster.Snapshot, plan *planner.Plan) []cluster.Eviction {
+	if r.cfg.History == nil {
+		return nil
+	}
+	now := time.Now()
+	out := make([]cluster.Eviction, 0, len(plan.Moves))
+	for _, m := range plan.Moves {
+		e := cluster.Eviction{Pod: m.Pod, From: m.From, To: m.To, Strategy: m.Strategy, At: now}
+		if p := snap.Pod(m.Pod); p != nil {
+			e.Workload = p.Workload
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// announce records the evictions before they are made: the cooldown of the
+// next cycles and the scheduler's hand-off both read them.
+func (r *Runner) announce(ctx context.Context, intents []cluster.Eviction) error {
+	if len(intents) == 0 {
+		return nil
+	}
+	return r.cfg.History.Append(ctx, time.Now(), intents)
+}
+
+// retract forgets the intents whose eviction did not happen (refused, gone,
+// failed, not attempted), so that no cooldown or hand-off follows from them.
+func (r *Runner) retract(ctx context.Context, intents []cluster.Eviction, outcomes []evictor.Outcome) error {
+	var undone []cluster.Eviction
+	for i, o := range outcomes {
+		if i < len(intents) && o.Result != evictor.Evicted {
+			undone = append(undone, intents[i])
+		}
+	}
+	if len(undone) == 0 {
+		return nil
+	}
+	// Written even when the run is being stopped.
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	return r.cfg.History.Forget(wctx, time.Now(), undone)
+}

@@ -1,0 +1,177 @@
+package rebalance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/cluster/kube"
+	"github.com/kube-rebalancer/rebalancer/evictor"
+	"github.com/kube-rebalancer/rebalancer/planner"
+	"github.com/kube-rebalancer/rebalancer/policy"
+	"github.com/kube-rebalancer/rebalancer/report"
+	"github.com/kube-rebalancer/rebalancer/scheduler"
+)
+
+// eventFlushTimeout bounds the wait for the last events at the end of a
+// cycle.
+const eventFlushTimeout = 10 * time.Second
+
+// Config is what the cycles of `rebalancer run` need.
+type Config struct {
+	Client kubernetes.Interface
+	Policy *policy.Policy
+	// Placer simulates where each evicted pod would go.
+	Placer scheduler.Placer
+	// History is the state ConfigMap. Nil when there is none: the cycles
+	// then know no earlier cycle's evictions and record none.
+	History *kube.HistoryStore
+	// DryRun plans and reports, and changes nothing.
+	DryRun bool
+	// Interval is the time between cycles; 0 runs one cycle.
+	Interval time.Duration
+	// Metrics observes every cycle; nil: a registry of the Runner's own.
+	Metrics *report.Metrics
+	// Pushgateway, when set, is the URL each cycle's metrics are pushed to.
+	Pushgateway string
+	// Print writes each cycle's report; nil prints nothing.
+	Print func(*report.Report) error
+}
+
+// Runner runs rebalancing cycles.
+type Runner struct {
+	cfg Config
+}
+
+// New returns a Runner for the configuration.
+func New(cfg Config) *Runner {
+	if cfg.Metrics == nil {
+		cfg.Metrics = report.NewMetrics()
+	}
+	if cfg.Print == nil {
+		cfg.Print = func(*report.Report) error { return nil }
+	}
+	return &Runner{cfg: cfg}
+}
+
+// Metrics returns the metrics every cycle updates, for a /metrics endpoint.
+func (r *Runner) Metrics() *report.Metrics { return r.cfg.Metrics }
+
+// Run runs one cycle when Interval is 0, or cycles every Interval until ctx
+// ends. In a loop a failed cycle is logged and the next one tries again, as a
+// controller does; a single cycle's failure is returned.
+func (r *Runner) Run(ctx context.Context) error {
+	if r.cfg.Interval == 0 {
+		return r.Cycle(ctx)
+	}
+	for {
+		if err := r.Cycle(ctx); err != nil {
+			klog.ErrorS(err, "Cycle failed")
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(r.cfg.Interval):
+		}
+	}
+}
+
+// Cycle reads the cluster, plans, records the planned evictions, evicts,
+// forgets those that did not happen, prints the report and updates the
+// metrics. It returns an error when the cycle failed, or any eviction did;
+// evictions a PodDisruptionBudget refused are reported, not failures.
+func (r *Runner) Cycle(ctx context.Context) error {
+	start := time.Now()
+	objs, err := kube.ReadObjects(ctx, r.cfg.Client)
+	if err != nil {
+		return fmt.Errorf("reading the cluster: %w", err)
+	}
+	// Whole seconds, so that `plan --now` can name the same instant.
+	snap, err := cluster.New(objs, time.Now().Truncate(time.Second))
+	if err != nil {
+		return fmt.Errorf("reading the cluster: %w", err)
+	}
+	klog.InfoS("Read the cluster", "nodes", len(snap.Nodes()), "pods", len(snap.Pods()), "pdbs", len(snap.PDBs()),
+		"took", time.Since(start).Round(time.Millisecond))
+	LogStrays(snap)
+
+	var past []cluster.Eviction
+	if r.cfg.History != nil {
+		if past, err = r.cfg.History.Read(ctx); err != nil {
+			// A real run must not forget the cooldown; a dry run from a
+			// laptop may lack the permission and still be useful.
+			if !r.cfg.DryRun {
+				return err
+			}
+			klog.InfoS("Could not read earlier evictions; this plan ignores the cooldown", "err", err)
+		}
+	}
+	planStart := time.Now()
+	plan := (&planner.Planner{Policy: r.cfg.Policy, Placer: r.cfg.Placer, History: past}).Plan(snap)
+	klog.InfoS("Planned", "moves", len(plan.Moves), "skipped", len(plan.Skipped), "took", time.Since(planStart).Round(time.Millisecond))
+
+	var (
+		rep     *report.Report
+		execErr error
+	)
+	if r.cfg.DryRun {
+		rep = report.FromPlan(plan)
+	} else {
+		if rep, execErr, err = r.evict(ctx, snap, plan); err != nil {
+			return err
+		}
+	}
+	if err := r.cfg.Print(rep); err != nil {
+		return err
+	}
+
+	failedEvictions := rep.Summary.Results[evictor.Failed]
+	if execErr == nil && failedEvictions > 0 {
+		execErr = fmt.Errorf("%d eviction(s) failed; see the report", failedEvictions)
+	}
+	r.cfg.Metrics.Observe(rep, time.Since(start), execErr != nil)
+	if r.cfg.Pushgateway != "" {
+		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		if err := r.cfg.Metrics.Push(pctx, r.cfg.Pushgateway); err != nil {
+			klog.ErrorS(err, "Pushing metrics failed", "pushgateway", r.cfg.Pushgateway)
+		}
+		cancel()
+	}
+	klog.InfoS("Cycle done", "moves", len(rep.Moves), "results", rep.Summary.Results, "took", time.Since(start).Round(time.Millisecond))
+	if errors.Is(execErr, context.Canceled) {
+		return fmt.Errorf("stopped by a signal; the report lists what was done")
+	}
+	return execErr
+}
+
+// evict carries out the plan: it returns the report of what was done and
+// the error that stopped the evictions, if any, or in err why it did not
+// start.
+func (r *Runner) evict(ctx context.Context, snap *cluster.Snapshot, plan *planner.Plan) (rep *report.Report, execErr, err error) {
+	// The ReplicaSet controller recreates an evicted pod within
+	// milliseconds: the scheduler must find where the plan put it before
+	// the first eviction, not after the last.
+	intents := r.intents(snap, plan)
+	if err := r.announce(ctx, intents); err != nil {
+		return nil, nil, fmt.Errorf("recording the planned evictions before making them (nothing was evicted): %w", err)
+	}
+	events := evictor.NewEvents(r.cfg.Client)
+	ev := &evictor.Evictor{Client: r.cfg.Client, GracePeriodSeconds: r.cfg.Policy.GracePeriodSeconds, Recorder: events}
+	outcomes, execErr := ev.Execute(ctx, plan)
+	flush := eventFlushTimeout
+	var fatal *evictor.FatalError
+	if errors.As(execErr, &fatal) {
+		flush = time.Second // the API server may be gone: do not wait for it long
+	}
+	events.Flush(flush)
+	rep = report.FromOutcomes(plan, outcomes)
+	if err := r.retract(ctx, intents, outcomes); err != nil && execErr == nil {
+		execErr = err
+	}
+	return rep, execErr, nil
+}
