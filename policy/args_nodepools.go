@@ -53,10 +53,9 @@ func poolsOf[T any](entries []T, pool func(*T) *NodePool) []*NodePool {
 func validatePool(pools []*NodePool, i int, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	p := pools[i]
-	switch {
-	case p.Name == "":
+	if p.Name == "" {
 		errs = append(errs, field.Required(path.Child("name"), "a name for the pool, e.g. gpu"))
-	default:
+	} else {
 		for _, msg := range validation.IsDNS1123Label(p.Name) {
 			errs = append(errs, field.Invalid(path.Child("name"), p.Name, "is not a valid pool name: "+msg))
 		}

@@ -60,10 +60,6 @@ func allocatable(name corev1.ResourceName, q string) nodeOption {
 	return func(n *corev1.Node) { n.Status.Allocatable[name] = resource.MustParse(q) }
 }
 
-func withoutLabel(key string) nodeOption {
-	return func(n *corev1.Node) { delete(n.Labels, key) }
-}
-
 func images(size int64, names ...string) nodeOption {
 	return func(n *corev1.Node) {
 		n.Status.Images = append(n.Status.Images, corev1.ContainerImage{Names: names, SizeBytes: size})

@@ -64,7 +64,6 @@ type tables struct {
 	selections      map[string][]int32
 	existingTerms   map[string]*existingTermMatches
 	controlled      map[string][]*cluster.Pod
-	addedSelection  []bool
 }
 
 func newTables(s *cluster.Snapshot) *tables {

@@ -41,10 +41,10 @@ func largeCluster(b testing.TB, nodes int) *cluster.Snapshot {
 				node = (w + r%3) % nodes
 			}
 			p := ct.Pod(ns, fmt.Sprintf("%s-%02d", app, r)).On(fmt.Sprintf("node-%05d", node)).Requests("250m", "512Mi").Deployment(app)
-			switch {
-			case w%5 == 0:
+			switch w % 5 {
+			case 0:
 				p = p.Spread(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule, map[string]string{"app": app})
-			case w%5 == 1:
+			case 1:
 				p = p.AntiAffinity(corev1.LabelHostname, map[string]string{"app": app})
 			}
 			if i%1000 == 3 {
