@@ -1,77 +1,35 @@
 package scheduler
 
 import (
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kube-rebalancer/rebalancer/internal/codecheck"
 )
 
-// TestPluginNamesLiveInFewFiles keeps registration in one place: a
-// plugin's name appears in the code (string literals and identifiers other
-// than field or method selectors; comments do not count) of at most three
-// non-test files of the package, its own file and the table among them.
-func TestPluginNamesLiveInFewFiles(t *testing.T) {
+// A plugin's name is known to at most three non-test files of the
+// repository (by the rule of codecheck.FilesMentioning: identifiers and
+// package-qualified names spelled as the name, and string literals holding
+// it as a word; not comments, and not fields such as
+// pod.Spec.Affinity.NodeAffinity): its plugin file and the table among
+// them, so that adding a plugin stays a matter of its own file and one row.
+func TestPluginNamesStayInFewFiles(t *testing.T) {
 	const most = 3
-	files, err := filepath.Glob("*.go")
+	var names []string
+	for _, p := range inTree {
+		names = append(names, p.name)
+	}
+	found, err := codecheck.FilesMentioning("..", names)
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := make(map[string]bool)
-	for _, p := range inTree {
-		names[p.name] = true
-	}
-	seenIn := make(map[string][]string)
-	fset := token.NewFileSet()
-	for _, file := range files {
-		if strings.HasSuffix(file, "_test.go") {
-			continue
+	for _, name := range names {
+		files := found[name]
+		if len(files) == 0 {
+			t.Errorf("%s is named in no file: the check does not see the plugin table", name)
 		}
-		f, err := parser.ParseFile(fset, file, nil, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
-		found := make(map[string]bool)
-		ast.Inspect(f, func(n ast.Node) bool {
-			switch x := n.(type) {
-			case *ast.SelectorExpr:
-				// x.Sel names a field or method (pod.Spec.Affinity.NodeAffinity),
-				// not the plugin; only the receiver side is code to count.
-				ast.Inspect(x.X, func(n ast.Node) bool { return countName(n, names, found) })
-				return false
-			default:
-				return countName(n, names, found)
-			}
-		})
-		for name := range found {
-			seenIn[name] = append(seenIn[name], file)
+		if len(files) > most {
+			t.Errorf("%s is named in %d non-test files, at most %d allowed:\n  %s", name, len(files), most, strings.Join(files, "\n  "))
 		}
 	}
-	for name := range names {
-		if in := seenIn[name]; len(in) > most {
-			t.Errorf("plugin %s is named in %d files, at most %d: %v", name, len(in), most, in)
-		}
-	}
-}
-
-func countName(n ast.Node, names, found map[string]bool) bool {
-	switch x := n.(type) {
-	case *ast.Ident:
-		if names[x.Name] {
-			found[x.Name] = true
-		}
-	case *ast.BasicLit:
-		if x.Kind == token.STRING {
-			if s, err := strconv.Unquote(x.Value); err == nil && names[s] {
-				found[s] = true
-			}
-		}
-	case *ast.SelectorExpr:
-		ast.Inspect(x.X, func(n ast.Node) bool { return countName(n, names, found) })
-		return false
-	}
-	return true
 }
