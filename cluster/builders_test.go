@@ -8,7 +8,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// Small constructors that keep the tables below readable.
+// Small constructors that keep the tables below readable. They stay here
+// rather than in clustertest because these tests are internal to cluster
+// and clustertest imports cluster: using it would be an import cycle.
 
 func node(name, cpu, memory string) corev1.Node {
 	return corev1.Node{

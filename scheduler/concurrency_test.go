@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+
+	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 )
 
 // TestConcurrentSchedulesAgree runs one engine from several goroutines on
@@ -15,15 +17,17 @@ func TestConcurrentSchedulesAgree(t *testing.T) {
 	build := func(zones int) []corev1.Pod {
 		var pods []corev1.Pod
 		for i := range 30 {
-			pods = append(pods, mkPod(fmt.Sprintf("p%02d", i), podLabels("app", fmt.Sprintf("a%d", i%3)), requests("300m", "512Mi"),
-				requiredPodAntiAffinity(podAffinityTerm(corev1.LabelHostname, selectorFor("app", fmt.Sprintf("a%d", i%3)))),
-				constraint(corev1.LabelTopologyZone, 2, corev1.ScheduleAnyway)))
+			pods = append(pods, ct.Pod("default", fmt.Sprintf("p%02d", i)).Pending().
+				Label("app", fmt.Sprintf("a%d", i%3)).
+				Requests("300m", "512Mi").
+				AntiAffinityTerm(ct.AffinityTerm(corev1.LabelHostname, ct.Selector("app", fmt.Sprintf("a%d", i%3)))).
+				SpreadConstraint(constraint(corev1.LabelTopologyZone, 2, corev1.ScheduleAnyway)).Obj())
 		}
 		return pods
 	}
 	var nodes []corev1.Node
 	for i := range 12 {
-		nodes = append(nodes, mkNode(fmt.Sprintf("n%02d", i), zone(fmt.Sprintf("z%d", i%3))))
+		nodes = append(nodes, ct.Node(fmt.Sprintf("n%02d", i)).Zone(fmt.Sprintf("z%d", i%3)).Obj())
 	}
 	snaps := []struct{ pods []corev1.Pod }{{build(3)}, {build(2)}}
 	shared := defaultEngine(t)

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+
+	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 )
 
 // drainingArgs are the arguments of the out-of-tree plugin below.
@@ -65,8 +67,8 @@ var drainingRegistry = Registry{"Draining": {Points: PointFilter | PointScore, N
 
 func TestOutOfTreePlugin(t *testing.T) {
 	head := "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- plugins:\n    multiPoint:\n      enabled:\n      - name: Draining\n        weight: 50\n"
-	nodes := []corev1.Node{mkNode("a", nodeLabels("gone", "yes")), mkNode("b", nodeLabels("slow", "yes")), mkNode("c"), mkNode("d", nodeLabels("rebalancer.dev/draining", ""))}
-	pods := []corev1.Pod{mkPod("incoming")}
+	nodes := []corev1.Node{ct.Node("a").Label("gone", "yes").Obj(), ct.Node("b").Label("slow", "yes").Obj(), ct.Node("c").Obj(), ct.Node("d").Label("rebalancer.dev/draining", "").Obj()}
+	pods := []corev1.Pod{incomingPod().Obj()}
 	tests := []struct {
 		name, yaml   string
 		feasible     []string

@@ -6,18 +6,19 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
+	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 )
 
 func TestMessageCountsReasonsPerNodeSortedAsKubeScheduler(t *testing.T) {
 	nodes := []corev1.Node{
-		mkNode("n1", cordoned()),
-		mkNode("n2", taint("dedicated", "gpu", corev1.TaintEffectNoSchedule)),
-		mkNode("n3", taint("dedicated", "gpu", corev1.TaintEffectNoSchedule)),
-		mkNode("n4", allocatable(corev1.ResourceCPU, "1")),
-		mkNode("n5", allocatable(corev1.ResourceCPU, "1")),
-		mkNode("n6", allocatable(corev1.ResourceCPU, "1")),
+		ct.Node("n1").Unschedulable().Obj(),
+		ct.Node("n2").Taint("dedicated", "gpu", corev1.TaintEffectNoSchedule).Obj(),
+		ct.Node("n3").Taint("dedicated", "gpu", corev1.TaintEffectNoSchedule).Obj(),
+		ct.Node("n4").Allocatable(corev1.ResourceCPU, "1").Obj(),
+		ct.Node("n5").Allocatable(corev1.ResourceCPU, "1").Obj(),
+		ct.Node("n6").Allocatable(corev1.ResourceCPU, "1").Obj(),
 	}
-	s := newSnapshot(t, nodes, []corev1.Pod{mkPod("incoming", requests("2", "1Gi"))})
+	s := newSnapshot(t, nodes, []corev1.Pod{incomingPod().Requests("2", "1Gi").Obj()})
 	res := defaultEngine(t).Schedule(s, incoming(t, s), Options{})
 	want := "0/6 nodes are available: 1 node(s) were unschedulable, 2 node(s) had untolerated taint {dedicated: gpu}, 3 Insufficient cpu."
 	if res.Message != want || res.Node != "" || res.Feasible != 0 {
@@ -27,11 +28,11 @@ func TestMessageCountsReasonsPerNodeSortedAsKubeScheduler(t *testing.T) {
 
 func TestMessageCountsEveryInsufficientResourceOfANode(t *testing.T) {
 	nodes := []corev1.Node{
-		mkNode("n1", allocatable(corev1.ResourceCPU, "1"), allocatable(corev1.ResourceMemory, "1Gi")),
-		mkNode("n2", allocatable(corev1.ResourceCPU, "1")),
-		mkNode("n3", allocatable(corev1.ResourcePods, "0")),
+		ct.Node("n1").Allocatable(corev1.ResourceCPU, "1").Allocatable(corev1.ResourceMemory, "1Gi").Obj(),
+		ct.Node("n2").Allocatable(corev1.ResourceCPU, "1").Obj(),
+		ct.Node("n3").Allocatable(corev1.ResourcePods, "0").Obj(),
 	}
-	s := newSnapshot(t, nodes, []corev1.Pod{mkPod("incoming", requests("2", "2Gi"))})
+	s := newSnapshot(t, nodes, []corev1.Pod{incomingPod().Requests("2", "2Gi").Obj()})
 	res := defaultEngine(t).Schedule(s, incoming(t, s), Options{})
 	// Reasons sort as strings, so "Insufficient" comes before "Too".
 	want := "0/3 nodes are available: 1 Insufficient memory, 1 Too many pods, 2 Insufficient cpu."
@@ -41,8 +42,8 @@ func TestMessageCountsEveryInsufficientResourceOfANode(t *testing.T) {
 }
 
 func TestMessageCountsExcludeAndAcceptLikePlugins(t *testing.T) {
-	nodes := []corev1.Node{mkNode("from"), mkNode("small", allocatable(corev1.ResourceCPU, "1")), mkNode("busy1"), mkNode("busy2")}
-	s := newSnapshot(t, nodes, []corev1.Pod{mkPod("incoming", requests("2", ""))})
+	nodes := []corev1.Node{ct.Node("from").Obj(), ct.Node("small").Allocatable(corev1.ResourceCPU, "1").Obj(), ct.Node("busy1").Obj(), ct.Node("busy2").Obj()}
+	s := newSnapshot(t, nodes, []corev1.Pod{incomingPod().Requests("2", "").Obj()})
 	res := defaultEngine(t).Schedule(s, incoming(t, s), Options{
 		Exclude: []string{"from"},
 		Accept: func(n *cluster.Node) (bool, string) {
@@ -65,11 +66,11 @@ func TestExplainReportsTheFirstFailingFilterOfEachNode(t *testing.T) {
 	nodes := []corev1.Node{
 		// Cordoned and too small: NodeUnschedulable runs first and is the
 		// one reported.
-		mkNode("a", cordoned(), allocatable(corev1.ResourceCPU, "1")),
-		mkNode("b", allocatable(corev1.ResourceCPU, "1")),
-		mkNode("c"),
+		ct.Node("a").Unschedulable().Allocatable(corev1.ResourceCPU, "1").Obj(),
+		ct.Node("b").Allocatable(corev1.ResourceCPU, "1").Obj(),
+		ct.Node("c").Obj(),
 	}
-	s := newSnapshot(t, nodes, []corev1.Pod{mkPod("incoming", requests("2", ""))})
+	s := newSnapshot(t, nodes, []corev1.Pod{incomingPod().Requests("2", "").Obj()})
 	res := defaultEngine(t).Schedule(s, incoming(t, s), Options{Explain: true})
 	want := []NodeResult{
 		{Name: "a", Plugin: NodeUnschedulable, Reason: "node(s) were unschedulable"},

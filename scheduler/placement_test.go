@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
+	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 )
 
 // placeAll schedules the pending pods named in order, placing each where the
@@ -43,9 +44,9 @@ func TestScheduleSeesEarlierPlacements(t *testing.T) {
 	t.Run("capacity is taken move by move", func(t *testing.T) {
 		var pods []corev1.Pod
 		for _, n := range names("p", 9) {
-			pods = append(pods, mkPod(n, requests("1", "1Gi")))
+			pods = append(pods, ct.Pod("default", n).Pending().Requests("1", "1Gi").Obj())
 		}
-		s := newSnapshot(t, []corev1.Node{mkNode("a"), mkNode("b")}, pods)
+		s := newSnapshot(t, []corev1.Node{ct.Node("a").Obj(), ct.Node("b").Obj()}, pods)
 		chosen, msg := placeAll(t, defaultEngine(t), s, names("p", 9))
 		perNode := map[string]int{}
 		for _, n := range chosen[:8] {
@@ -63,10 +64,12 @@ func TestScheduleSeesEarlierPlacements(t *testing.T) {
 	})
 
 	t.Run("spread counts include placed pods", func(t *testing.T) {
-		nodes := []corev1.Node{mkNode("a1", zone("a")), mkNode("a2", zone("a")), mkNode("b1", zone("b")), mkNode("c1", zone("c"))}
+		nodes := []corev1.Node{ct.Node("a1").Zone("a").Obj(), ct.Node("a2").Zone("a").Obj(), ct.Node("b1").Zone("b").Obj(), ct.Node("c1").Zone("c").Obj()}
 		var pods []corev1.Pod
 		for _, n := range names("web", 6) {
-			pods = append(pods, mkPod(n, fooBar(), constraint(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule)))
+			pods = append(pods, ct.Pod("default", n).Pending().
+				Label("foo", "bar").
+				SpreadConstraint(constraint(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule)).Obj())
 		}
 		s := newSnapshot(t, nodes, pods)
 		chosen, _ := placeAll(t, defaultEngine(t), s, names("web", 6))
@@ -82,9 +85,11 @@ func TestScheduleSeesEarlierPlacements(t *testing.T) {
 	t.Run("anti-affinity sees placed replicas", func(t *testing.T) {
 		var pods []corev1.Pod
 		for _, n := range names("cache", 4) {
-			pods = append(pods, mkPod(n, podLabels("app", "cache"), requiredPodAntiAffinity(podAffinityTerm(corev1.LabelHostname, selectorFor("app", "cache")))))
+			pods = append(pods, ct.Pod("default", n).Pending().
+				Label("app", "cache").
+				AntiAffinityTerm(ct.AffinityTerm(corev1.LabelHostname, ct.Selector("app", "cache"))).Obj())
 		}
-		s := newSnapshot(t, []corev1.Node{mkNode("a"), mkNode("b"), mkNode("c")}, pods)
+		s := newSnapshot(t, []corev1.Node{ct.Node("a").Obj(), ct.Node("b").Obj(), ct.Node("c").Obj()}, pods)
 		chosen, msg := placeAll(t, defaultEngine(t), s, names("cache", 4))
 		if chosen[0] == chosen[1] || chosen[1] == chosen[2] || chosen[0] == chosen[2] || chosen[3] != "" {
 			t.Errorf("placed %v, want three different nodes and no room for the fourth", chosen)
@@ -95,8 +100,8 @@ func TestScheduleSeesEarlierPlacements(t *testing.T) {
 	})
 
 	t.Run("host ports are taken", func(t *testing.T) {
-		pods := []corev1.Pod{mkPod("p-0", hostPort(80, corev1.ProtocolTCP, "")), mkPod("p-1", hostPort(80, corev1.ProtocolTCP, ""))}
-		s := newSnapshot(t, []corev1.Node{mkNode("a"), mkNode("b", cordoned())}, pods)
+		pods := []corev1.Pod{ct.Pod("default", "p-0").Pending().HostPort(80, corev1.ProtocolTCP, "").Obj(), ct.Pod("default", "p-1").Pending().HostPort(80, corev1.ProtocolTCP, "").Obj()}
+		s := newSnapshot(t, []corev1.Node{ct.Node("a").Obj(), ct.Node("b").Unschedulable().Obj()}, pods)
 		chosen, msg := placeAll(t, defaultEngine(t), s, names("p", 2))
 		want := "0/2 nodes are available: 1 node(s) didn't have free ports for the requested pod ports, 1 node(s) were unschedulable."
 		if chosen[0] != "a" || chosen[1] != "" || msg != want {
@@ -108,12 +113,14 @@ func TestScheduleSeesEarlierPlacements(t *testing.T) {
 func TestPlannerFlowOnForks(t *testing.T) {
 	// The planner takes a pod off its node in a fork, asks where its
 	// replacement goes (never the node it leaves), and places it there.
-	nodes := []corev1.Node{mkNode("a"), mkNode("b"), mkNode("c")}
+	nodes := []corev1.Node{ct.Node("a").Obj(), ct.Node("b").Obj(), ct.Node("c").Obj()}
 	pods := []corev1.Pod{
-		mkPod("busy", on("a"), requests("3", "")),
-		mkPod("mover", on("a"), requests("1", ""), podLabels("app", "solo"),
-			requiredPodAntiAffinity(podAffinityTerm(corev1.LabelHostname, selectorFor("app", "solo")))),
-		mkPod("solo-b", on("b"), podLabels("app", "solo")),
+		ct.Pod("default", "busy").On("a").Requests("3", "").Obj(),
+		ct.Pod("default", "mover").On("a").
+			Requests("1", "").
+			Label("app", "solo").
+			AntiAffinityTerm(ct.AffinityTerm(corev1.LabelHostname, ct.Selector("app", "solo"))).Obj(),
+		ct.Pod("default", "solo-b").On("b").Label("app", "solo").Obj(),
 	}
 	base := newSnapshot(t, nodes, pods)
 	e := defaultEngine(t)
@@ -150,12 +157,15 @@ func TestPlannerFlowOnForks(t *testing.T) {
 func TestScheduleIsDeterministic(t *testing.T) {
 	nodes := []corev1.Node{}
 	for i := range 12 {
-		nodes = append(nodes, mkNode(fmt.Sprintf("n%02d", i), zone(fmt.Sprintf("z%d", i%3))))
+		nodes = append(nodes, ct.Node(fmt.Sprintf("n%02d", i)).Zone(fmt.Sprintf("z%d", i%3)).Obj())
 	}
 	var pods []corev1.Pod
 	for i := range 20 {
-		pods = append(pods, mkPod(fmt.Sprintf("web-%d", i), requests("200m", "256Mi"), ownedBy("ReplicaSet", "web"), podLabels("app", "web"),
-			preferredPodAntiAffinity(10, podAffinityTerm(corev1.LabelHostname, selectorFor("app", "web")))))
+		pods = append(pods, ct.Pod("default", fmt.Sprintf("web-%d", i)).Pending().
+			Requests("200m", "256Mi").
+			OwnedBy("ReplicaSet", "web").
+			Label("app", "web").
+			PreferPodAntiAffinity(10, ct.AffinityTerm(corev1.LabelHostname, ct.Selector("app", "web"))).Obj())
 	}
 	run := func() []Result {
 		s := newSnapshot(t, nodes, pods)

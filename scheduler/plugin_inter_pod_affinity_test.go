@@ -7,6 +7,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	configv1 "k8s.io/kube-scheduler/config/v1"
+
+	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 )
 
 func namespace(name string, kv ...string) corev1.Namespace {
@@ -20,103 +22,111 @@ func namespace(name string, kv ...string) corev1.Namespace {
 // The cases follow https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#inter-pod-affinity-and-anti-affinity.
 func TestInterPodAffinityFilter(t *testing.T) {
 	zones := []corev1.Node{
-		mkNode("n1", zone("V")), mkNode("n2", zone("V")), mkNode("n3", zone("W")), mkNode("n4", zone("X")),
+		ct.Node("n1").Zone("V").Obj(), ct.Node("n2").Zone("V").Obj(), ct.Node("n3").Zone("W").Obj(), ct.Node("n4").Zone("X").Obj(),
 	}
-	hosts := []corev1.Node{mkNode("n1"), mkNode("n2"), mkNode("n3"), mkNode("n4")}
-	store := func(name, node string) corev1.Pod { return mkPod(name, on(node), podLabels("app", "store")) }
-	web := func(name, node string) corev1.Pod { return mkPod(name, on(node), podLabels("app", "web-store")) }
-	webStore := []podOption{
-		podLabels("app", "web-store"),
-		requiredPodAffinity(podAffinityTerm(corev1.LabelHostname, selectorFor("app", "store"))),
-		requiredPodAntiAffinity(podAffinityTerm(corev1.LabelHostname, selectorFor("app", "web-store"))),
+	hosts := []corev1.Node{ct.Node("n1").Obj(), ct.Node("n2").Obj(), ct.Node("n3").Obj(), ct.Node("n4").Obj()}
+	store := func(name, node string) corev1.Pod {
+		return ct.Pod("default", name).On(node).Label("app", "store").Obj()
 	}
-	dbIn := func(ns string) corev1.Pod { return mkPod("db", on("n2"), podLabels("app", "db"), inNamespace(ns)) }
-	affinityToDB := func(mod func(*corev1.PodAffinityTerm)) podOption {
-		term := podAffinityTerm(corev1.LabelHostname, selectorFor("app", "db"))
+	web := func(name, node string) corev1.Pod {
+		return ct.Pod("default", name).On(node).Label("app", "web-store").Obj()
+	}
+	webStore := func() *ct.PodBuilder {
+		return incomingPod().Label("app", "web-store").
+			RequirePodAffinity(ct.AffinityTerm(corev1.LabelHostname, ct.Selector("app", "store"))).
+			AntiAffinityTerm(ct.AffinityTerm(corev1.LabelHostname, ct.Selector("app", "web-store")))
+	}
+	dbIn := func(ns string) corev1.Pod { return ct.Pod(ns, "db").On("n2").Label("app", "db").Obj() }
+	affinityToDB := func(mod func(*corev1.PodAffinityTerm)) *ct.PodBuilder {
+		term := ct.AffinityTerm(corev1.LabelHostname, ct.Selector("app", "db"))
 		mod(&term)
-		return requiredPodAffinity(term)
+		return incomingPod().RequirePodAffinity(term)
 	}
 	tests := []struct {
 		name       string
 		nodes      []corev1.Node
 		pods       []corev1.Pod
 		namespaces []corev1.Namespace
-		pod        []podOption
+		pod        *ct.PodBuilder
 		feasible   []string
 		message    string
 	}{{
 		name:     "required affinity to security=S1 by zone: the zones that run an S1 pod",
 		nodes:    zones,
-		pods:     []corev1.Pod{mkPod("s1", on("n1"), podLabels("security", "S1")), mkPod("s1-x", on("n4"), podLabels("security", "S1"))},
-		pod:      []podOption{requiredPodAffinity(podAffinityTerm(corev1.LabelTopologyZone, selectorFor("security", "S1")))},
+		pods:     []corev1.Pod{ct.Pod("default", "s1").On("n1").Label("security", "S1").Obj(), ct.Pod("default", "s1-x").On("n4").Label("security", "S1").Obj()},
+		pod:      incomingPod().RequirePodAffinity(ct.AffinityTerm(corev1.LabelTopologyZone, ct.Selector("security", "S1"))),
 		feasible: []string{"n1", "n2", "n4"},
 	}, {
 		name:     "the web store goes next to a cache and away from other web stores",
 		nodes:    hosts,
 		pods:     []corev1.Pod{store("s1", "n1"), store("s2", "n2"), store("s3", "n3"), web("w1", "n1"), web("w2", "n2")},
-		pod:      webStore,
+		pod:      webStore(),
 		feasible: []string{"n3"},
 	}, {
 		name:    "every cache has its web store: the fourth web store stays pending",
 		nodes:   hosts,
 		pods:    []corev1.Pod{store("s1", "n1"), store("s2", "n2"), store("s3", "n3"), web("w1", "n1"), web("w2", "n2"), web("w3", "n3")},
-		pod:     webStore,
+		pod:     webStore(),
 		message: "0/4 nodes are available: 1 node(s) didn't match pod affinity rules, 3 node(s) didn't match pod anti-affinity rules.",
 	}, {
-		name:     "an existing pod's required anti-affinity keeps matching pods out of its domain",
-		nodes:    zones,
-		pods:     []corev1.Pod{mkPod("loner", on("n1"), requiredPodAntiAffinity(podAffinityTerm(corev1.LabelTopologyZone, selectorFor("app", "web"))))},
-		pod:      []podOption{podLabels("app", "web")},
+		name:  "an existing pod's required anti-affinity keeps matching pods out of its domain",
+		nodes: zones,
+		pods: []corev1.Pod{ct.Pod("default", "loner").On("n1").
+			AntiAffinityTerm(ct.AffinityTerm(corev1.LabelTopologyZone, ct.Selector("app", "web"))).Obj()},
+		pod:      incomingPod().Label("app", "web"),
 		feasible: []string{"n3", "n4"},
 	}, {
-		name:     "the first pod of a group that wants its own kind may start anywhere",
-		nodes:    hosts,
-		pod:      []podOption{podLabels("app", "store"), requiredPodAffinity(podAffinityTerm(corev1.LabelHostname, selectorFor("app", "store")))},
+		name:  "the first pod of a group that wants its own kind may start anywhere",
+		nodes: hosts,
+		pod: incomingPod().Label("app", "store").
+			RequirePodAffinity(ct.AffinityTerm(corev1.LabelHostname, ct.Selector("app", "store"))),
 		feasible: []string{"n1", "n2", "n3", "n4"},
 	}, {
-		name:    "a pod that wants others, not its own kind, has nowhere to go alone",
-		nodes:   hosts,
-		pod:     []podOption{podLabels("app", "web"), requiredPodAffinity(podAffinityTerm(corev1.LabelHostname, selectorFor("app", "store")))},
+		name:  "a pod that wants others, not its own kind, has nowhere to go alone",
+		nodes: hosts,
+		pod: incomingPod().Label("app", "web").
+			RequirePodAffinity(ct.AffinityTerm(corev1.LabelHostname, ct.Selector("app", "store"))),
 		message: "0/4 nodes are available: 4 node(s) didn't match pod affinity rules.",
 	}, {
 		name:     "a term with no namespaces looks in the pod's own namespace only",
 		nodes:    hosts,
 		pods:     []corev1.Pod{dbIn("data")},
-		pod:      []podOption{affinityToDB(func(*corev1.PodAffinityTerm) {})},
+		pod:      affinityToDB(func(*corev1.PodAffinityTerm) {}),
 		message:  "0/4 nodes are available: 4 node(s) didn't match pod affinity rules.",
 		feasible: nil,
 	}, {
 		name:     "namespaces lists where to look",
 		nodes:    hosts,
 		pods:     []corev1.Pod{dbIn("data")},
-		pod:      []podOption{affinityToDB(func(t *corev1.PodAffinityTerm) { t.Namespaces = []string{"data"} })},
+		pod:      affinityToDB(func(t *corev1.PodAffinityTerm) { t.Namespaces = []string{"data"} }),
 		feasible: []string{"n2"},
 	}, {
 		name:       "namespaceSelector selects namespaces by their labels",
 		nodes:      hosts,
 		pods:       []corev1.Pod{dbIn("data")},
 		namespaces: []corev1.Namespace{namespace("data", "team", "storage"), namespace("default")},
-		pod:        []podOption{affinityToDB(func(t *corev1.PodAffinityTerm) { t.NamespaceSelector = selectorFor("team", "storage") })},
+		pod:        affinityToDB(func(t *corev1.PodAffinityTerm) { t.NamespaceSelector = ct.Selector("team", "storage") }),
 		feasible:   []string{"n2"},
 	}, {
 		name:     "an empty namespaceSelector selects every namespace",
 		nodes:    hosts,
 		pods:     []corev1.Pod{dbIn("data")},
-		pod:      []podOption{affinityToDB(func(t *corev1.PodAffinityTerm) { t.NamespaceSelector = &metav1.LabelSelector{} })},
+		pod:      affinityToDB(func(t *corev1.PodAffinityTerm) { t.NamespaceSelector = &metav1.LabelSelector{} }),
 		feasible: []string{"n2"},
 	}, {
 		name:  "an existing pod's anti-affinity term selects the pod's namespace by its labels",
 		nodes: hosts,
-		pods: []corev1.Pod{mkPod("guard", on("n1"), inNamespace("infra"), requiredPodAntiAffinity(corev1.PodAffinityTerm{
-			TopologyKey: corev1.LabelHostname, LabelSelector: &metav1.LabelSelector{}, NamespaceSelector: selectorFor("tier", "batch"),
-		}))},
+		pods: []corev1.Pod{ct.Pod("infra", "guard").On("n1").
+			AntiAffinityTerm(corev1.PodAffinityTerm{
+				TopologyKey: corev1.LabelHostname, LabelSelector: &metav1.LabelSelector{}, NamespaceSelector: ct.Selector("tier", "batch"),
+			}).Obj()},
 		namespaces: []corev1.Namespace{namespace("default", "tier", "batch"), namespace("infra")},
-		pod:        []podOption{podLabels("app", "job")},
+		pod:        incomingPod().Label("app", "job"),
 		feasible:   []string{"n2", "n3", "n4"},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newSnapshot(t, tc.nodes, append(slices.Clone(tc.pods), mkPod("incoming", tc.pod...)), tc.namespaces...)
+			s := newSnapshot(t, tc.nodes, append(slices.Clone(tc.pods), tc.pod.Obj()), tc.namespaces...)
 			e := defaultEngine(t)
 			if got := feasibleNodes(t, e, s); !slices.Equal(got, tc.feasible) {
 				t.Errorf("feasible %v, want %v", got, tc.feasible)
@@ -130,11 +140,12 @@ func TestInterPodAffinityFilter(t *testing.T) {
 }
 
 func TestInterPodAffinityExistingAntiAffinityMessage(t *testing.T) {
-	nodes := []corev1.Node{mkNode("n1"), mkNode("n2")}
+	nodes := []corev1.Node{ct.Node("n1").Obj(), ct.Node("n2").Obj()}
 	loner := func(name, node string) corev1.Pod {
-		return mkPod(name, on(node), requiredPodAntiAffinity(podAffinityTerm(corev1.LabelHostname, selectorFor("app", "web"))))
+		return ct.Pod("default", name).On(node).
+			AntiAffinityTerm(ct.AffinityTerm(corev1.LabelHostname, ct.Selector("app", "web"))).Obj()
 	}
-	s := newSnapshot(t, nodes, []corev1.Pod{loner("l1", "n1"), loner("l2", "n2"), mkPod("incoming", podLabels("app", "web"))})
+	s := newSnapshot(t, nodes, []corev1.Pod{loner("l1", "n1"), loner("l2", "n2"), incomingPod().Label("app", "web").Obj()})
 	want := "0/2 nodes are available: 2 node(s) didn't satisfy existing pods anti-affinity rules."
 	if res := defaultEngine(t).Schedule(s, incoming(t, s), Options{}); res.Message != want {
 		t.Errorf("message %q, want %q", res.Message, want)
@@ -142,12 +153,12 @@ func TestInterPodAffinityExistingAntiAffinityMessage(t *testing.T) {
 }
 
 func TestInterPodAffinityScore(t *testing.T) {
-	zones := []corev1.Node{mkNode("n1", zone("V")), mkNode("n2", zone("V")), mkNode("n3", zone("W")), mkNode("n4", zone("X"))}
+	zones := []corev1.Node{ct.Node("n1").Zone("V").Obj(), ct.Node("n2").Zone("V").Obj(), ct.Node("n3").Zone("W").Obj(), ct.Node("n4").Zone("X").Obj()}
 	tests := []struct {
 		name  string
 		nodes []corev1.Node
 		pods  []corev1.Pod
-		pod   []podOption
+		pod   *ct.PodBuilder
 		want  []int64
 	}{{
 		// The docs' pod: it must share a zone with security=S1 and would
@@ -155,8 +166,8 @@ func TestInterPodAffinityScore(t *testing.T) {
 		// nothing, W S1 (and the required term adds nothing to scores).
 		name:  "preferred anti-affinity to security=S2 by zone",
 		nodes: zones,
-		pods:  []corev1.Pod{mkPod("s2", on("n1"), podLabels("security", "S2")), mkPod("s1", on("n3"), podLabels("security", "S1"))},
-		pod:   []podOption{preferredPodAntiAffinity(100, podAffinityTerm(corev1.LabelTopologyZone, selectorFor("security", "S2")))},
+		pods:  []corev1.Pod{ct.Pod("default", "s2").On("n1").Label("security", "S2").Obj(), ct.Pod("default", "s1").On("n3").Label("security", "S1").Obj()},
+		pod:   incomingPod().PreferPodAntiAffinity(100, ct.AffinityTerm(corev1.LabelTopologyZone, ct.Selector("security", "S2"))),
 		want:  []int64{0, 0, 100, 100},
 	}, {
 		// Weights 10 and 30 for two labels: zone V holds both (40), W the
@@ -165,33 +176,33 @@ func TestInterPodAffinityScore(t *testing.T) {
 		name:  "preferred affinity adds weights per zone",
 		nodes: zones,
 		pods: []corev1.Pod{
-			mkPod("a", on("n1"), podLabels("team", "a")), mkPod("b", on("n2"), podLabels("team", "b")), mkPod("b2", on("n3"), podLabels("team", "b")),
+			ct.Pod("default", "a").On("n1").Label("team", "a").Obj(), ct.Pod("default", "b").On("n2").Label("team", "b").Obj(), ct.Pod("default", "b2").On("n3").Label("team", "b").Obj(),
 		},
-		pod: []podOption{
-			preferredPodAffinity(10, podAffinityTerm(corev1.LabelTopologyZone, selectorFor("team", "a"))),
-			preferredPodAffinity(30, podAffinityTerm(corev1.LabelTopologyZone, selectorFor("team", "b"))),
-		},
+		pod: incomingPod().PreferPodAffinity(10, ct.AffinityTerm(corev1.LabelTopologyZone, ct.Selector("team", "a"))).
+			PreferPodAffinity(30, ct.AffinityTerm(corev1.LabelTopologyZone, ct.Selector("team", "b"))),
 		want: []int64{100, 100, 75, 0},
 	}, {
 		// An existing pod that requires app=web near it draws app=web pods
 		// to its zone by hardPodAffinityWeight (1).
 		name:  "existing pods' required affinity, by hardPodAffinityWeight",
 		nodes: zones,
-		pods:  []corev1.Pod{mkPod("cache", on("n3"), requiredPodAffinity(podAffinityTerm(corev1.LabelTopologyZone, selectorFor("app", "web"))))},
-		pod:   []podOption{podLabels("app", "web")},
-		want:  []int64{0, 0, 100, 0},
+		pods: []corev1.Pod{ct.Pod("default", "cache").On("n3").
+			RequirePodAffinity(ct.AffinityTerm(corev1.LabelTopologyZone, ct.Selector("app", "web"))).Obj()},
+		pod:  incomingPod().Label("app", "web"),
+		want: []int64{0, 0, 100, 0},
 	}, {
 		// An existing pod that would rather not share its zone with app=web
 		// pushes them away.
 		name:  "existing pods' preferred anti-affinity",
 		nodes: zones,
-		pods:  []corev1.Pod{mkPod("quiet", on("n1"), preferredPodAntiAffinity(50, podAffinityTerm(corev1.LabelTopologyZone, selectorFor("app", "web"))))},
-		pod:   []podOption{podLabels("app", "web")},
-		want:  []int64{0, 0, 100, 100},
+		pods: []corev1.Pod{ct.Pod("default", "quiet").On("n1").
+			PreferPodAntiAffinity(50, ct.AffinityTerm(corev1.LabelTopologyZone, ct.Selector("app", "web"))).Obj()},
+		pod:  incomingPod().Label("app", "web"),
+		want: []int64{0, 0, 100, 100},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := scoresOf(t, defaultEngine(t), tc.nodes, append(slices.Clone(tc.pods), mkPod("incoming", tc.pod...)), InterPodAffinity)
+			got := scoresOf(t, defaultEngine(t), tc.nodes, append(slices.Clone(tc.pods), tc.pod.Obj()), InterPodAffinity)
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("InterPodAffinity scores %v, want %v", got, tc.want)
 			}
@@ -205,8 +216,9 @@ func TestInterPodAffinityScore(t *testing.T) {
 		t.Fatal(err)
 	}
 	pods := []corev1.Pod{
-		mkPod("quiet", on("n1"), preferredPodAntiAffinity(50, podAffinityTerm(corev1.LabelTopologyZone, selectorFor("app", "web")))),
-		mkPod("incoming", podLabels("app", "web")),
+		ct.Pod("default", "quiet").On("n1").
+			PreferPodAntiAffinity(50, ct.AffinityTerm(corev1.LabelTopologyZone, ct.Selector("app", "web"))).Obj(),
+		incomingPod().Label("app", "web").Obj(),
 	}
 	if got := scoresOf(t, e, zones, pods, InterPodAffinity); !slices.Equal(got, []int64{0, 0, 0, 0}) {
 		t.Errorf("with ignorePreferredTermsOfExistingPods, scores %v, want none", got)

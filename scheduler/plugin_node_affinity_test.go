@@ -6,101 +6,96 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 )
 
 // The cases follow https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/.
 func TestNodeAffinityFilter(t *testing.T) {
 	nodes := []corev1.Node{
-		mkNode("east-ssd", zone("antarctica-east1"), nodeLabels("disktype", "ssd", "cores", "8")),
-		mkNode("west-hdd", zone("antarctica-west1"), nodeLabels("disktype", "hdd", "cores", "4")),
-		mkNode("north", zone("arctic-1"), nodeLabels("cores", "2")),
+		ct.Node("east-ssd").Zone("antarctica-east1").Label("disktype", "ssd").Label("cores", "8").Obj(),
+		ct.Node("west-hdd").Zone("antarctica-west1").Label("disktype", "hdd").Label("cores", "4").Obj(),
+		ct.Node("north").Zone("arctic-1").Label("cores", "2").Obj(),
 	}
 	tests := []struct {
 		name     string
-		pod      []podOption
+		pod      *ct.PodBuilder
 		feasible []string
 		message  string
 	}{{
 		name:     "nodeSelector disktype: ssd",
-		pod:      []podOption{nodeSelector("disktype", "ssd")},
+		pod:      incomingPod().NodeSelector("disktype", "ssd"),
 		feasible: []string{"east-ssd"},
 	}, {
 		name:     "required zone In [antarctica-east1, antarctica-west1]",
-		pod:      []podOption{requiredNodeAffinity(match(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, "antarctica-east1", "antarctica-west1"))},
+		pod:      incomingPod().RequireNodeAffinity(ct.NodeSelectorTerm(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, "antarctica-east1", "antarctica-west1")),
 		feasible: []string{"east-ssd", "west-hdd"},
 	}, {
 		name:     "NotIn is anti-affinity",
-		pod:      []podOption{requiredNodeAffinity(match(corev1.LabelTopologyZone, corev1.NodeSelectorOpNotIn, "antarctica-east1"))},
+		pod:      incomingPod().RequireNodeAffinity(ct.NodeSelectorTerm(corev1.LabelTopologyZone, corev1.NodeSelectorOpNotIn, "antarctica-east1")),
 		feasible: []string{"north", "west-hdd"},
 	}, {
 		name:     "Exists",
-		pod:      []podOption{requiredNodeAffinity(match("disktype", corev1.NodeSelectorOpExists))},
+		pod:      incomingPod().RequireNodeAffinity(ct.NodeSelectorTerm("disktype", corev1.NodeSelectorOpExists)),
 		feasible: []string{"east-ssd", "west-hdd"},
 	}, {
 		name:     "DoesNotExist",
-		pod:      []podOption{requiredNodeAffinity(match("disktype", corev1.NodeSelectorOpDoesNotExist))},
+		pod:      incomingPod().RequireNodeAffinity(ct.NodeSelectorTerm("disktype", corev1.NodeSelectorOpDoesNotExist)),
 		feasible: []string{"north"},
 	}, {
 		name:     "Gt compares the label as an integer",
-		pod:      []podOption{requiredNodeAffinity(match("cores", corev1.NodeSelectorOpGt, "3"))},
+		pod:      incomingPod().RequireNodeAffinity(ct.NodeSelectorTerm("cores", corev1.NodeSelectorOpGt, "3")),
 		feasible: []string{"east-ssd", "west-hdd"},
 	}, {
 		name:     "Lt compares the label as an integer",
-		pod:      []podOption{requiredNodeAffinity(match("cores", corev1.NodeSelectorOpLt, "4"))},
+		pod:      incomingPod().RequireNodeAffinity(ct.NodeSelectorTerm("cores", corev1.NodeSelectorOpLt, "4")),
 		feasible: []string{"north"},
 	}, {
-		name: "nodeSelectorTerms are ORed",
-		pod: []podOption{requiredNodeAffinity(
-			match("disktype", corev1.NodeSelectorOpIn, "ssd"),
-			match(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, "arctic-1"),
-		)},
+		name:     "nodeSelectorTerms are ORed",
+		pod:      incomingPod().RequireNodeAffinity(ct.NodeSelectorTerm("disktype", corev1.NodeSelectorOpIn, "ssd"), ct.NodeSelectorTerm(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, "arctic-1")),
 		feasible: []string{"east-ssd", "north"},
 	}, {
 		name: "matchExpressions of one term are ANDed",
-		pod: []podOption{requiredNodeAffinity(corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{
+		pod: incomingPod().RequireNodeAffinity(corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{
 			{Key: "disktype", Operator: corev1.NodeSelectorOpExists},
 			{Key: "cores", Operator: corev1.NodeSelectorOpLt, Values: []string{"5"}},
-		}})},
+		}}),
 		feasible: []string{"west-hdd"},
 	}, {
 		name: "nodeSelector and node affinity must both match",
-		pod: []podOption{
-			nodeSelector("disktype", "hdd"),
-			requiredNodeAffinity(match(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, "antarctica-east1")),
-		},
+		pod: incomingPod().NodeSelector("disktype", "hdd").
+			RequireNodeAffinity(ct.NodeSelectorTerm(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, "antarctica-east1")),
 		message: "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.",
 	}, {
 		name: "matchFields on metadata.name, as DaemonSet pods use, checks only the named node",
-		pod: []podOption{requiredNodeAffinity(corev1.NodeSelectorTerm{MatchFields: []corev1.NodeSelectorRequirement{
+		pod: incomingPod().RequireNodeAffinity(corev1.NodeSelectorTerm{MatchFields: []corev1.NodeSelectorRequirement{
 			{Key: metav1.ObjectNameField, Operator: corev1.NodeSelectorOpIn, Values: []string{"west-hdd"}},
-		}})},
+		}}),
 		feasible: []string{"west-hdd"},
 	}, {
 		name: "matchFields naming a node that fails the other filters",
-		pod: []podOption{
-			nodeSelector("disktype", "ssd"),
-			requiredNodeAffinity(corev1.NodeSelectorTerm{MatchFields: []corev1.NodeSelectorRequirement{
+		pod: incomingPod().NodeSelector("disktype", "ssd").
+			RequireNodeAffinity(corev1.NodeSelectorTerm{MatchFields: []corev1.NodeSelectorRequirement{
 				{Key: metav1.ObjectNameField, Operator: corev1.NodeSelectorOpIn, Values: []string{"west-hdd"}},
 			}}),
-		},
 		message: "0/3 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 2 node(s) didn't satisfy plugin(s) [NodeAffinity].",
 	}, {
 		name: "matchFields requirements that no name satisfies",
-		pod: []podOption{requiredNodeAffinity(corev1.NodeSelectorTerm{MatchFields: []corev1.NodeSelectorRequirement{
+		pod: incomingPod().RequireNodeAffinity(corev1.NodeSelectorTerm{MatchFields: []corev1.NodeSelectorRequirement{
 			{Key: metav1.ObjectNameField, Operator: corev1.NodeSelectorOpIn, Values: []string{"west-hdd"}},
 			{Key: metav1.ObjectNameField, Operator: corev1.NodeSelectorOpIn, Values: []string{"north"}},
-		}})},
+		}}),
 		message: "0/3 nodes are available: pod affinity terms conflict.",
 	}, {
 		name: "matchFields NotIn",
-		pod: []podOption{requiredNodeAffinity(corev1.NodeSelectorTerm{MatchFields: []corev1.NodeSelectorRequirement{
+		pod: incomingPod().RequireNodeAffinity(corev1.NodeSelectorTerm{MatchFields: []corev1.NodeSelectorRequirement{
 			{Key: metav1.ObjectNameField, Operator: corev1.NodeSelectorOpNotIn, Values: []string{"west-hdd"}},
-		}})},
+		}}),
 		feasible: []string{"east-ssd", "north"},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newSnapshot(t, nodes, []corev1.Pod{mkPod("incoming", tc.pod...)})
+			s := newSnapshot(t, nodes, []corev1.Pod{tc.pod.Obj()})
 			e := defaultEngine(t)
 			got := feasibleNodes(t, e, s)
 			if !slices.Equal(got, tc.feasible) {
@@ -118,15 +113,14 @@ func TestNodeAffinityPreferredTermsByWeight(t *testing.T) {
 	// with label-2=key-2 (weight 50) beats the one with label-1=key-1
 	// (weight 1).
 	nodes := []corev1.Node{
-		mkNode("node-label-1", nodeLabels(corev1.LabelOSStable, "linux", "label-1", "key-1")),
-		mkNode("node-label-2", nodeLabels(corev1.LabelOSStable, "linux", "label-2", "key-2")),
-		mkNode("windows", nodeLabels(corev1.LabelOSStable, "windows", "label-2", "key-2")),
+		ct.Node("node-label-1").Label(corev1.LabelOSStable, "linux").Label("label-1", "key-1").Obj(),
+		ct.Node("node-label-2").Label(corev1.LabelOSStable, "linux").Label("label-2", "key-2").Obj(),
+		ct.Node("windows").Label(corev1.LabelOSStable, "windows").Label("label-2", "key-2").Obj(),
 	}
-	pod := mkPod("incoming",
-		requiredNodeAffinity(match(corev1.LabelOSStable, corev1.NodeSelectorOpIn, "linux")),
-		preferredNodeAffinity(1, match("label-1", corev1.NodeSelectorOpIn, "key-1")),
-		preferredNodeAffinity(50, match("label-2", corev1.NodeSelectorOpIn, "key-2")),
-	)
+	pod := incomingPod().
+		RequireNodeAffinity(ct.NodeSelectorTerm(corev1.LabelOSStable, corev1.NodeSelectorOpIn, "linux")).
+		PreferNodeAffinity(1, ct.NodeSelectorTerm("label-1", corev1.NodeSelectorOpIn, "key-1")).
+		PreferNodeAffinity(50, ct.NodeSelectorTerm("label-2", corev1.NodeSelectorOpIn, "key-2")).Obj()
 	s := newSnapshot(t, nodes, []corev1.Pod{pod})
 	res := defaultEngine(t).Schedule(s, incoming(t, s), Options{Explain: true})
 	if res.Node != "node-label-2" || res.RunnerUp != "node-label-1" {

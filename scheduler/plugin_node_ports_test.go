@@ -4,35 +4,31 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+
+	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 )
 
 func TestNodePorts(t *testing.T) {
-	sidecarWithPort := func(port int32) podOption {
-		return func(p *corev1.Pod) {
-			p.Spec.InitContainers = append(p.Spec.InitContainers, corev1.Container{
-				Name: "proxy", Image: "proxy", RestartPolicy: ptrTo(corev1.ContainerRestartPolicyAlways),
-				Ports: []corev1.ContainerPort{{ContainerPort: port, HostPort: port}},
-			})
-		}
-	}
+	existing := func() *ct.PodBuilder { return ct.Pod("default", "existing").On("node1") }
+	proxy := corev1.Container{Name: "proxy", Image: "proxy", Ports: []corev1.ContainerPort{{ContainerPort: 9090, HostPort: 9090}}}
 	tests := []struct {
 		name     string
-		existing podOption
-		want     podOption
+		existing *ct.PodBuilder
+		want     *ct.PodBuilder
 		conflict bool
 	}{
-		{"same port and protocol on all addresses", hostPort(8080, corev1.ProtocolTCP, ""), hostPort(8080, corev1.ProtocolTCP, ""), true},
-		{"protocol defaults to TCP", hostPort(8080, "", ""), hostPort(8080, corev1.ProtocolTCP, ""), true},
-		{"another protocol", hostPort(8080, corev1.ProtocolTCP, ""), hostPort(8080, corev1.ProtocolUDP, ""), false},
-		{"another port", hostPort(8080, corev1.ProtocolTCP, ""), hostPort(8081, corev1.ProtocolTCP, ""), false},
-		{"a specific address against the wildcard", hostPort(8080, corev1.ProtocolTCP, "0.0.0.0"), hostPort(8080, corev1.ProtocolTCP, "10.0.0.1"), true},
-		{"the wildcard against a specific address", hostPort(8080, corev1.ProtocolTCP, "10.0.0.1"), hostPort(8080, corev1.ProtocolTCP, ""), true},
-		{"two different addresses", hostPort(8080, corev1.ProtocolTCP, "10.0.0.1"), hostPort(8080, corev1.ProtocolTCP, "10.0.0.2"), false},
-		{"a sidecar's host port is held for the pod's life", sidecarWithPort(9090), hostPort(9090, corev1.ProtocolTCP, ""), true},
+		{"same port and protocol on all addresses", existing().HostPort(8080, corev1.ProtocolTCP, ""), incomingPod().HostPort(8080, corev1.ProtocolTCP, ""), true},
+		{"protocol defaults to TCP", existing().HostPort(8080, "", ""), incomingPod().HostPort(8080, corev1.ProtocolTCP, ""), true},
+		{"another protocol", existing().HostPort(8080, corev1.ProtocolTCP, ""), incomingPod().HostPort(8080, corev1.ProtocolUDP, ""), false},
+		{"another port", existing().HostPort(8080, corev1.ProtocolTCP, ""), incomingPod().HostPort(8081, corev1.ProtocolTCP, ""), false},
+		{"a specific address against the wildcard", existing().HostPort(8080, corev1.ProtocolTCP, "0.0.0.0"), incomingPod().HostPort(8080, corev1.ProtocolTCP, "10.0.0.1"), true},
+		{"the wildcard against a specific address", existing().HostPort(8080, corev1.ProtocolTCP, "10.0.0.1"), incomingPod().HostPort(8080, corev1.ProtocolTCP, ""), true},
+		{"two different addresses", existing().HostPort(8080, corev1.ProtocolTCP, "10.0.0.1"), incomingPod().HostPort(8080, corev1.ProtocolTCP, "10.0.0.2"), false},
+		{"a sidecar's host port is held for the pod's life", existing().Sidecar(proxy), incomingPod().HostPort(9090, corev1.ProtocolTCP, ""), true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newSnapshot(t, []corev1.Node{mkNode("node1")}, []corev1.Pod{mkPod("existing", on("node1"), tc.existing), mkPod("incoming", tc.want)})
+			s := newSnapshot(t, []corev1.Node{ct.Node("node1").Obj()}, []corev1.Pod{tc.existing.Obj(), tc.want.Obj()})
 			res := defaultEngine(t).Schedule(s, incoming(t, s), Options{})
 			want := ""
 			if tc.conflict {
@@ -46,8 +42,8 @@ func TestNodePorts(t *testing.T) {
 }
 
 func TestNodeNameBindsOnlyPodsNeverBound(t *testing.T) {
-	nodes := []corev1.Node{mkNode("a"), mkNode("b")}
-	pinned := mkPod("incoming", func(p *corev1.Pod) { p.Spec.NodeName = "b" })
+	nodes := []corev1.Node{ct.Node("a").Obj(), ct.Node("b").Obj()}
+	pinned := incomingPod().On("b").Obj()
 	s := newSnapshot(t, nodes, []corev1.Pod{pinned})
 	// A pending pod that names node b is bound there or nowhere.
 	res := defaultEngine(t).Schedule(s, incoming(t, s), Options{Exclude: []string{"b"}})
@@ -58,7 +54,7 @@ func TestNodeNameBindsOnlyPodsNeverBound(t *testing.T) {
 
 	// A running pod taken off b by the planner is being replaced: its
 	// replacement names no node.
-	running := mkPod("incoming", on("b"))
+	running := ct.Pod("default", "incoming").On("b").Obj()
 	s = newSnapshot(t, nodes, []corev1.Pod{running})
 	p := incoming(t, s)
 	s.Remove(p)
@@ -70,12 +66,12 @@ func TestNodeNameBindsOnlyPodsNeverBound(t *testing.T) {
 func TestImageLocalityPrefersNodesWithTheImage(t *testing.T) {
 	const mb = 1024 * 1024
 	nodes := []corev1.Node{
-		mkNode("a", images(500*mb, "registry.example/big:1")),
-		mkNode("b"),
-		mkNode("c", images(500*mb, "registry.example/big:1")),
-		mkNode("d", images(500*mb, "registry.example/other:latest")),
+		ct.Node("a").Image(500*mb, "registry.example/big:1").Obj(),
+		ct.Node("b").Obj(),
+		ct.Node("c").Image(500*mb, "registry.example/big:1").Obj(),
+		ct.Node("d").Image(500*mb, "registry.example/other:latest").Obj(),
 	}
-	pods := []corev1.Pod{mkPod("incoming", image("registry.example/big:1"))}
+	pods := []corev1.Pod{incomingPod().Image("registry.example/big:1").Obj()}
 	got := scoresOf(t, defaultEngine(t), nodes, pods, ImageLocality)
 	// The image is on 2 of 4 nodes: it counts 250MB there. (250-23)*100/(1000-23) = 23.
 	want := []int64{23, 0, 23, 0}
@@ -86,7 +82,7 @@ func TestImageLocalityPrefersNodesWithTheImage(t *testing.T) {
 	}
 
 	// An image without a tag is the ":latest" one.
-	pods = []corev1.Pod{mkPod("incoming", image("registry.example/other"))}
+	pods = []corev1.Pod{incomingPod().Image("registry.example/other").Obj()}
 	if got := scoresOf(t, defaultEngine(t), nodes, pods, ImageLocality); got[3] == 0 || got[0] != 0 {
 		t.Errorf("ImageLocality scores %v for an untagged image: want only d above 0", got)
 	}

@@ -7,86 +7,86 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	configv1 "k8s.io/kube-scheduler/config/v1"
+
+	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 )
 
 func TestNodeResourcesFitFilter(t *testing.T) {
-	withInit := func(cpu string, sidecar bool) podOption {
-		return func(p *corev1.Pod) {
-			c := corev1.Container{Name: "init", Image: "busybox", Resources: corev1.ResourceRequirements{
-				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)},
-			}}
-			if sidecar {
-				c.RestartPolicy = ptrTo(corev1.ContainerRestartPolicyAlways)
-			}
-			p.Spec.InitContainers = append(p.Spec.InitContainers, c)
-		}
-	}
-	overhead := func(cpu string) podOption {
-		return func(p *corev1.Pod) {
-			p.Spec.Overhead = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)}
-		}
+	initContainer := func(cpu string) corev1.Container {
+		return corev1.Container{Name: "init", Image: "busybox", Resources: corev1.ResourceRequirements{
+			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)},
+		}}
 	}
 	tests := []struct {
 		name    string
-		node    []nodeOption
+		node    *ct.NodeBuilder
 		others  []corev1.Pod
-		pod     []podOption
+		pod     *ct.PodBuilder
 		message string
 	}{{
 		name: "a pod that fits",
-		pod:  []podOption{requests("4", "16Gi")},
+		pod:  incomingPod().Requests("4", "16Gi"),
 	}, {
 		name:    "more CPU than is left",
-		others:  []corev1.Pod{mkPod("other", on("node1"), requests("3", ""))},
-		pod:     []podOption{requests("2", "")},
+		others:  []corev1.Pod{ct.Pod("default", "other").On("node1").Requests("3", "").Obj()},
+		pod:     incomingPod().Requests("2", ""),
 		message: "0/1 nodes are available: 1 Insufficient cpu.",
 	}, {
 		name:    "more memory and CPU than the node has",
-		pod:     []podOption{requests("5", "17Gi")},
+		pod:     incomingPod().Requests("5", "17Gi"),
 		message: "0/1 nodes are available: 1 Insufficient cpu, 1 Insufficient memory.",
 	}, {
 		name:    "ephemeral storage",
-		node:    []nodeOption{allocatable(corev1.ResourceEphemeralStorage, "10Gi")},
-		pod:     []podOption{request(corev1.ResourceEphemeralStorage, "11Gi")},
+		node:    ct.Node("node1").Allocatable(corev1.ResourceEphemeralStorage, "10Gi"),
+		pod:     incomingPod().Request(corev1.ResourceEphemeralStorage, "11Gi"),
 		message: "0/1 nodes are available: 1 Insufficient ephemeral-storage.",
 	}, {
 		name:    "the pods count is full",
-		node:    []nodeOption{allocatable(corev1.ResourcePods, "1")},
-		others:  []corev1.Pod{mkPod("other", on("node1"))},
+		node:    ct.Node("node1").Allocatable(corev1.ResourcePods, "1"),
+		others:  []corev1.Pod{ct.Pod("default", "other").On("node1").Obj()},
 		message: "0/1 nodes are available: 1 Too many pods.",
 	}, {
 		name:    "an extended resource the node does not offer",
-		pod:     []podOption{request("example.com/foo", "1")},
+		pod:     incomingPod().Request("example.com/foo", "1"),
 		message: "0/1 nodes are available: 1 Insufficient example.com/foo.",
 	}, {
 		name: "an extended resource the node offers",
-		node: []nodeOption{allocatable("example.com/foo", "2")},
-		pod:  []podOption{request("example.com/foo", "2")},
+		node: ct.Node("node1").Allocatable("example.com/foo", "2"),
+		pod:  incomingPod().Request("example.com/foo", "2"),
 	}, {
 		name:    "hugepages",
-		node:    []nodeOption{allocatable("hugepages-2Mi", "64Mi")},
-		pod:     []podOption{request("hugepages-2Mi", "128Mi")},
+		node:    ct.Node("node1").Allocatable("hugepages-2Mi", "64Mi"),
+		pod:     incomingPod().Request("hugepages-2Mi", "128Mi"),
 		message: "0/1 nodes are available: 1 Insufficient hugepages-2Mi.",
 	}, {
 		name:    "an init container asks for more than the app containers: its request counts",
-		pod:     []podOption{requests("1", ""), withInit("5", false)},
+		pod:     incomingPod().Requests("1", "").InitContainer(initContainer("5")),
 		message: "0/1 nodes are available: 1 Insufficient cpu.",
 	}, {
 		name:    "a sidecar's request adds to the app containers'",
-		pod:     []podOption{requests("3", ""), withInit("2", true)},
+		pod:     incomingPod().Requests("3", "").Sidecar(initContainer("2")),
 		message: "0/1 nodes are available: 1 Insufficient cpu.",
 	}, {
 		name:    "pod overhead counts",
-		pod:     []podOption{requests("3500m", ""), overhead("1")},
+		pod:     incomingPod().Requests("3500m", "").Overhead(corev1.ResourceCPU, "1"),
 		message: "0/1 nodes are available: 1 Insufficient cpu.",
 	}, {
-		name:   "a finished pod frees its resources",
-		others: []corev1.Pod{mkPod("done", on("node1"), requests("4", ""), func(p *corev1.Pod) { p.Status.Phase = corev1.PodSucceeded })},
-		pod:    []podOption{requests("4", "")},
+		name: "a finished pod frees its resources",
+		others: []corev1.Pod{ct.Pod("default", "done").On("node1").
+			Requests("4", "").
+			Phase(corev1.PodSucceeded).Obj()},
+		pod: incomingPod().Requests("4", ""),
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newSnapshot(t, []corev1.Node{mkNode("node1", tc.node...)}, append(tc.others, mkPod("incoming", tc.pod...)))
+			node, pod := tc.node, tc.pod
+			if node == nil {
+				node = ct.Node("node1")
+			}
+			if pod == nil {
+				pod = incomingPod()
+			}
+			s := newSnapshot(t, []corev1.Node{node.Obj()}, append(tc.others, pod.Obj()))
 			e := defaultEngine(t)
 			res := e.Schedule(s, incoming(t, s), Options{})
 			if res.Message != tc.message {
@@ -107,8 +107,11 @@ func TestNodeResourcesFitIgnoredResources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pod := mkPod("incoming", request("example.com/foo", "1"), request("vendor.io/gpu", "1"), request("example.com/bar", "1"))
-	s := newSnapshot(t, []corev1.Node{mkNode("node1")}, []corev1.Pod{pod})
+	pod := incomingPod().
+		Request("example.com/foo", "1").
+		Request("vendor.io/gpu", "1").
+		Request("example.com/bar", "1").Obj()
+	s := newSnapshot(t, []corev1.Node{ct.Node("node1").Obj()}, []corev1.Pod{pod})
 	want := "0/1 nodes are available: 1 Insufficient example.com/bar."
 	if res := e.Schedule(s, incoming(t, s), Options{}); res.Message != want {
 		t.Errorf("message %q, want %q", res.Message, want)
@@ -130,8 +133,8 @@ func scoresOf(t *testing.T, e *Engine, nodes []corev1.Node, pods []corev1.Pod, p
 func TestNodeResourcesScores(t *testing.T) {
 	// Node a already runs 2 CPUs and 8Gi of its 4 and 16Gi; b is empty. The
 	// pod asks for 1 CPU and 2Gi.
-	nodes := []corev1.Node{mkNode("a"), mkNode("b")}
-	pods := []corev1.Pod{mkPod("existing", on("a"), requests("2", "8Gi")), mkPod("incoming", requests("1", "2Gi"))}
+	nodes := []corev1.Node{ct.Node("a").Obj(), ct.Node("b").Obj()}
+	pods := []corev1.Pod{ct.Pod("default", "existing").On("a").Requests("2", "8Gi").Obj(), incomingPod().Requests("1", "2Gi").Obj()}
 	withStrategy := func(st configv1.ScoringStrategy) *Engine {
 		p := DefaultProfile()
 		setArgs(t, &p, NodeResourcesFit, &configv1.NodeResourcesFitArgs{ScoringStrategy: &st})
@@ -198,11 +201,11 @@ func TestNodeResourcesScores(t *testing.T) {
 
 func TestBalancedAllocationPrefersTheNodeThePodEvensOut(t *testing.T) {
 	// a is CPU-heavy, b memory-heavy; a memory-heavy pod evens out a.
-	nodes := []corev1.Node{mkNode("a"), mkNode("b")}
+	nodes := []corev1.Node{ct.Node("a").Obj(), ct.Node("b").Obj()}
 	pods := []corev1.Pod{
-		mkPod("cpu-heavy", on("a"), requests("2", "1Gi")),
-		mkPod("memory-heavy", on("b"), requests("500m", "8Gi")),
-		mkPod("incoming", requests("100m", "6Gi")),
+		ct.Pod("default", "cpu-heavy").On("a").Requests("2", "1Gi").Obj(),
+		ct.Pod("default", "memory-heavy").On("b").Requests("500m", "8Gi").Obj(),
+		incomingPod().Requests("100m", "6Gi").Obj(),
 	}
 	got := scoresOf(t, defaultEngine(t), nodes, pods, NodeResourcesBalancedAllocation)
 	// A pod that leaves the balance as it was scores 75.
@@ -214,8 +217,8 @@ func TestBalancedAllocationPrefersTheNodeThePodEvensOut(t *testing.T) {
 func TestLeastAllocatedCountsBestEffortPodsAsSmallRequests(t *testing.T) {
 	// Two best-effort pods on a, none on b: the scheduler's non-zero
 	// requests (100m, 200Mi each) make b the emptier node.
-	nodes := []corev1.Node{mkNode("a"), mkNode("b")}
-	pods := []corev1.Pod{mkPod("x", on("a")), mkPod("y", on("a")), mkPod("incoming")}
+	nodes := []corev1.Node{ct.Node("a").Obj(), ct.Node("b").Obj()}
+	pods := []corev1.Pod{ct.Pod("default", "x").On("a").Obj(), ct.Pod("default", "y").On("a").Obj(), incomingPod().Obj()}
 	got := scoresOf(t, defaultEngine(t), nodes, pods, NodeResourcesFit)
 	if got[0] >= got[1] {
 		t.Errorf("LeastAllocated scores %v: want a below b", got)

@@ -7,16 +7,16 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 )
 
-func fooBar() podOption { return podLabels("foo", "bar") }
-
-func constraint(key string, maxSkew int32, action corev1.UnsatisfiableConstraintAction, opts ...func(*corev1.TopologySpreadConstraint)) podOption {
-	tc := corev1.TopologySpreadConstraint{MaxSkew: maxSkew, TopologyKey: key, WhenUnsatisfiable: action, LabelSelector: selectorFor("foo", "bar")}
+func constraint(key string, maxSkew int32, action corev1.UnsatisfiableConstraintAction, opts ...func(*corev1.TopologySpreadConstraint)) corev1.TopologySpreadConstraint {
+	tc := corev1.TopologySpreadConstraint{MaxSkew: maxSkew, TopologyKey: key, WhenUnsatisfiable: action, LabelSelector: ct.Selector("foo", "bar")}
 	for _, o := range opts {
 		o(&tc)
 	}
-	return spread(tc)
+	return tc
 }
 
 func minDomains(n int32) func(*corev1.TopologySpreadConstraint) {
@@ -35,142 +35,160 @@ func taintsPolicy(p corev1.NodeInclusionPolicy) func(*corev1.TopologySpreadConst
 // and node4.
 func fourNodes() []corev1.Node {
 	return []corev1.Node{
-		mkNode("node1", zone("zoneA")), mkNode("node2", zone("zoneA")),
-		mkNode("node3", zone("zoneB")), mkNode("node4", zone("zoneB")),
+		ct.Node("node1").Zone("zoneA").Obj(), ct.Node("node2").Zone("zoneA").Obj(),
+		ct.Node("node3").Zone("zoneB").Obj(), ct.Node("node4").Zone("zoneB").Obj(),
 	}
 }
 
 // The cases follow https://kubernetes.io/docs/concepts/scheduling-eviction/topology-spread-constraints/.
 func TestPodTopologySpreadFilter(t *testing.T) {
-	zoneC := func(opts ...nodeOption) corev1.Node {
-		return mkNode("node5", append([]nodeOption{zone("zoneC")}, opts...)...)
-	}
-	notInZoneC := requiredNodeAffinity(match(corev1.LabelTopologyZone, corev1.NodeSelectorOpNotIn, "zoneC"))
+	zoneC := func() *ct.NodeBuilder { return ct.Node("node5").Zone("zoneC") }
+	notInZoneC := ct.NodeSelectorTerm(corev1.LabelTopologyZone, corev1.NodeSelectorOpNotIn, "zoneC")
 	threePods := []corev1.Pod{
-		mkPod("p1", on("node1"), fooBar()), mkPod("p2", on("node2"), fooBar()), mkPod("p3", on("node3"), fooBar()),
+		ct.Pod("default", "p1").On("node1").Label("foo", "bar").Obj(), ct.Pod("default", "p2").On("node2").Label("foo", "bar").Obj(), ct.Pod("default", "p3").On("node3").Label("foo", "bar").Obj(),
 	}
 	tests := []struct {
 		name     string
 		nodes    []corev1.Node
 		pods     []corev1.Pod
-		pod      []podOption
+		pod      *ct.PodBuilder
 		feasible []string
 		message  string
 	}{{
-		name:     "one constraint: zoneA holds 2 foo=bar pods and zoneB 1, so the pod goes to zoneB",
-		nodes:    fourNodes(),
-		pods:     threePods,
-		pod:      []podOption{fooBar(), constraint(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule)},
+		name:  "one constraint: zoneA holds 2 foo=bar pods and zoneB 1, so the pod goes to zoneB",
+		nodes: fourNodes(),
+		pods:  threePods,
+		pod: incomingPod().Label("foo", "bar").
+			SpreadConstraint(constraint(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule)),
 		feasible: []string{"node3", "node4"},
 	}, {
-		name:     "two constraints, zone and node: only node4 satisfies both",
-		nodes:    fourNodes(),
-		pods:     threePods,
-		pod:      []podOption{fooBar(), constraint(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule), constraint(corev1.LabelHostname, 1, corev1.DoNotSchedule)},
+		name:  "two constraints, zone and node: only node4 satisfies both",
+		nodes: fourNodes(),
+		pods:  threePods,
+		pod: incomingPod().Label("foo", "bar").
+			SpreadConstraint(constraint(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule)).
+			SpreadConstraint(constraint(corev1.LabelHostname, 1, corev1.DoNotSchedule)),
 		feasible: []string{"node4"},
 	}, {
 		name:  "conflicting constraints: the zone wants zoneB, the node wants node2, and the pod stays pending",
-		nodes: []corev1.Node{mkNode("node1", zone("zoneA")), mkNode("node2", zone("zoneA")), mkNode("node3", zone("zoneB"))},
+		nodes: []corev1.Node{ct.Node("node1").Zone("zoneA").Obj(), ct.Node("node2").Zone("zoneA").Obj(), ct.Node("node3").Zone("zoneB").Obj()},
 		pods: []corev1.Pod{
-			mkPod("p1", on("node1"), fooBar()), mkPod("p2", on("node1"), fooBar()), mkPod("p3", on("node1"), fooBar()),
-			mkPod("p4", on("node2"), fooBar()),
-			mkPod("p5", on("node3"), fooBar()), mkPod("p6", on("node3"), fooBar()),
+			ct.Pod("default", "p1").On("node1").Label("foo", "bar").Obj(), ct.Pod("default", "p2").On("node1").Label("foo", "bar").Obj(), ct.Pod("default", "p3").On("node1").Label("foo", "bar").Obj(),
+			ct.Pod("default", "p4").On("node2").Label("foo", "bar").Obj(),
+			ct.Pod("default", "p5").On("node3").Label("foo", "bar").Obj(), ct.Pod("default", "p6").On("node3").Label("foo", "bar").Obj(),
 		},
-		pod:     []podOption{fooBar(), constraint(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule), constraint(corev1.LabelHostname, 1, corev1.DoNotSchedule)},
+		pod: incomingPod().Label("foo", "bar").
+			SpreadConstraint(constraint(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule)).
+			SpreadConstraint(constraint(corev1.LabelHostname, 1, corev1.DoNotSchedule)),
 		message: "0/3 nodes are available: 3 node(s) didn't match pod topology spread constraints.",
 	}, {
-		name:     "without node affinity, empty zoneC is a domain and the only place to go",
-		nodes:    append(fourNodes(), zoneC()),
-		pods:     threePods,
-		pod:      []podOption{fooBar(), constraint(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule)},
+		name:  "without node affinity, empty zoneC is a domain and the only place to go",
+		nodes: append(fourNodes(), zoneC().Obj()),
+		pods:  threePods,
+		pod: incomingPod().Label("foo", "bar").
+			SpreadConstraint(constraint(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule)),
 		feasible: []string{"node5"},
 	}, {
 		name:     "node affinity excluding zoneC takes it out of the domains (nodeAffinityPolicy Honor)",
-		nodes:    append(fourNodes(), zoneC()),
+		nodes:    append(fourNodes(), zoneC().Obj()),
 		pods:     threePods,
-		pod:      []podOption{fooBar(), notInZoneC, constraint(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule)},
+		pod:      incomingPod().Label("foo", "bar").RequireNodeAffinity(notInZoneC).SpreadConstraint(constraint(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule)),
 		feasible: []string{"node3", "node4"},
 	}, {
 		name:    "nodeAffinityPolicy Ignore counts zoneC although the pod cannot go there",
-		nodes:   append(fourNodes(), zoneC()),
+		nodes:   append(fourNodes(), zoneC().Obj()),
 		pods:    threePods,
-		pod:     []podOption{fooBar(), notInZoneC, constraint(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule, affinityPolicy(corev1.NodeInclusionPolicyIgnore))},
+		pod:     incomingPod().Label("foo", "bar").RequireNodeAffinity(notInZoneC).SpreadConstraint(constraint(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule, affinityPolicy(corev1.NodeInclusionPolicyIgnore))),
 		message: "0/5 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 4 node(s) didn't match pod topology spread constraints.",
 	}, {
-		name:    "nodeTaintsPolicy Ignore (the default) counts a tainted zoneC",
-		nodes:   append(fourNodes(), zoneC(taint("maintenance", "true", corev1.TaintEffectNoSchedule))),
-		pods:    threePods,
-		pod:     []podOption{fooBar(), constraint(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule)},
+		name:  "nodeTaintsPolicy Ignore (the default) counts a tainted zoneC",
+		nodes: append(fourNodes(), zoneC().Taint("maintenance", "true", corev1.TaintEffectNoSchedule).Obj()),
+		pods:  threePods,
+		pod: incomingPod().Label("foo", "bar").
+			SpreadConstraint(constraint(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule)),
 		message: "0/5 nodes are available: 1 node(s) had untolerated taint {maintenance: true}, 4 node(s) didn't match pod topology spread constraints.",
 	}, {
-		name:     "nodeTaintsPolicy Honor leaves out nodes whose taints the pod does not tolerate",
-		nodes:    append(fourNodes(), zoneC(taint("maintenance", "true", corev1.TaintEffectNoSchedule))),
-		pods:     threePods,
-		pod:      []podOption{fooBar(), constraint(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule, taintsPolicy(corev1.NodeInclusionPolicyHonor))},
+		name:  "nodeTaintsPolicy Honor leaves out nodes whose taints the pod does not tolerate",
+		nodes: append(fourNodes(), zoneC().Taint("maintenance", "true", corev1.TaintEffectNoSchedule).Obj()),
+		pods:  threePods,
+		pod: incomingPod().Label("foo", "bar").
+			SpreadConstraint(constraint(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule, taintsPolicy(corev1.NodeInclusionPolicyHonor))),
 		feasible: []string{"node3", "node4"},
 	}, {
-		name:    "minDomains 3 with 2 zones: the global minimum counts as 0",
-		nodes:   fourNodes(),
-		pods:    []corev1.Pod{mkPod("p1", on("node1"), fooBar()), mkPod("p3", on("node3"), fooBar())},
-		pod:     []podOption{fooBar(), constraint(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule, minDomains(3))},
+		name:  "minDomains 3 with 2 zones: the global minimum counts as 0",
+		nodes: fourNodes(),
+		pods:  []corev1.Pod{ct.Pod("default", "p1").On("node1").Label("foo", "bar").Obj(), ct.Pod("default", "p3").On("node3").Label("foo", "bar").Obj()},
+		pod: incomingPod().Label("foo", "bar").
+			SpreadConstraint(constraint(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule, minDomains(3))),
 		message: "0/4 nodes are available: 4 node(s) didn't match pod topology spread constraints.",
 	}, {
-		name:     "minDomains 2 with 2 zones: the real minimum counts",
-		nodes:    fourNodes(),
-		pods:     []corev1.Pod{mkPod("p1", on("node1"), fooBar()), mkPod("p3", on("node3"), fooBar())},
-		pod:      []podOption{fooBar(), constraint(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule, minDomains(2))},
+		name:  "minDomains 2 with 2 zones: the real minimum counts",
+		nodes: fourNodes(),
+		pods:  []corev1.Pod{ct.Pod("default", "p1").On("node1").Label("foo", "bar").Obj(), ct.Pod("default", "p3").On("node3").Label("foo", "bar").Obj()},
+		pod: incomingPod().Label("foo", "bar").
+			SpreadConstraint(constraint(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule, minDomains(2))),
 		feasible: []string{"node1", "node2", "node3", "node4"},
 	}, {
 		name:  "matchLabelKeys: only the pods of the pod's own revision count",
 		nodes: fourNodes(),
 		pods: []corev1.Pod{
-			mkPod("old1", on("node1"), podLabels("app", "web", "pod-template-hash", "old")),
-			mkPod("old2", on("node2"), podLabels("app", "web", "pod-template-hash", "old")),
-			mkPod("new1", on("node3"), podLabels("app", "web", "pod-template-hash", "new")),
+			ct.Pod("default", "old1").On("node1").Label("app", "web").Label("pod-template-hash", "old").Obj(),
+			ct.Pod("default", "old2").On("node2").Label("app", "web").Label("pod-template-hash", "old").Obj(),
+			ct.Pod("default", "new1").On("node3").Label("app", "web").Label("pod-template-hash", "new").Obj(),
 		},
-		pod: []podOption{podLabels("app", "web", "pod-template-hash", "new"), spread(corev1.TopologySpreadConstraint{
-			MaxSkew: 1, TopologyKey: corev1.LabelTopologyZone, WhenUnsatisfiable: corev1.DoNotSchedule,
-			LabelSelector: selectorFor("app", "web"), MatchLabelKeys: []string{"pod-template-hash"},
-		})},
+		pod: incomingPod().Label("app", "web").
+			Label("pod-template-hash", "new").
+			SpreadConstraint(corev1.TopologySpreadConstraint{
+				MaxSkew: 1, TopologyKey: corev1.LabelTopologyZone, WhenUnsatisfiable: corev1.DoNotSchedule,
+				LabelSelector: ct.Selector("app", "web"), MatchLabelKeys: []string{"pod-template-hash"},
+			}),
 		feasible: []string{"node1", "node2"},
 	}, {
 		name:  "without matchLabelKeys every revision counts",
 		nodes: fourNodes(),
 		pods: []corev1.Pod{
-			mkPod("old1", on("node1"), podLabels("app", "web", "pod-template-hash", "old")),
-			mkPod("old2", on("node2"), podLabels("app", "web", "pod-template-hash", "old")),
-			mkPod("new1", on("node3"), podLabels("app", "web", "pod-template-hash", "new")),
+			ct.Pod("default", "old1").On("node1").Label("app", "web").Label("pod-template-hash", "old").Obj(),
+			ct.Pod("default", "old2").On("node2").Label("app", "web").Label("pod-template-hash", "old").Obj(),
+			ct.Pod("default", "new1").On("node3").Label("app", "web").Label("pod-template-hash", "new").Obj(),
 		},
-		pod: []podOption{podLabels("app", "web", "pod-template-hash", "new"), spread(corev1.TopologySpreadConstraint{
-			MaxSkew: 1, TopologyKey: corev1.LabelTopologyZone, WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: selectorFor("app", "web"),
-		})},
+		pod: incomingPod().Label("app", "web").
+			Label("pod-template-hash", "new").
+			SpreadConstraint(corev1.TopologySpreadConstraint{
+				MaxSkew: 1, TopologyKey: corev1.LabelTopologyZone, WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: ct.Selector("app", "web"),
+			}),
 		feasible: []string{"node3", "node4"},
 	}, {
-		name:    "a node without the topology key is not a candidate",
-		nodes:   []corev1.Node{mkNode("node1", zone("zoneA")), mkNode("node2")},
-		pod:     []podOption{fooBar(), constraint(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule), nodeSelector(corev1.LabelHostname, "node2")},
+		name:  "a node without the topology key is not a candidate",
+		nodes: []corev1.Node{ct.Node("node1").Zone("zoneA").Obj(), ct.Node("node2").Obj()},
+		pod: incomingPod().Label("foo", "bar").
+			SpreadConstraint(constraint(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule)).
+			NodeSelector(corev1.LabelHostname, "node2"),
 		message: "0/2 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 1 node(s) didn't match pod topology spread constraints (missing required label).",
 	}, {
 		name:  "terminating pods and pods of other namespaces do not count",
 		nodes: fourNodes(),
 		pods: []corev1.Pod{
-			mkPod("p1", on("node1"), fooBar()), mkPod("p2", on("node2"), fooBar()),
-			mkPod("leaving", on("node3"), fooBar(), func(p *corev1.Pod) { p.DeletionTimestamp = &metav1.Time{Time: testNow.Add(-time.Minute)} }),
-			mkPod("elsewhere", on("node4"), fooBar(), inNamespace("other")),
-			mkPod("p3", on("node3"), fooBar()),
+			ct.Pod("default", "p1").On("node1").Label("foo", "bar").Obj(), ct.Pod("default", "p2").On("node2").Label("foo", "bar").Obj(),
+			ct.Pod("default", "leaving").On("node3").
+				Label("foo", "bar").
+				Edit(func(p *corev1.Pod) { p.DeletionTimestamp = &metav1.Time{Time: ct.Now.Add(-time.Minute)} }).Obj(),
+			ct.Pod("other", "elsewhere").On("node4").Label("foo", "bar").Obj(),
+			ct.Pod("default", "p3").On("node3").Label("foo", "bar").Obj(),
 		},
-		pod:      []podOption{fooBar(), constraint(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule)},
+		pod: incomingPod().Label("foo", "bar").
+			SpreadConstraint(constraint(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule)),
 		feasible: []string{"node3", "node4"},
 	}, {
-		name:     "ScheduleAnyway filters nothing",
-		nodes:    fourNodes(),
-		pods:     threePods,
-		pod:      []podOption{fooBar(), constraint(corev1.LabelTopologyZone, 1, corev1.ScheduleAnyway)},
+		name:  "ScheduleAnyway filters nothing",
+		nodes: fourNodes(),
+		pods:  threePods,
+		pod: incomingPod().Label("foo", "bar").
+			SpreadConstraint(constraint(corev1.LabelTopologyZone, 1, corev1.ScheduleAnyway)),
 		feasible: []string{"node1", "node2", "node3", "node4"},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newSnapshot(t, tc.nodes, append(slices.Clone(tc.pods), mkPod("incoming", tc.pod...)))
+			s := newSnapshot(t, tc.nodes, append(slices.Clone(tc.pods), tc.pod.Obj()))
 			e := defaultEngine(t)
 			if got := feasibleNodes(t, e, s); !slices.Equal(got, tc.feasible) {
 				t.Errorf("feasible %v, want %v", got, tc.feasible)
@@ -184,8 +202,10 @@ func TestPodTopologySpreadFilter(t *testing.T) {
 
 func TestPodTopologySpreadScore(t *testing.T) {
 	pods := []corev1.Pod{
-		mkPod("p1", on("node1"), fooBar()), mkPod("p2", on("node2"), fooBar()), mkPod("p3", on("node3"), fooBar()),
-		mkPod("incoming", fooBar(), constraint(corev1.LabelTopologyZone, 1, corev1.ScheduleAnyway)),
+		ct.Pod("default", "p1").On("node1").Label("foo", "bar").Obj(), ct.Pod("default", "p2").On("node2").Label("foo", "bar").Obj(), ct.Pod("default", "p3").On("node3").Label("foo", "bar").Obj(),
+		incomingPod().
+			Label("foo", "bar").
+			SpreadConstraint(constraint(corev1.LabelTopologyZone, 1, corev1.ScheduleAnyway)).Obj(),
 	}
 	// Two zones weigh log(2+2); zoneA's nodes count 2 pods (2*1.386 ->
 	// 3), zoneB's 1 (1.386 -> 1). Normalized: 100*(3+1-3)/3 = 33 and
@@ -197,15 +217,11 @@ func TestPodTopologySpreadScore(t *testing.T) {
 }
 
 func TestPodTopologySpreadSystemDefaultsSpreadReplicas(t *testing.T) {
-	nodes := []corev1.Node{mkNode("a", zone("z1")), mkNode("b", zone("z1")), mkNode("c", zone("z2"))}
-	replica := func(name, node string) corev1.Pod {
-		opts := []podOption{ownedBy("ReplicaSet", "web-5d4f"), podLabels("app", "web")}
-		if node != "" {
-			opts = append(opts, on(node))
-		}
-		return mkPod(name, opts...)
+	nodes := []corev1.Node{ct.Node("a").Zone("z1").Obj(), ct.Node("b").Zone("z1").Obj(), ct.Node("c").Zone("z2").Obj()}
+	replica := func(name string) *ct.PodBuilder {
+		return ct.Pod("default", name).OwnedBy("ReplicaSet", "web-5d4f").Label("app", "web")
 	}
-	pods := []corev1.Pod{replica("web-1", "a"), replica("web-2", "a"), replica("web-3", "b"), replica("incoming", "")}
+	pods := []corev1.Pod{replica("web-1").On("a").Obj(), replica("web-2").On("a").Obj(), replica("web-3").On("b").Obj(), replica("incoming").Pending().Obj()}
 	s := newSnapshot(t, nodes, pods)
 	res := defaultEngine(t).Schedule(s, incoming(t, s), Options{Explain: true})
 	if res.Node != "c" {
@@ -217,7 +233,7 @@ func TestPodTopologySpreadSystemDefaultsSpreadReplicas(t *testing.T) {
 	}
 
 	// A bare pod has no controller to spread by: the plugin does not score it.
-	s = newSnapshot(t, nodes, []corev1.Pod{replica("web-1", "a"), mkPod("incoming", podLabels("app", "web"))})
+	s = newSnapshot(t, nodes, []corev1.Pod{replica("web-1").On("a").Obj(), incomingPod().Label("app", "web").Obj()})
 	res = defaultEngine(t).Schedule(s, incoming(t, s), Options{Explain: true})
 	if _, scored := res.Nodes[0].Scores[PodTopologySpread]; scored {
 		t.Errorf("a bare pod got a PodTopologySpread score")

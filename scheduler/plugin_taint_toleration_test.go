@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+
+	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 )
 
 // The cases follow https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/.
@@ -17,69 +19,74 @@ func TestTaintToleration(t *testing.T) {
 	}
 	tests := []struct {
 		name     string
-		node     []nodeOption
-		pod      []podOption
+		node     *ct.NodeBuilder
+		pod      *ct.PodBuilder
 		feasible bool
 		message  string
 	}{{
 		name:    "kubectl taint nodes node1 key1=value1:NoSchedule keeps a pod without toleration off node1",
-		node:    []nodeOption{taint("key1", "value1", corev1.TaintEffectNoSchedule)},
+		node:    ct.Node("node1").Taint("key1", "value1", corev1.TaintEffectNoSchedule),
 		message: "0/1 nodes are available: 1 node(s) had untolerated taint {key1: value1}.",
 	}, {
 		name:     "a toleration with operator Equal and the taint's value tolerates it",
-		node:     []nodeOption{taint("key1", "value1", corev1.TaintEffectNoSchedule)},
-		pod:      []podOption{toleration(equal("key1", "value1", corev1.TaintEffectNoSchedule))},
+		node:     ct.Node("node1").Taint("key1", "value1", corev1.TaintEffectNoSchedule),
+		pod:      incomingPod().Toleration(equal("key1", "value1", corev1.TaintEffectNoSchedule)),
 		feasible: true,
 	}, {
 		name:     "a toleration with operator Exists needs no value",
-		node:     []nodeOption{taint("key1", "value1", corev1.TaintEffectNoSchedule)},
-		pod:      []podOption{toleration(exists("key1", corev1.TaintEffectNoSchedule))},
+		node:     ct.Node("node1").Taint("key1", "value1", corev1.TaintEffectNoSchedule),
+		pod:      incomingPod().Toleration(exists("key1", corev1.TaintEffectNoSchedule)),
 		feasible: true,
 	}, {
 		name:    "a toleration with another value does not tolerate the taint",
-		node:    []nodeOption{taint("key1", "value1", corev1.TaintEffectNoSchedule)},
-		pod:     []podOption{toleration(equal("key1", "value2", corev1.TaintEffectNoSchedule))},
+		node:    ct.Node("node1").Taint("key1", "value1", corev1.TaintEffectNoSchedule),
+		pod:     incomingPod().Toleration(equal("key1", "value2", corev1.TaintEffectNoSchedule)),
 		message: "0/1 nodes are available: 1 node(s) had untolerated taint {key1: value1}.",
 	}, {
-		name:     "an empty key with operator Exists tolerates everything",
-		node:     []nodeOption{taint("key1", "value1", corev1.TaintEffectNoSchedule), taint("key2", "", corev1.TaintEffectNoExecute)},
-		pod:      []podOption{toleration(corev1.Toleration{Operator: corev1.TolerationOpExists})},
+		name: "an empty key with operator Exists tolerates everything",
+		node: ct.Node("node1").Taint("key1", "value1", corev1.TaintEffectNoSchedule).
+			Taint("key2", "", corev1.TaintEffectNoExecute),
+		pod:      incomingPod().Toleration(corev1.Toleration{Operator: corev1.TolerationOpExists}),
 		feasible: true,
 	}, {
-		name:     "an empty effect matches all effects with key key1",
-		node:     []nodeOption{taint("key1", "value1", corev1.TaintEffectNoSchedule), taint("key1", "value1", corev1.TaintEffectNoExecute)},
-		pod:      []podOption{toleration(equal("key1", "value1", ""))},
+		name: "an empty effect matches all effects with key key1",
+		node: ct.Node("node1").Taint("key1", "value1", corev1.TaintEffectNoSchedule).
+			Taint("key1", "value1", corev1.TaintEffectNoExecute),
+		pod:      incomingPod().Toleration(equal("key1", "value1", "")),
 		feasible: true,
 	}, {
 		name: "the docs' three taints: the pod tolerates the first two, and the third keeps it off",
-		node: []nodeOption{
-			taint("key1", "value1", corev1.TaintEffectNoSchedule),
-			taint("key1", "value1", corev1.TaintEffectNoExecute),
-			taint("key2", "value2", corev1.TaintEffectNoSchedule),
-		},
-		pod:     []podOption{toleration(equal("key1", "value1", corev1.TaintEffectNoSchedule)), toleration(equal("key1", "value1", corev1.TaintEffectNoExecute))},
+		node: ct.Node("node1").Taint("key1", "value1", corev1.TaintEffectNoSchedule).
+			Taint("key1", "value1", corev1.TaintEffectNoExecute).
+			Taint("key2", "value2", corev1.TaintEffectNoSchedule),
+		pod: incomingPod().Toleration(equal("key1", "value1", corev1.TaintEffectNoSchedule)).
+			Toleration(equal("key1", "value1", corev1.TaintEffectNoExecute)),
 		message: "0/1 nodes are available: 1 node(s) had untolerated taint {key2: value2}.",
 	}, {
 		name:    "NoExecute keeps pods off as NoSchedule does",
-		node:    []nodeOption{taint("key1", "value1", corev1.TaintEffectNoExecute)},
+		node:    ct.Node("node1").Taint("key1", "value1", corev1.TaintEffectNoExecute),
 		message: "0/1 nodes are available: 1 node(s) had untolerated taint {key1: value1}.",
 	}, {
 		name:     "PreferNoSchedule is a preference, not a filter",
-		node:     []nodeOption{taint("key1", "value1", corev1.TaintEffectPreferNoSchedule)},
+		node:     ct.Node("node1").Taint("key1", "value1", corev1.TaintEffectPreferNoSchedule),
 		feasible: true,
 	}, {
 		name:    "a cordoned node takes no pod",
-		node:    []nodeOption{cordoned()},
+		node:    ct.Node("node1").Unschedulable(),
 		message: "0/1 nodes are available: 1 node(s) were unschedulable.",
 	}, {
 		name:     "tolerating node.kubernetes.io/unschedulable lets a pod onto a cordoned node, as DaemonSet pods do",
-		node:     []nodeOption{cordoned()},
-		pod:      []podOption{toleration(exists(corev1.TaintNodeUnschedulable, corev1.TaintEffectNoSchedule))},
+		node:     ct.Node("node1").Unschedulable(),
+		pod:      incomingPod().Toleration(exists(corev1.TaintNodeUnschedulable, corev1.TaintEffectNoSchedule)),
 		feasible: true,
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newSnapshot(t, []corev1.Node{mkNode("node1", tc.node...)}, []corev1.Pod{mkPod("incoming", tc.pod...)})
+			pod := tc.pod
+			if pod == nil {
+				pod = incomingPod()
+			}
+			s := newSnapshot(t, []corev1.Node{tc.node.Obj()}, []corev1.Pod{pod.Obj()})
 			res := defaultEngine(t).Schedule(s, incoming(t, s), Options{})
 			if got := res.Node == "node1"; got != tc.feasible {
 				t.Fatalf("placed on node1: %v, want %v (message %q)", got, tc.feasible, res.Message)
@@ -93,11 +100,13 @@ func TestTaintToleration(t *testing.T) {
 
 func TestTaintTolerationPrefersNodesWithoutPreferNoScheduleTaints(t *testing.T) {
 	nodes := []corev1.Node{
-		mkNode("a-two-taints", taint("k1", "v", corev1.TaintEffectPreferNoSchedule), taint("k2", "v", corev1.TaintEffectPreferNoSchedule)),
-		mkNode("b-one-taint", taint("k1", "v", corev1.TaintEffectPreferNoSchedule)),
-		mkNode("c-one-tolerated-taint", taint("k2", "v", corev1.TaintEffectPreferNoSchedule)),
+		ct.Node("a-two-taints").Taint("k1", "v", corev1.TaintEffectPreferNoSchedule).
+			Taint("k2", "v", corev1.TaintEffectPreferNoSchedule).Obj(),
+		ct.Node("b-one-taint").Taint("k1", "v", corev1.TaintEffectPreferNoSchedule).Obj(),
+		ct.Node("c-one-tolerated-taint").Taint("k2", "v", corev1.TaintEffectPreferNoSchedule).Obj(),
 	}
-	pod := mkPod("incoming", toleration(corev1.Toleration{Key: "k2", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectPreferNoSchedule}))
+	pod := incomingPod().
+		Toleration(corev1.Toleration{Key: "k2", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectPreferNoSchedule}).Obj()
 	s := newSnapshot(t, nodes, []corev1.Pod{pod})
 	res := defaultEngine(t).Schedule(s, incoming(t, s), Options{Explain: true})
 	if res.Node != "c-one-tolerated-taint" {

@@ -3,9 +3,6 @@ package scheduler
 import (
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 )
 
@@ -14,17 +11,10 @@ import (
 // while its filter does count them: the differential test against it showed
 // a pod with spec.resources placed by that rule.
 func TestNodeResourcesFitScoreIgnoresPodLevelRequests(t *testing.T) {
-	podLevel := func(p *corev1.Pod) {
-		p.Spec.Resources = &corev1.ResourceRequirements{Requests: corev1.ResourceList{
-			corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("2Gi")}}
-	}
 	snap := ct.Snapshot(t, ct.Node("n1"), ct.Node("n2").CPU("8"),
-		ct.Pod("a", "with").Edit(podLevel).Edit(pending),
-		ct.Pod("a", "without").Edit(pending),
-		ct.Pod("a", "too-big").Edit(func(p *corev1.Pod) {
-			podLevel(p)
-			p.Spec.Resources.Requests[corev1.ResourceCPU] = resource.MustParse("6")
-		}).Edit(pending))
+		ct.Pod("a", "with").PodRequests("2", "2Gi").Pending(),
+		ct.Pod("a", "without").Pending(),
+		ct.Pod("a", "too-big").PodRequests("6", "2Gi").Pending())
 	e, err := NewEngine(DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
@@ -46,11 +36,6 @@ func TestNodeResourcesFitScoreIgnoresPodLevelRequests(t *testing.T) {
 	if got := fitScores("a/too-big"); len(got) != 1 || !hasKey(got, "n2") {
 		t.Errorf("feasible nodes for a pod-level request of 6 CPUs: %v, want only n2", got)
 	}
-}
-
-func pending(p *corev1.Pod) {
-	p.Spec.NodeName = ""
-	p.Status = corev1.PodStatus{Phase: corev1.PodPending}
 }
 
 func hasKey(m map[string]int64, k string) bool { _, ok := m[k]; return ok }

@@ -8,6 +8,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	configv1 "k8s.io/kube-scheduler/config/v1"
+
+	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 )
 
 func TestDefaultProfileIsKubeSchedulers(t *testing.T) {
@@ -189,8 +191,8 @@ func TestProfilesChangeDecisions(t *testing.T) {
 	}
 	// MostAllocated packs: the pod goes to the fuller node, where the
 	// default profile spreads it to the emptier one.
-	nodes := []corev1.Node{mkNode("a", zone("z1")), mkNode("b", zone("z2"))}
-	pods := []corev1.Pod{mkPod("existing", on("a"), requests("2", "4Gi")), mkPod("incoming", requests("1", "1Gi"))}
+	nodes := []corev1.Node{ct.Node("a").Zone("z1").Obj(), ct.Node("b").Zone("z2").Obj()}
+	pods := []corev1.Pod{ct.Pod("default", "existing").On("a").Requests("2", "4Gi").Obj(), incomingPod().Requests("1", "1Gi").Obj()}
 	s := newSnapshot(t, nodes, pods)
 	if got := e.Schedule(s, incoming(t, s), Options{}).Node; got != "a" {
 		t.Errorf("bin-packing chose %q, want a", got)
@@ -201,15 +203,15 @@ func TestProfilesChangeDecisions(t *testing.T) {
 
 	// The profile's List default constraint (zone, DoNotSchedule) binds
 	// ReplicaSet pods without constraints of their own.
-	replica := func(name string, opts ...podOption) corev1.Pod {
-		return mkPod(name, append([]podOption{ownedBy("ReplicaSet", "web-1"), podLabels("app", "web")}, opts...)...)
+	replica := func(name string) *ct.PodBuilder {
+		return ct.Pod("default", name).OwnedBy("ReplicaSet", "web-1").Label("app", "web")
 	}
-	s = newSnapshot(t, nodes, []corev1.Pod{replica("r1", on("a")), replica("r2", on("a")), replica("incoming")})
+	s = newSnapshot(t, nodes, []corev1.Pod{replica("r1").On("a").Obj(), replica("r2").On("a").Obj(), replica("incoming").Pending().Obj()})
 	if got := feasibleNodes(t, e, s); !slices.Equal(got, []string{"b"}) {
 		t.Errorf("a replica may go to %v, want only b: zone z1 already holds two", got)
 	}
 	// A bare pod with the same labels has no controller to spread by.
-	s = newSnapshot(t, nodes, []corev1.Pod{replica("r1", on("a")), replica("r2", on("a")), mkPod("incoming", podLabels("app", "web"))})
+	s = newSnapshot(t, nodes, []corev1.Pod{replica("r1").On("a").Obj(), replica("r2").On("a").Obj(), incomingPod().Label("app", "web").Obj()})
 	if got := feasibleNodes(t, e, s); !slices.Equal(got, []string{"a", "b"}) {
 		t.Errorf("a bare pod may go to %v, want both nodes", got)
 	}
@@ -219,18 +221,18 @@ func TestAddedAffinityIsEnforced(t *testing.T) {
 	p := DefaultProfile()
 	setArgs(t, &p, NodeAffinity, &configv1.NodeAffinityArgs{AddedAffinity: &corev1.NodeAffinity{
 		RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{
-			match("pool", corev1.NodeSelectorOpIn, "batch"),
+			ct.NodeSelectorTerm("pool", corev1.NodeSelectorOpIn, "batch"),
 		}},
 	}})
 	e, err := NewEngine(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := newSnapshot(t, []corev1.Node{mkNode("a", nodeLabels("pool", "batch")), mkNode("b", nodeLabels("pool", "web"))}, []corev1.Pod{mkPod("incoming")})
+	s := newSnapshot(t, []corev1.Node{ct.Node("a").Label("pool", "batch").Obj(), ct.Node("b").Label("pool", "web").Obj()}, []corev1.Pod{incomingPod().Obj()})
 	if got := feasibleNodes(t, e, s); !slices.Equal(got, []string{"a"}) {
 		t.Errorf("feasible %v, want [a]", got)
 	}
-	s = newSnapshot(t, []corev1.Node{mkNode("b", nodeLabels("pool", "web"))}, []corev1.Pod{mkPod("incoming")})
+	s = newSnapshot(t, []corev1.Node{ct.Node("b").Label("pool", "web").Obj()}, []corev1.Pod{incomingPod().Obj()})
 	want := "0/1 nodes are available: 1 node(s) didn't match scheduler-enforced node affinity."
 	if res := e.Schedule(s, incoming(t, s), Options{}); res.Message != want {
 		t.Errorf("message %q, want %q", res.Message, want)

@@ -11,8 +11,10 @@ import (
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
+	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 )
 
 // TestFeasibilityMatchesAReferenceImplementation generates clusters and pods
@@ -62,66 +64,64 @@ func generateCluster(t *testing.T, r *rand.Rand) (*cluster.Snapshot, []string) {
 	var nodes []corev1.Node
 	numNodes := 8 + r.IntN(10)
 	for i := range numNodes {
-		opts := []nodeOption{
-			allocatable(corev1.ResourceCPU, fmt.Sprintf("%d", 2+r.IntN(6))),
-			allocatable(corev1.ResourceMemory, fmt.Sprintf("%dGi", 4+r.IntN(12))),
-			allocatable(corev1.ResourcePods, fmt.Sprintf("%d", 4+r.IntN(8))),
-			nodeLabels("pool", []string{"general", "compute"}[r.IntN(2)]),
-		}
+		b := ct.Node(fmt.Sprintf("node-%02d", i)).
+			Allocatable(corev1.ResourceCPU, fmt.Sprintf("%d", 2+r.IntN(6))).
+			Allocatable(corev1.ResourceMemory, fmt.Sprintf("%dGi", 4+r.IntN(12))).
+			Allocatable(corev1.ResourcePods, fmt.Sprintf("%d", 4+r.IntN(8))).
+			Label("pool", []string{"general", "compute"}[r.IntN(2)])
 		if r.IntN(8) > 0 {
-			opts = append(opts, zone(zones[r.IntN(len(zones))]))
+			b.Zone(zones[r.IntN(len(zones))])
 		}
 		if r.IntN(5) == 0 {
-			opts = append(opts, taint("dedicated", []string{"gpu", "db"}[r.IntN(2)], []corev1.TaintEffect{corev1.TaintEffectNoSchedule, corev1.TaintEffectNoExecute, corev1.TaintEffectPreferNoSchedule}[r.IntN(3)]))
+			b.Taint("dedicated", []string{"gpu", "db"}[r.IntN(2)], []corev1.TaintEffect{corev1.TaintEffectNoSchedule, corev1.TaintEffectNoExecute, corev1.TaintEffectPreferNoSchedule}[r.IntN(3)])
 		}
 		if r.IntN(10) == 0 {
-			opts = append(opts, cordoned())
+			b.Unschedulable()
 		}
 		if r.IntN(6) == 0 {
-			opts = append(opts, allocatable("example.com/gpu", "2"))
+			b.Allocatable("example.com/gpu", "2")
 		}
-		nodes = append(nodes, mkNode(fmt.Sprintf("node-%02d", i), opts...))
+		nodes = append(nodes, b.Obj())
 	}
 
-	randomPod := func(name string) []podOption {
+	randomPod := func(b *ct.PodBuilder) *ct.PodBuilder {
 		app := apps[r.IntN(len(apps))]
-		opts := []podOption{
-			podLabels("app", app),
-			requests(fmt.Sprintf("%dm", 100*(1+r.IntN(15))), fmt.Sprintf("%dMi", 256*(1+r.IntN(8)))),
-		}
+		b.Label("app", app).
+			Requests(fmt.Sprintf("%dm", 100*(1+r.IntN(15))), fmt.Sprintf("%dMi", 256*(1+r.IntN(8))))
 		if r.IntN(10) == 0 {
-			opts = append(opts, request("example.com/gpu", "1"))
+			b.Request("example.com/gpu", "1")
 		}
 		if r.IntN(4) == 0 {
-			opts = append(opts, toleration(corev1.Toleration{Key: "dedicated", Operator: corev1.TolerationOpExists}))
+			b.Toleration(corev1.Toleration{Key: "dedicated", Operator: corev1.TolerationOpExists})
 		}
 		if r.IntN(8) == 0 {
-			opts = append(opts, hostPort(int32(8080+r.IntN(2)), corev1.ProtocolTCP, ""))
+			b.HostPort(int32(8080+r.IntN(2)), corev1.ProtocolTCP, "")
 		}
 		if r.IntN(5) == 0 {
-			opts = append(opts, requiredPodAntiAffinity(podAffinityTerm([]string{corev1.LabelHostname, corev1.LabelTopologyZone}[r.IntN(2)], selectorFor("app", app))))
+			b.AntiAffinityTerm(ct.AffinityTerm([]string{corev1.LabelHostname, corev1.LabelTopologyZone}[r.IntN(2)], ct.Selector("app", app)))
 		}
-		return opts
+		return b
 	}
 
 	var pods []corev1.Pod
 	for i := range 3 * numNodes {
-		opts := randomPod("")
-		opts = append(opts, on(nodes[r.IntN(len(nodes))].Name))
+		b := randomPod(ct.Pod("default", fmt.Sprintf("existing-%03d", i)))
+		b.On(nodes[r.IntN(len(nodes))].Name)
 		if r.IntN(20) == 0 {
-			opts = append(opts, inNamespace("other"))
+			b.Edit(func(p *corev1.Pod) { p.Namespace = "other" })
 		}
-		pods = append(pods, mkPod(fmt.Sprintf("existing-%03d", i), opts...))
+		pods = append(pods, b.Obj())
 	}
 
 	var incomingNames []string
 	for i := range 12 {
-		opts := randomPod("")
+		name := fmt.Sprintf("incoming-%02d", i)
+		b := randomPod(ct.Pod("default", name).Pending())
 		switch r.IntN(4) {
 		case 0:
-			opts = append(opts, nodeSelector("pool", "compute"))
+			b.NodeSelector("pool", "compute")
 		case 1:
-			opts = append(opts, requiredNodeAffinity(match(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, zones[:2]...)))
+			b.RequireNodeAffinity(ct.NodeSelectorTerm(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, zones[:2]...))
 		}
 		if r.IntN(3) == 0 {
 			app := apps[r.IntN(len(apps))]
@@ -129,24 +129,23 @@ func generateCluster(t *testing.T, r *rand.Rand) (*cluster.Snapshot, []string) {
 				MaxSkew:           int32(1 + r.IntN(2)),
 				TopologyKey:       []string{corev1.LabelHostname, corev1.LabelTopologyZone}[r.IntN(2)],
 				WhenUnsatisfiable: corev1.DoNotSchedule,
-				LabelSelector:     selectorFor("app", app),
+				LabelSelector:     ct.Selector("app", app),
 			}
 			if r.IntN(3) == 0 {
-				tc.MinDomains = ptrTo(int32(2 + r.IntN(3)))
+				tc.MinDomains = ptr.To(int32(2 + r.IntN(3)))
 			}
 			if r.IntN(3) == 0 {
-				tc.NodeAffinityPolicy = ptrTo(corev1.NodeInclusionPolicyIgnore)
+				tc.NodeAffinityPolicy = ptr.To(corev1.NodeInclusionPolicyIgnore)
 			}
 			if r.IntN(3) == 0 {
-				tc.NodeTaintsPolicy = ptrTo(corev1.NodeInclusionPolicyHonor)
+				tc.NodeTaintsPolicy = ptr.To(corev1.NodeInclusionPolicyHonor)
 			}
-			opts = append(opts, spread(tc))
+			b.SpreadConstraint(tc)
 		}
 		if r.IntN(6) == 0 {
-			opts = append(opts, requiredPodAffinity(podAffinityTerm(corev1.LabelTopologyZone, selectorFor("app", apps[r.IntN(len(apps))]))))
+			b.RequirePodAffinity(ct.AffinityTerm(corev1.LabelTopologyZone, ct.Selector("app", apps[r.IntN(len(apps))])))
 		}
-		name := fmt.Sprintf("incoming-%02d", i)
-		pods = append(pods, mkPod(name, opts...))
+		pods = append(pods, b.Obj())
 		incomingNames = append(incomingNames, "default/"+name)
 	}
 	return newSnapshot(t, nodes, pods), incomingNames

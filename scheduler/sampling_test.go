@@ -5,6 +5,9 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
+
+	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 )
 
 func TestNumFeasibleNodesToFindIsKubeSchedulers(t *testing.T) {
@@ -39,12 +42,12 @@ func TestSearchStopsAfterEnoughFeasibleNodes(t *testing.T) {
 	var pods []corev1.Pod
 	for i := range 400 {
 		name := fmt.Sprintf("n%03d", i)
-		nodes = append(nodes, mkNode(name))
+		nodes = append(nodes, ct.Node(name).Obj())
 		if i != 17 {
-			pods = append(pods, mkPod("filler-"+name, on(name), requests("1", "1Gi")))
+			pods = append(pods, ct.Pod("default", "filler-"+name).On(name).Requests("1", "1Gi").Obj())
 		}
 	}
-	pods = append(pods, mkPod("incoming", requests("1", "1Gi")))
+	pods = append(pods, incomingPod().Requests("1", "1Gi").Obj())
 	s := newSnapshot(t, nodes, pods)
 
 	sampled := defaultEngine(t)
@@ -70,7 +73,7 @@ func TestSearchStopsAfterEnoughFeasibleNodes(t *testing.T) {
 	}
 
 	p := DefaultProfile()
-	p.PercentageOfNodesToScore = ptrTo(int32(100))
+	p.PercentageOfNodesToScore = ptr.To(int32(100))
 	all, err := NewEngine(p)
 	if err != nil {
 		t.Fatal(err)
@@ -84,9 +87,9 @@ func TestSearchStopsAfterEnoughFeasibleNodes(t *testing.T) {
 func TestAPodThatFitsNowhereIsCheckedOnEveryNode(t *testing.T) {
 	var nodes []corev1.Node
 	for i := range 300 {
-		nodes = append(nodes, mkNode(fmt.Sprintf("n%03d", i), allocatable(corev1.ResourceCPU, "1")))
+		nodes = append(nodes, ct.Node(fmt.Sprintf("n%03d", i)).Allocatable(corev1.ResourceCPU, "1").Obj())
 	}
-	s := newSnapshot(t, nodes, []corev1.Pod{mkPod("incoming", requests("2", ""))})
+	s := newSnapshot(t, nodes, []corev1.Pod{incomingPod().Requests("2", "").Obj()})
 	res := defaultEngine(t).Schedule(s, incoming(t, s), Options{})
 	if want := "0/300 nodes are available: 300 Insufficient cpu."; res.Message != want || res.Evaluated != 300 {
 		t.Errorf("message %q after %d nodes, want %q after 300", res.Message, res.Evaluated, want)

@@ -85,6 +85,10 @@ func (b *NodeBuilder) Cordoned() *NodeBuilder {
 	return b.Taint(corev1.TaintNodeUnschedulable, "", corev1.TaintEffectNoSchedule)
 }
 
+// Unschedulable sets spec.unschedulable alone, as a hand-written node would
+// be, without the taint Cordoned adds.
+func (b *NodeBuilder) Unschedulable() *NodeBuilder { b.n.Spec.Unschedulable = true; return b }
+
 // NotReady marks the node's Ready condition false.
 func (b *NodeBuilder) NotReady() *NodeBuilder {
 	b.n.Status.Conditions[0].Status = corev1.ConditionFalse

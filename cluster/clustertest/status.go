@@ -52,6 +52,14 @@ func (b *PodBuilder) containerStatus() *corev1.ContainerStatus {
 	return &b.p.Status.ContainerStatuses[0]
 }
 
+// Pending makes the pod one waiting for the scheduler: phase Pending and no
+// conditions. A node set with On is then a request to run there (a pod
+// that names its node), not a binding.
+func (b *PodBuilder) Pending() *PodBuilder {
+	b.p.Status = corev1.PodStatus{Phase: corev1.PodPending}
+	return b
+}
+
 // Scheduled records the PodScheduled condition a scheduler sets when it
 // binds the pod, which tells a bound pending pod from one that asks for its
 // node by name.
