@@ -359,7 +359,7 @@ func buildFromDockerContext(t testing.TB) (string, error) {
 		return "", fmt.Errorf("cannot find %q in %q to redirect the output", oldOut, line)
 	}
 	line = strings.Replace(line, oldOut, "-o "+out, 1)
-	_, stderr, err := runErr(ctxDir, []string{"VERSION=" + testVersion, "COMMIT=" + testCommit, "GOWORK=off"}, "sh", "-c", line)
+	_, stderr, err := runErrWithin(buildTimeout, ctxDir, []string{"VERSION=" + testVersion, "COMMIT=" + testCommit, "GOWORK=off"}, "sh", "-c", line)
 	if err != nil {
 		return "", fmt.Errorf("%s: %v\n%s", line, err, stderr)
 	}

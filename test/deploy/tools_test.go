@@ -83,8 +83,20 @@ func run(t testing.TB, dir string, env []string, name string, args ...string) st
 	return out
 }
 
+// commandTimeout bounds a tool run by the tests (helm, kubectl, kustomize).
+const commandTimeout = 5 * time.Minute
+
+// buildTimeout bounds the build of the binary: with an empty build cache it
+// compiles client-go and the API types on a machine the other test
+// packages share, which takes longer than any tool run.
+const buildTimeout = 30 * time.Minute
+
 func runErr(dir string, env []string, name string, args ...string) (stdout, stderr string, err error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	return runErrWithin(commandTimeout, dir, env, name, args...)
+}
+
+func runErrWithin(timeout time.Duration, dir string, env []string, name string, args ...string) (stdout, stderr string, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
