@@ -15,6 +15,8 @@ package app
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"sync"
 
 	"k8s.io/klog/v2"
@@ -104,11 +106,26 @@ func (s *settings) userAgent(program string) string {
 	return program + "/" + s.version
 }
 
-// Main runs the command line of os.Args with the options and returns the
-// exit code: 0 done, 1 the run failed, 2 bad usage or invalid input. The
-// error, if any, is printed on standard error.
+// Main runs the command line of os.Args with the options, on the process's
+// standard output and error, and returns the exit code for os.Exit.
 func Main(opts ...Option) int {
-	err := NewCommand(opts...).Execute()
+	return Run(os.Args[1:], os.Stdout, os.Stderr, opts...)
+}
+
+// Run runs the command line args (without the program name) with the
+// options and returns the exit code: 0 done, 1 the run failed (API server
+// unreachable, permission denied, failed evictions), 2 bad usage or
+// invalid input, and then nothing was evicted. The error, if any, is
+// printed on stderr; logs go where klog writes them.
+func Run(args []string, stdout, stderr io.Writer, opts ...Option) int {
+	c := NewCommand(opts...)
+	c.SetArgs(args)
+	c.SetOut(stdout)
+	c.SetErr(stderr)
+	err := c.Execute()
 	klog.Flush()
+	if err != nil {
+		fmt.Fprintln(stderr, "Error:", err)
+	}
 	return exitCode(err)
 }

@@ -2,8 +2,6 @@ package app
 
 import (
 	"errors"
-	"fmt"
-	"os"
 )
 
 // Exit codes, as documented in the README.
@@ -33,7 +31,6 @@ func exitCode(err error) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintln(os.Stderr, "Error:", err)
 	var rt *runtimeError
 	if errors.As(err, &rt) {
 		return exitRuntime
