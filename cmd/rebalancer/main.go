@@ -1,53 +1,21 @@
 // Command rebalancer keeps a Kubernetes cluster balanced: it plans which pods
 // sit in the wrong place and evicts them through the Eviction API, within
-// PodDisruptionBudgets and eviction limits. See `rebalancer --help`.
+// PodDisruptionBudgets and eviction limits. See `rebalancer --help`; the
+// command line itself is package app, which other programs build on.
 package main
 
 import (
-	"errors"
-	"fmt"
 	"os"
 
-	"k8s.io/klog/v2"
+	"github.com/kube-rebalancer/rebalancer/cmd/rebalancer/app"
 )
 
-// Exit codes, as documented in the README.
-const (
-	exitOK      = 0
-	exitRuntime = 1
-	exitUsage   = 2
+// Set at build time with -ldflags "-X main.version=... -X main.commit=...".
+var (
+	version = "dev"
+	commit  = "unknown"
 )
 
 func main() {
-	err := newRootCommand().Execute()
-	klog.Flush()
-	os.Exit(exitCode(err))
-}
-
-// runtimeError marks a failure of the run itself (API server unreachable,
-// permission denied, a failed eviction) as opposed to bad input.
-type runtimeError struct{ err error }
-
-func (e *runtimeError) Error() string { return e.err.Error() }
-func (e *runtimeError) Unwrap() error { return e.err }
-
-func runtimeErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &runtimeError{err}
-}
-
-// exitCode maps an error to the exit code: bad input is the default, so that
-// a failure nobody classified never claims the run happened.
-func exitCode(err error) int {
-	if err == nil {
-		return exitOK
-	}
-	fmt.Fprintln(os.Stderr, "Error:", err)
-	var rt *runtimeError
-	if errors.As(err, &rt) {
-		return exitRuntime
-	}
-	return exitUsage
+	os.Exit(app.Main(app.WithVersion(version, commit)))
 }

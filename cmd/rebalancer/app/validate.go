@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"fmt"
@@ -9,18 +9,22 @@ import (
 	"github.com/kube-rebalancer/rebalancer/policy"
 )
 
-func newValidateCommand() *cobra.Command {
+func newValidateCommand(s *settings) *cobra.Command {
 	return &cobra.Command{
 		Use:   "validate POLICY_FILE",
 		Short: "Check a policy file and report every problem in it",
 		Long: `Check a RebalancePolicy file: unknown fields, bad values and conflicting
 settings are all reported at once, each with the field path and the value.
+The scheduler configuration the policy names is loaded and checked too.
 Exit code 0 when the policy is valid, 2 when it is not.`,
 		Example: "  rebalancer validate examples/policy.yaml",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			p, err := policy.LoadFile(args[0])
 			if err != nil {
+				return err
+			}
+			if _, err := newPlacer(p, s.plugins); err != nil {
 				return err
 			}
 			enabled := p.Enabled()

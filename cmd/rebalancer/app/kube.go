@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"fmt"
@@ -17,7 +17,8 @@ type kubeFlags struct {
 }
 
 // client builds a clientset from --kubeconfig, $KUBECONFIG, ~/.kube/config
-// or, inside a pod, the in-cluster configuration, in that order.
+// or, inside a pod, the in-cluster configuration, in that order. userAgent
+// is the program's name and version.
 func (k *kubeFlags) client(userAgent string) (kubernetes.Interface, *rest.Config, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = k.kubeconfig
@@ -27,7 +28,7 @@ func (k *kubeFlags) client(userAgent string) (kubernetes.Interface, *rest.Config
 		return nil, nil, fmt.Errorf("no cluster to talk to: %w (use --kubeconfig, or run inside a pod)", err)
 	}
 	cfg.QPS, cfg.Burst = k.qps, k.burst
-	cfg.UserAgent = userAgent + "/" + version
+	cfg.UserAgent = userAgent
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, nil, err

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 // execute runs the CLI in-process and returns its output and exit code.
 func execute(t *testing.T, args ...string) (stdout string, code int, err error) {
 	t.Helper()
-	cmd := newRootCommand()
+	cmd := NewCommand()
 	var out bytes.Buffer
 	cmd.SetOut(&out)
 	cmd.SetErr(&out)
@@ -32,7 +32,7 @@ func writeFile(t *testing.T, name, body string) string {
 	return path
 }
 
-const example = "../../examples/cluster.yaml"
+const example = "../../../examples/cluster.yaml"
 
 func TestExitCodes(t *testing.T) {
 	badPolicy := writeFile(t, "policy.yaml", "apiVersion: rebalancer.dev/v1alpha1\nkind: RebalancePolicy\nstrategies:\n  LowNodeUtilization:\n    thresholds: {cpu: 20}\n    targetThresholds: {cpu: 120}\n")
@@ -45,7 +45,7 @@ func TestExitCodes(t *testing.T) {
 		message string
 	}{
 		{"plan the example", []string{"plan", "--snapshot", example}, exitOK, ""},
-		{"validate the example policy", []string{"validate", "../../examples/policy.yaml"}, exitOK, ""},
+		{"validate the example policy", []string{"validate", "../../../examples/policy.yaml"}, exitOK, ""},
 		{"invalid policy names the field", []string{"plan", "--snapshot", example, "--policy", badPolicy}, exitUsage,
 			"strategies.LowNodeUtilization.targetThresholds.cpu: 120 is above 100"},
 		{"validate an invalid policy", []string{"validate", badPolicy}, exitUsage, "120 is above 100"},
@@ -74,7 +74,7 @@ func TestExitCodes(t *testing.T) {
 // The same snapshot and policy give byte-identical JSON, and the JSON has the
 // fields DESIGN.md promises.
 func TestPlanJSONIsDeterministic(t *testing.T) {
-	args := []string{"plan", "--snapshot", example, "--policy", "../../examples/policy.yaml", "-o", "json", "--now", "2026-11-20T12:00:00Z"}
+	args := []string{"plan", "--snapshot", example, "--policy", "../../../examples/policy.yaml", "-o", "json", "--now", "2026-11-20T12:00:00Z"}
 	first, code, err := execute(t, args...)
 	if code != exitOK {
 		t.Fatalf("plan: %v", err)
@@ -127,7 +127,7 @@ func TestVersion(t *testing.T) {
 // pflag takes a back-quoted word of a flag's usage as the name of its value,
 // which garbles --help; no usage may have one.
 func TestFlagUsagesReadAsWritten(t *testing.T) {
-	root := newRootCommand()
+	root := NewCommand()
 	for _, c := range append(root.Commands(), root) {
 		c.Flags().VisitAll(func(f *pflag.Flag) {
 			if strings.Contains(f.Usage, "`") {

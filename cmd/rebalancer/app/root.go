@@ -1,6 +1,7 @@
-package main
+package app
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -11,7 +12,10 @@ import (
 	"github.com/kube-rebalancer/rebalancer/report"
 )
 
-func newRootCommand() *cobra.Command {
+// NewCommand returns rebalancer's command line with the options: the
+// command that `rebalancer` runs, with every subcommand.
+func NewCommand(opts ...Option) *cobra.Command {
+	s := newSettings(opts)
 	root := &cobra.Command{
 		Use:   "rebalancer",
 		Short: "Move pods that sit in the wrong place, safely",
@@ -25,6 +29,8 @@ fatal); 1 the run failed (API server unreachable, permission denied, failed
 evictions); 2 bad usage, invalid policy or snapshot, and then nothing is evicted.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// A program built with options that cannot work runs nothing.
+		PersistentPreRunE: func(*cobra.Command, []string) error { return errors.Join(s.errs...) },
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		//nolint:staticcheck // ST1005: printed as is, as the last lines of a usage error, like cobra's own hint.
@@ -39,7 +45,7 @@ evictions); 2 bad usage, invalid policy or snapshot, and then nothing is evicted
 	root.PersistentFlags().Lookup("v").Usage = "log verbosity: 1 for each strategy's outcome, 2 for node classification, 4 for every decision; with -o table, also lists every skipped pod"
 	root.PersistentFlags().Lookup("v").NoOptDefVal = "1"
 
-	root.AddCommand(newRunCommand(), newPlanCommand(), newValidateCommand(), newVersionCommand(), newPlaceCommand(), newScheduleCommand(), newRBACCommand())
+	root.AddCommand(newRunCommand(s), newPlanCommand(s), newValidateCommand(s), newVersionCommand(s), newPlaceCommand(s), newScheduleCommand(s), newRBACCommand())
 	return root
 }
 

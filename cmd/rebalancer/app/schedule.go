@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/schedulerd"
 )
 
-func newScheduleCommand() *cobra.Command {
+func newScheduleCommand(s *settings) *cobra.Command {
 	var (
 		kubeOpts       = kubeFlags{qps: 50, burst: 100}
 		config, name   string
@@ -43,15 +43,15 @@ Pods opt in with spec.schedulerName: rebalancer (or --scheduler-name).`,
 		Example: `  rebalancer schedule --config /etc/rebalancer/scheduler.yaml --leader-elect`,
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			profile, err := scheduleProfile(config, name)
+			profile, err := scheduleProfile(config, name, s.plugins)
 			if err != nil {
 				return err
 			}
-			engine, err := scheduler.NewEngine(profile)
+			engine, err := scheduler.NewEngine(profile, s.plugins)
 			if err != nil {
 				return err
 			}
-			client, _, err := kubeOpts.client("rebalancer-scheduler")
+			client, _, err := kubeOpts.client(s.userAgent("rebalancer-scheduler"))
 			if err != nil {
 				return err
 			}
@@ -87,8 +87,9 @@ Pods opt in with spec.schedulerName: rebalancer (or --scheduler-name).`,
 
 // scheduleProfile picks the profile to run: by --scheduler-name from
 // --config, or the only one; without --config, the default profile under
-// the name "rebalancer".
-func scheduleProfile(config, name string) (scheduler.Profile, error) {
+// the name "rebalancer". plugins are the out-of-tree plugins --config may
+// enable.
+func scheduleProfile(config, name string, plugins scheduler.Registry) (scheduler.Profile, error) {
 	if config == "" {
 		p := scheduler.DefaultProfile()
 		p.SchedulerName = "rebalancer"
@@ -97,7 +98,7 @@ func scheduleProfile(config, name string) (scheduler.Profile, error) {
 		}
 		return p, nil
 	}
-	profiles, err := scheduler.ReadProfiles(config)
+	profiles, err := scheduler.ReadProfiles(config, plugins)
 	if err != nil {
 		return scheduler.Profile{}, err
 	}

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"fmt"
@@ -10,9 +10,10 @@ import (
 
 // newPlacer builds the scheduler engines a plan simulates: the profiles of
 // the policy's scheduler section, each for the pods that name it, and
-// kube-scheduler's default profile for every other pod.
-func newPlacer(pol *policy.Policy) (scheduler.Placer, error) {
-	def, err := scheduler.NewEngine(scheduler.DefaultProfile())
+// kube-scheduler's default profile for every other pod. plugins are the
+// out-of-tree plugins the profiles may enable.
+func newPlacer(pol *policy.Policy, plugins scheduler.Registry) (scheduler.Placer, error) {
+	def, err := scheduler.NewEngine(scheduler.DefaultProfile(), plugins)
 	if err != nil {
 		return nil, err
 	}
@@ -28,15 +29,15 @@ func newPlacer(pol *policy.Policy) (scheduler.Placer, error) {
 		if !filepath.IsAbs(file) && pol.File != "" {
 			file = filepath.Join(filepath.Dir(pol.File), file)
 		}
-		profiles, err = scheduler.ReadProfiles(file)
+		profiles, err = scheduler.ReadProfiles(file, plugins)
 	case len(s.Config) > 0:
-		profiles, err = scheduler.LoadProfiles(s.Config, pol.File+": scheduler.config")
+		profiles, err = scheduler.LoadProfiles(s.Config, pol.File+": scheduler.config", plugins)
 	}
 	if err != nil {
 		return nil, err
 	}
 	for _, p := range profiles {
-		e, err := scheduler.NewEngine(p)
+		e, err := scheduler.NewEngine(p, plugins)
 		if err != nil {
 			return nil, err
 		}

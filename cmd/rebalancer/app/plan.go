@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/report"
 )
 
-func newPlanCommand() *cobra.Command {
+func newPlanCommand(s *settings) *cobra.Command {
 	var (
 		snapshot, policyFile, output, now string
 	)
@@ -56,7 +56,7 @@ Without --policy, the built-in default policy runs:
 			if err != nil {
 				return err
 			}
-			placer, err := newPlacer(pol)
+			placer, err := newPlacer(pol, s.plugins)
 			if err != nil {
 				return err
 			}

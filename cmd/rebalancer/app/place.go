@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -24,7 +24,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/scheduler"
 )
 
-func newPlaceCommand() *cobra.Command {
+func newPlaceCommand(s *settings) *cobra.Command {
 	var (
 		snapshot, schedulerConfig, schedulerName, output string
 		kubeOpts                                         = kubeFlags{qps: 20, burst: 30}
@@ -57,7 +57,7 @@ now. The cluster comes from --snapshot, or from the API server.`,
 			if err != nil {
 				return err
 			}
-			engine, err := engineFor(schedulerConfig, schedulerName)
+			engine, err := engineFor(schedulerConfig, schedulerName, s.plugins)
 			if err != nil {
 				return err
 			}
@@ -67,7 +67,7 @@ now. The cluster comes from --snapshot, or from the API server.`,
 					return fmt.Errorf("%s: %w", snapshot, err)
 				}
 			} else {
-				client, _, err := kubeOpts.client("rebalancer-place")
+				client, _, err := kubeOpts.client(s.userAgent("rebalancer-place"))
 				if err != nil {
 					return err
 				}
@@ -99,11 +99,12 @@ now. The cluster comes from --snapshot, or from the API server.`,
 }
 
 // engineFor builds the engine of a profile; with no file, the default one.
-func engineFor(file, name string) (*scheduler.Engine, error) {
+// plugins are the out-of-tree plugins the profile may enable.
+func engineFor(file, name string, plugins scheduler.Registry) (*scheduler.Engine, error) {
 	if file == "" {
-		return scheduler.NewEngine(scheduler.DefaultProfile())
+		return scheduler.NewEngine(scheduler.DefaultProfile(), plugins)
 	}
-	profiles, err := scheduler.ReadProfiles(file)
+	profiles, err := scheduler.ReadProfiles(file, plugins)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +115,7 @@ func engineFor(file, name string) (*scheduler.Engine, error) {
 			return nil, fmt.Errorf("%s: no profile with schedulerName %q", file, name)
 		}
 	}
-	return scheduler.NewEngine(p)
+	return scheduler.NewEngine(p, plugins)
 }
 
 // place adds the pod, unbound, to the cluster (replacing a pod of the same

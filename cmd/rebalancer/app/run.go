@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -30,7 +30,7 @@ type runOptions struct {
 	election    electionFlags
 }
 
-func newRunCommand() *cobra.Command {
+func newRunCommand(s *settings) *cobra.Command {
 	o := runOptions{kube: kubeFlags{qps: 20, burst: 30}}
 	c := &cobra.Command{
 		Use:   "run",
@@ -61,11 +61,11 @@ and the events already recorded are written before the process exits.`,
 			if err != nil {
 				return err
 			}
-			placer, err := newPlacer(pol)
+			placer, err := newPlacer(pol, s.plugins)
 			if err != nil {
 				return err
 			}
-			client, _, err := o.kube.client("rebalancer")
+			client, _, err := o.kube.client(s.userAgent("rebalancer"))
 			if err != nil {
 				return err
 			}

@@ -1,0 +1,110 @@
+package app
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kube-rebalancer/rebalancer/policy"
+	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/strategies"
+)
+
+// nothingArgs and nothing stand for a strategy a program adds.
+type nothingArgs struct {
+	policy.Common `json:",inline"`
+}
+
+func (*nothingArgs) Default()                             {}
+func (*nothingArgs) NodeLevelFields() []string            { return nil }
+func (*nothingArgs) Validate(*field.Path) field.ErrorList { return nil }
+
+type nothing struct{}
+
+func (nothing) Name() string             { return "MoveNothing" }
+func (nothing) Run(in *strategies.Input) {}
+
+// passAll is a plugin a program adds: every node passes it.
+type passAll struct{}
+
+func (passAll) Name() string { return "PassAll" }
+func (passAll) PreFilter(*scheduler.Cycle) scheduler.PreFilterResult {
+	return scheduler.PreFilterResult{}
+}
+func (passAll) Filter(*scheduler.Cycle, int) []string { return nil }
+
+var passAllRegistration = scheduler.Registration{
+	Points: scheduler.PointFilter,
+	New:    func(any, scheduler.Handle) (scheduler.Plugin, error) { return passAll{}, nil },
+}
+
+// The options reach the commands, and options that cannot work fail every
+// command with exit code 2 instead of running it.
+func TestOptions(t *testing.T) {
+	moveNothing := WithStrategy(strategies.Registration{
+		Name:    "MoveNothing",
+		NewArgs: func() policy.StrategyArgs { return &nothingArgs{} },
+		New:     func() strategies.Strategy { return nothing{} },
+	})
+	policyFile := writeFile(t, "policy.yaml", `apiVersion: rebalancer.dev/v1alpha1
+kind: RebalancePolicy
+strategies:
+  MoveNothing: {}
+scheduler:
+  config:
+    apiVersion: kubescheduler.config.k8s.io/v1
+    kind: KubeSchedulerConfiguration
+    profiles:
+    - plugins: {filter: {enabled: [{name: PassAll}]}}
+`)
+	tests := []struct {
+		name string
+		opts []Option
+		args []string
+		code int
+		out  string // in stdout on success, in stderr otherwise
+	}{
+		{"version stamped by main", []Option{WithVersion("1.2.3", "abc123")}, []string{"version"}, exitOK, "rebalancer 1.2.3 (commit abc123, go"},
+		{"a strategy and a plugin the policy configures", []Option{moveNothing, WithPlugin("PassAll", passAllRegistration)},
+			[]string{"validate", policyFile}, exitOK, "valid; strategies: MoveNothing"},
+		// The same Option value again: the strategy is registered once.
+		{"the same strategy option in a second command", []Option{moveNothing, WithPlugin("PassAll", passAllRegistration)},
+			[]string{"plan", "--snapshot", example, "--policy", policyFile}, exitOK, "NODE"},
+		{"without the plugin, the policy's scheduler configuration is invalid", []Option{moveNothing},
+			[]string{"validate", policyFile}, exitUsage, `scheduler.config: profiles[0].plugins.filter.enabled[0].name: "PassAll" is not a known plugin`},
+		{"a plugin given twice", []Option{WithPlugin("PassAll", passAllRegistration), WithPlugin("PassAll", passAllRegistration)},
+			[]string{"version"}, exitUsage, `plugin "PassAll" is given twice`},
+		{"a plugin under an in-tree name", []Option{WithPlugin("NodeName", passAllRegistration)},
+			[]string{"plan", "--snapshot", example}, exitUsage, `plugin "NodeName" is registered twice`},
+		{"a plugin without New", []Option{WithPlugin("Nothing", scheduler.Registration{Points: scheduler.PointFilter})},
+			[]string{"version"}, exitUsage, `plugin "Nothing": registration without New`},
+		{"a strategy under a built-in name", []Option{WithStrategy(strategies.Registration{
+			Name:    "RemoveDuplicates",
+			NewArgs: func() policy.StrategyArgs { return &policy.RemoveDuplicatesArgs{} },
+			New:     func() strategies.Strategy { return removeDuplicatesLookalike{} },
+		})}, []string{"version"}, exitUsage, "strategy RemoveDuplicates is registered twice"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := Run(tt.args, &stdout, &stderr, tt.opts...)
+			if code != tt.code {
+				t.Fatalf("exit code %d, want %d; stderr:\n%s", code, tt.code, stderr.String())
+			}
+			got := stdout.String()
+			if code != exitOK {
+				got = stderr.String()
+			}
+			if !strings.Contains(got, tt.out) {
+				t.Errorf("output:\n%s\nwant it to contain %q", got, tt.out)
+			}
+		})
+	}
+}
+
+type removeDuplicatesLookalike struct{}
+
+func (removeDuplicatesLookalike) Name() string          { return "RemoveDuplicates" }
+func (removeDuplicatesLookalike) Run(*strategies.Input) {}
