@@ -64,9 +64,9 @@ func decodeArgs(raw []byte, path string) (any, error) {
 	if a.DrainSoonLabel == "" {
 		a.DrainSoonLabel = DefaultDrainSoonLabel
 	}
-	for field, key := range map[string]string{"drainingLabel": a.DrainingLabel, "drainSoonLabel": a.DrainSoonLabel} {
-		if errs := validation.IsQualifiedName(key); len(errs) > 0 {
-			return nil, fmt.Errorf("%s.%s: %q is not a label key: %s", path, field, key, errs[0])
+	for _, f := range []struct{ field, key string }{{"drainingLabel", a.DrainingLabel}, {"drainSoonLabel", a.DrainSoonLabel}} {
+		if errs := validation.IsQualifiedName(f.key); len(errs) > 0 {
+			return nil, fmt.Errorf("%s.%s: %q is not a label key: %s", path, f.field, f.key, errs[0])
 		}
 	}
 	return a, nil
