@@ -47,7 +47,7 @@ func CompileSpreadConstraint(tc *corev1.TopologySpreadConstraint, podLabels map[
 		TopologyKey:        tc.TopologyKey,
 		MaxSkew:            tc.MaxSkew,
 		WhenUnsatisfiable:  tc.WhenUnsatisfiable,
-		Selector:           withMatchLabels(sel, MatchLabelKeyValues(tc, podLabels)),
+		Selector:           withMatchLabels(sel, addMatchLabelKeyValues(labels.Set{}, tc, podLabels)),
 		MinDomains:         1,
 		HonorsNodeAffinity: tc.NodeAffinityPolicy == nil || *tc.NodeAffinityPolicy == corev1.NodeInclusionPolicyHonor,
 		HonorsNodeTaints:   tc.NodeTaintsPolicy != nil && *tc.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor,
@@ -63,7 +63,13 @@ func CompileSpreadConstraint(tc *corev1.TopologySpreadConstraint, podLabels map[
 // the pod has a label for, nil when there are none. Two pods whose
 // constraints are alike and whose values are equal select the same pods.
 func MatchLabelKeyValues(tc *corev1.TopologySpreadConstraint, podLabels map[string]string) labels.Set {
-	var set labels.Set
+	return addMatchLabelKeyValues(nil, tc, podLabels)
+}
+
+// addMatchLabelKeyValues adds to set, made when nil and needed, the pairs
+// MatchLabelKeyValues returns. Compiling passes an empty set that stays on
+// the stack: the merged selector does not keep it.
+func addMatchLabelKeyValues(set labels.Set, tc *corev1.TopologySpreadConstraint, podLabels map[string]string) labels.Set {
 	for _, k := range tc.MatchLabelKeys {
 		if v, ok := podLabels[k]; ok {
 			if set == nil {
