@@ -12,4 +12,10 @@
 // are made on a Fork, which shares everything with its parent and copies a
 // node only when an edit touches it, so that a planner can apply hundreds of
 // moves to a 5,000-node cluster without copying it.
+//
+// The package also states, once, the Kubernetes rules that the scheduler
+// engine and the strategies both apply to a snapshot: how a topology spread
+// constraint is compiled (SpreadConstraint) and which taints and cordons
+// keep a pod off a node (HardTaint, ToleratesHardTaints,
+// ToleratesUnschedulable).
 package cluster

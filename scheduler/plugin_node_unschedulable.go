@@ -1,9 +1,6 @@
 package scheduler
 
-import (
-	corev1 "k8s.io/api/core/v1"
-	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
-)
+import "github.com/kube-rebalancer/rebalancer/cluster"
 
 // NodeUnschedulable is the plugin's name in a profile.
 const NodeUnschedulable = "NodeUnschedulable"
@@ -12,10 +9,6 @@ const NodeUnschedulable = "NodeUnschedulable"
 const ErrReasonUnschedulable = "node(s) were unschedulable"
 
 var reasonUnschedulable = []string{ErrReasonUnschedulable}
-
-// cordonTaint is the taint a cordoned node carries; a pod that tolerates it
-// may land on the cordoned node, as DaemonSet pods do.
-var cordonTaint = corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}
 
 // nodeUnschedulable keeps pods off cordoned nodes (spec.unschedulable).
 type nodeUnschedulable struct{}
@@ -27,7 +20,7 @@ func newNodeUnschedulable(any, Handle) (Plugin, error) { return nodeUnschedulabl
 func (nodeUnschedulable) Name() string { return NodeUnschedulable }
 
 func (nodeUnschedulable) PreFilter(c *Cycle) PreFilterResult {
-	return PreFilterResult{Skip: corev1helpers.TolerationsTolerateTaint(logger, c.pod.Spec.Tolerations, &cordonTaint, false)}
+	return PreFilterResult{Skip: cluster.ToleratesUnschedulable(c.pod.Pod)}
 }
 
 func (nodeUnschedulable) Filter(c *Cycle, i int) []string {

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
 	configv1 "k8s.io/kube-scheduler/config/v1"
@@ -96,25 +95,11 @@ var systemDefaultConstraints = []corev1.TopologySpreadConstraint{
 	{TopologyKey: corev1.LabelTopologyZone, WhenUnsatisfiable: corev1.ScheduleAnyway, MaxSkew: 5},
 }
 
-// spreadConstraint is a topology spread constraint as the plugin applies it.
-type spreadConstraint struct {
-	maxSkew    int32
-	key        string
-	domains    *cluster.TopologyDomains
-	minDomains int32
-	// selector selects the pods that count; with sameController the pods
-	// that count are instead those of the pod's own controller.
-	selector       labels.Selector
-	sameController bool
-	honorAffinity  bool
-	honorTaints    bool
-}
-
 // spreadState is PodTopologySpread's PreFilter state: for each constraint,
 // the matching pods per domain over the eligible nodes, and the minimum;
 // and Score's buffers, kept from cycle to cycle.
 type spreadState struct {
-	constraints []spreadConstraint
+	constraints []cluster.SpreadConstraint
 	counts      [][]int32
 	minMatch    []int32
 	self        []int32
@@ -131,37 +116,27 @@ func (s *spreadState) Reset() {
 }
 
 // spreadConstraints returns the pod's constraints with the given action, or
-// when it has none, the profile's default constraints with that action. The
-// defaults apply, as in kube-scheduler, to pods that a ReplicaSet,
-// ReplicationController or StatefulSet controls; kube-scheduler also applies
-// them to pods a Service selects, which a snapshot does not know.
-func (c *Cycle) spreadConstraints(args *configv1.PodTopologySpreadArgs, action corev1.UnsatisfiableConstraintAction) ([]spreadConstraint, error) {
-	var out []spreadConstraint
+// when it has none, the profile's default constraints with that action;
+// byController is true for the defaults, which count the pods of the pod's
+// own controller rather than those a selector selects. The defaults apply,
+// as in kube-scheduler, to pods that a ReplicaSet, ReplicationController or
+// StatefulSet controls; kube-scheduler also applies them to pods a Service
+// selects, which a snapshot does not know.
+func (c *Cycle) spreadConstraints(args *configv1.PodTopologySpreadArgs, action corev1.UnsatisfiableConstraintAction) (out []cluster.SpreadConstraint, byController bool, err error) {
 	own := c.pod.Spec.TopologySpreadConstraints
 	if len(own) > 0 {
-		for _, tc := range own {
-			if tc.WhenUnsatisfiable != action {
+		for k := range own {
+			if own[k].WhenUnsatisfiable != action {
 				continue
 			}
-			sel, err := metav1.LabelSelectorAsSelector(tc.LabelSelector)
+			sc, err := cluster.CompileSpreadConstraint(&own[k], c.pod.Labels)
 			if err != nil {
-				return nil, err
-			}
-			sel = withMatchLabelKeys(sel, tc.MatchLabelKeys, c.pod.Labels)
-			sc := spreadConstraint{
-				maxSkew:       tc.MaxSkew,
-				key:           tc.TopologyKey,
-				selector:      sel,
-				minDomains:    1,
-				honorAffinity: tc.NodeAffinityPolicy == nil || *tc.NodeAffinityPolicy == corev1.NodeInclusionPolicyHonor,
-				honorTaints:   tc.NodeTaintsPolicy != nil && *tc.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor,
-			}
-			if tc.MinDomains != nil {
-				sc.minDomains = *tc.MinDomains
+				return nil, false, err
 			}
 			out = append(out, sc)
 		}
 	} else if defaultSpreadController(c.pod) {
+		byController = true
 		defaults := args.DefaultConstraints
 		if args.DefaultingType == configv1.SystemDefaulting {
 			defaults = systemDefaultConstraints
@@ -170,33 +145,16 @@ func (c *Cycle) spreadConstraints(args *configv1.PodTopologySpreadArgs, action c
 			if tc.WhenUnsatisfiable != action {
 				continue
 			}
-			out = append(out, spreadConstraint{maxSkew: tc.MaxSkew, key: tc.TopologyKey, sameController: true, minDomains: 1, honorAffinity: true})
+			// Only maxSkew and the key of a default constraint count
+			// here: its selector is the controller's, and its policies
+			// and minDomains keep their defaults.
+			out = append(out, cluster.SpreadConstraint{TopologyKey: tc.TopologyKey, MaxSkew: tc.MaxSkew, WhenUnsatisfiable: action, MinDomains: 1, HonorsNodeAffinity: true})
 		}
 	}
 	for i := range out {
-		out[i].domains = c.t.domainsOf(out[i].key)
+		out[i].Domains = c.t.domainsOf(out[i].TopologyKey)
 	}
-	return out, nil
-}
-
-// withMatchLabelKeys adds key=value for each matchLabelKeys key the pod has
-// a label for. The API server merges them into the selector of pods it
-// admits; doing it again changes nothing and covers pods written by hand.
-func withMatchLabelKeys(sel labels.Selector, keys []string, podLabels map[string]string) labels.Selector {
-	set := labels.Set{}
-	for _, k := range keys {
-		if v, ok := podLabels[k]; ok {
-			set[k] = v
-		}
-	}
-	if len(set) == 0 {
-		return sel
-	}
-	reqs, selectable := sel.Requirements()
-	if !selectable {
-		return sel
-	}
-	return labels.SelectorFromSet(set).Add(reqs...)
+	return out, byController, nil
 }
 
 // defaultSpreadController reports whether the pod's controller is a kind
@@ -214,8 +172,9 @@ func defaultSpreadController(p *cluster.Pod) bool {
 }
 
 // eachMatchingPod calls fn for every pod that a constraint counts and that
-// holds a node: same namespace as the pod, not terminating, selected.
-func (c *Cycle) eachMatchingPod(sc *spreadConstraint, fn func(node int32)) {
+// holds a node: same namespace as the pod, not terminating, selected (or of
+// the pod's controller, byController).
+func (c *Cycle) eachMatchingPod(sc *cluster.SpreadConstraint, byController bool, fn func(node int32)) {
 	visit := func(p *cluster.Pod) {
 		if p.DeletionTimestamp != nil {
 			return
@@ -224,19 +183,19 @@ func (c *Cycle) eachMatchingPod(sc *spreadConstraint, fn func(node int32)) {
 			fn(n)
 		}
 	}
-	if sc.sameController {
+	if byController {
 		for _, p := range c.t.controlledBy(c.snap, c.pod) {
 			visit(p)
 		}
 		return
 	}
-	if sc.selector.Empty() {
+	if sc.Selector.Empty() {
 		// kube-scheduler counts no pod for a selector that selects
 		// everything.
 		return
 	}
 	g := c.t.groups()
-	for _, id := range c.t.selectGroups(c.snap, cluster.PodQuery{Namespaces: []string{c.pod.Namespace}, Selector: sc.selector}) {
+	for _, id := range c.t.selectGroups(c.snap, cluster.PodQuery{Namespaces: []string{c.pod.Namespace}, Selector: sc.Selector}) {
 		for _, p := range g.Groups[id].Pods {
 			visit(p)
 		}
@@ -277,33 +236,23 @@ func (t *tables) controlledBy(snap *cluster.Snapshot, pod *cluster.Pod) []*clust
 
 // selfMatch is 1 when the pod itself is one of the pods its constraint
 // counts.
-func (c *Cycle) selfMatch(sc *spreadConstraint) int32 {
-	if sc.sameController || sc.selector.Matches(labels.Set(c.pod.Labels)) {
+func (c *Cycle) selfMatch(sc *cluster.SpreadConstraint, byController bool) int32 {
+	if byController || sc.Selector.Matches(labels.Set(c.pod.Labels)) {
 		return 1
 	}
 	return 0
 }
 
-// hasAllKeys reports whether node i has every constraint's topology key:
-// a node missing one is not a domain of any of them.
-func hasAllKeys(cons []spreadConstraint, i int32) bool {
-	for k := range cons {
-		if cons[k].domains.Of[i] < 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // includes applies a constraint's nodeAffinityPolicy and nodeTaintsPolicy to
-// node i.
-func (c *Cycle) includes(sc *spreadConstraint, i int32) bool {
-	if sc.honorAffinity {
+// node i, asking for the pod's node selection and untolerated taints only
+// when the constraint honours them.
+func (c *Cycle) includes(sc *cluster.SpreadConstraint, i int32) bool {
+	if sc.HonorsNodeAffinity {
 		if sel := c.requiredAffinitySelection(); sel != nil && !sel[i] {
 			return false
 		}
 	}
-	if sc.honorTaints {
+	if sc.HonorsNodeTaints {
 		untolerated, g := c.untoleratedReasons()
 		if untolerated[g.of[i]] != nil {
 			return false
@@ -320,7 +269,7 @@ func (*podTopologySpread) Name() string { return PodTopologySpread }
 // itself, minus the fewest in any domain (0 when there are fewer eligible
 // domains than minDomains).
 func (p *podTopologySpread) PreFilter(c *Cycle) PreFilterResult {
-	cons, err := c.spreadConstraints(p.args, corev1.DoNotSchedule)
+	cons, byController, err := c.spreadConstraints(p.args, corev1.DoNotSchedule)
 	if err != nil {
 		return PreFilterResult{Reject: "parsing pod topology spread constraints: " + err.Error()}
 	}
@@ -333,21 +282,21 @@ func (p *podTopologySpread) PreFilter(c *Cycle) PreFilterResult {
 		sc := &cons[k]
 		// A domain counts when some eligible node is in it; once every
 		// domain has one, the other nodes cannot add any.
-		present := make([]bool, len(sc.domains.Values))
+		present := make([]bool, len(sc.Domains.Values))
 		found := 0
 		for i := range c.nodes {
 			if found == len(present) {
 				break
 			}
-			if n := int32(i); hasAllKeys(cons, n) && c.includes(sc, n) && !present[sc.domains.Of[n]] {
-				present[sc.domains.Of[n]] = true
+			if n := int32(i); cluster.HasAllTopologyKeys(cons, i) && c.includes(sc, n) && !present[sc.Domains.Of[n]] {
+				present[sc.Domains.Of[n]] = true
 				found++
 			}
 		}
-		counts := c.Int32Buffer(len(sc.domains.Values))
-		c.eachMatchingPod(sc, func(n int32) {
-			if hasAllKeys(cons, n) && c.includes(sc, n) {
-				counts[sc.domains.Of[n]]++
+		counts := c.Int32Buffer(len(sc.Domains.Values))
+		c.eachMatchingPod(sc, byController, func(n int32) {
+			if cluster.HasAllTopologyKeys(cons, int(n)) && c.includes(sc, n) {
+				counts[sc.Domains.Of[n]]++
 			}
 		})
 		var domains int32
@@ -358,10 +307,10 @@ func (p *podTopologySpread) PreFilter(c *Cycle) PreFilterResult {
 				minMatch = min(minMatch, counts[d])
 			}
 		}
-		if domains < sc.minDomains {
+		if sc.BelowMinDomains(domains) {
 			minMatch = 0
 		}
-		st.counts[k], st.minMatch[k], st.self[k] = counts, minMatch, c.selfMatch(sc)
+		st.counts[k], st.minMatch[k], st.self[k] = counts, minMatch, c.selfMatch(sc, byController)
 	}
 	return PreFilterResult{}
 }
@@ -370,11 +319,11 @@ func (p *podTopologySpread) Filter(c *Cycle, i int) []string {
 	st := State[spreadState](c, p.key)
 	for k := range st.constraints {
 		sc := &st.constraints[k]
-		d := sc.domains.Of[i]
+		d := sc.Domains.Of[i]
 		if d < 0 {
 			return reasonSpreadMissingLabel
 		}
-		if int64(st.counts[k][d])+int64(st.self[k])-int64(st.minMatch[k]) > int64(sc.maxSkew) {
+		if int64(st.counts[k][d])+int64(st.self[k])-int64(st.minMatch[k]) > int64(sc.MaxSkew) {
 			return reasonSpread
 		}
 	}
@@ -385,7 +334,7 @@ func (p *podTopologySpread) Filter(c *Cycle, i int) []string {
 // feasible nodes whose domains hold fewer matching pods, each constraint
 // weighted by the log of its number of domains.
 func (p *podTopologySpread) Score(c *Cycle, feasible []int32, out []int64) bool {
-	cons, err := c.spreadConstraints(p.args, corev1.ScheduleAnyway)
+	cons, byController, err := c.spreadConstraints(p.args, corev1.ScheduleAnyway)
 	if err != nil || len(cons) == 0 {
 		return false
 	}
@@ -396,7 +345,7 @@ func (p *podTopologySpread) Score(c *Cycle, feasible []int32, out []int64) bool 
 	ignored := make([]bool, len(feasible))
 	var numIgnored int
 	for k, i := range feasible {
-		if requireAll && !hasAllKeys(cons, i) {
+		if requireAll && !cluster.HasAllTopologyKeys(cons, int(i)) {
 			ignored[k] = true
 			numIgnored++
 		}
@@ -408,18 +357,18 @@ func (p *podTopologySpread) Score(c *Cycle, feasible []int32, out []int64) bool 
 		sc := &cons[ci]
 		var counts []int32 // by node for hostname, by domain otherwise
 		var size int
-		if sc.key == corev1.LabelHostname {
+		if sc.TopologyKey == corev1.LabelHostname {
 			size = len(feasible) - numIgnored
 			counts = zeroed(&st.byNode, len(c.nodes))
-			c.eachMatchingPod(sc, func(n int32) { counts[n]++ })
+			c.eachMatchingPod(sc, byController, func(n int32) { counts[n]++ })
 		} else {
-			present := make([]bool, len(sc.domains.Values))
+			present := make([]bool, len(sc.Domains.Values))
 			missing := false
 			for k, i := range feasible {
 				if ignored[k] {
 					continue
 				}
-				if d := sc.domains.Of[i]; d >= 0 {
+				if d := sc.Domains.Of[i]; d >= 0 {
 					if !present[d] {
 						present[d] = true
 						size++
@@ -429,12 +378,12 @@ func (p *podTopologySpread) Score(c *Cycle, feasible []int32, out []int64) bool 
 					size++
 				}
 			}
-			counts = c.Int32Buffer(len(sc.domains.Values))
-			c.eachMatchingPod(sc, func(n int32) {
-				if requireAll && !hasAllKeys(cons, n) || !c.includes(sc, n) {
+			counts = c.Int32Buffer(len(sc.Domains.Values))
+			c.eachMatchingPod(sc, byController, func(n int32) {
+				if requireAll && !cluster.HasAllTopologyKeys(cons, int(n)) || !c.includes(sc, n) {
 					return
 				}
-				if d := sc.domains.Of[n]; d >= 0 && present[d] {
+				if d := sc.Domains.Of[n]; d >= 0 && present[d] {
 					counts[d]++
 				}
 			})
@@ -444,15 +393,15 @@ func (p *podTopologySpread) Score(c *Cycle, feasible []int32, out []int64) bool 
 			if ignored[k] {
 				continue
 			}
-			d := sc.domains.Of[i]
+			d := sc.Domains.Of[i]
 			if d < 0 {
 				continue
 			}
 			cnt := counts[d]
-			if sc.key == corev1.LabelHostname {
+			if sc.TopologyKey == corev1.LabelHostname {
 				cnt = counts[i]
 			}
-			perNode[k] += float64(cnt)*weight + float64(sc.maxSkew-1)
+			perNode[k] += float64(cnt)*weight + float64(sc.MaxSkew-1)
 		}
 	}
 

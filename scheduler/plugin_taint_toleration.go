@@ -5,6 +5,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
 )
 
 // TaintToleration is the plugin's name in a profile.
@@ -105,15 +107,11 @@ func (c *Cycle) untoleratedReasons() ([][]string, *taintGroups) {
 	if c.untolerated == nil {
 		c.untolerated = make([][]string, len(g.taints))
 		for id, taints := range g.taints {
-			taint, bad := corev1helpers.FindMatchingUntoleratedTaint(logger, taints, c.pod.Spec.Tolerations, doNotScheduleTaint, false)
+			taint, bad := cluster.UntoleratedHardTaint(taints, c.pod.Spec.Tolerations)
 			if bad {
 				c.untolerated[id] = []string{fmt.Sprintf(ErrReasonUntoleratedTaint, taint.Key, taint.Value)}
 			}
 		}
 	}
 	return c.untolerated, g
-}
-
-func doNotScheduleTaint(t *corev1.Taint) bool {
-	return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
 }

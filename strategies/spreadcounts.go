@@ -5,7 +5,6 @@ import (
 	"math"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
@@ -15,9 +14,7 @@ import (
 // spreadConstraint is a topology spread constraint as the strategy counts
 // it, by kube-scheduler's rules.
 type spreadConstraint struct {
-	tc       corev1.TopologySpreadConstraint
-	selector labels.Selector
-	domains  *cluster.TopologyDomains
+	cluster.SpreadConstraint
 	// eligible says, per node index, whether the node's pods count: it has
 	// the topology keys of every constraint of the same kind and passes
 	// nodeAffinityPolicy and nodeTaintsPolicy.
@@ -34,20 +31,13 @@ type spreadConstraint struct {
 	eligibleDomains int32
 }
 
-func (c *spreadConstraint) minDomains() int32 {
-	if c.tc.MinDomains != nil {
-		return *c.tc.MinDomains
-	}
-	return 1
-}
-
 // domainOf returns node i's domain for the constraint, or -1 when its pods
 // do not count.
 func (c *spreadConstraint) domainOf(i int) int32 {
 	if !c.eligible[i] {
 		return -1
 	}
-	return c.domains.Of[i]
+	return c.Domains.Of[i]
 }
 
 // spreadSpec is what the pods of one spec share: their namespace, their
@@ -89,16 +79,9 @@ func (in *Input) spreadSpecBySpec(p *cluster.Pod, a *policy.RemovePodsViolatingT
 		return nil
 	}
 	// matchLabelKeys make the selector depend on the pod's own labels.
-	keyed := make([]map[string]string, len(own))
-	for i, tc := range own {
-		for _, k := range tc.MatchLabelKeys {
-			if v, ok := p.Labels[k]; ok {
-				if keyed[i] == nil {
-					keyed[i] = make(map[string]string)
-				}
-				keyed[i][k] = v
-			}
-		}
+	keyed := make([]labels.Set, len(own))
+	for i := range own {
+		keyed[i] = cluster.MatchLabelKeyValues(&own[i], p.Labels)
 	}
 	var required *corev1.NodeSelector
 	if af := p.Spec.Affinity; af != nil && af.NodeAffinity != nil {
@@ -109,7 +92,7 @@ func (in *Input) spreadSpecBySpec(p *cluster.Pod, a *policy.RemovePodsViolatingT
 	if s, ok := in.tables.spreadSpecs[key]; ok {
 		return s
 	}
-	s := in.newSpreadSpec(p, own, keyed, key)
+	s := in.newSpreadSpec(p, own, key)
 	if in.tables.spreadSpecs == nil {
 		in.tables.spreadSpecs = make(map[string]*spreadSpec)
 	}
@@ -117,39 +100,39 @@ func (in *Input) spreadSpecBySpec(p *cluster.Pod, a *policy.RemovePodsViolatingT
 	return s
 }
 
-func (in *Input) newSpreadSpec(p *cluster.Pod, own []corev1.TopologySpreadConstraint, keyed []map[string]string, key string) *spreadSpec {
+func (in *Input) newSpreadSpec(p *cluster.Pod, own []corev1.TopologySpreadConstraint, key string) *spreadSpec {
 	nodes := in.Snapshot.Nodes()
 	pl := in.placement(p)
 	s := &spreadSpec{key: key, namespace: p.Namespace}
-	for i, tc := range own {
-		sel, err := metav1.LabelSelectorAsSelector(tc.LabelSelector)
-		if err != nil {
-			continue // the API server rejects such a pod; nothing to balance
+	compiled := make([]cluster.SpreadConstraint, len(own))
+	valid := make([]bool, len(own))
+	sameKind := make(map[corev1.UnsatisfiableConstraintAction][]cluster.SpreadConstraint)
+	for i := range own {
+		c, err := cluster.CompileSpreadConstraint(&own[i], p.Labels)
+		// A selector that does not parse (the API server rejects such a
+		// pod) leaves nothing to balance, but the constraint's key still
+		// decides which nodes count for the others of its kind.
+		valid[i] = err == nil
+		c.TopologyKey, c.WhenUnsatisfiable = own[i].TopologyKey, own[i].WhenUnsatisfiable
+		c.Domains = in.domains(c.TopologyKey)
+		compiled[i] = c
+		sameKind[c.WhenUnsatisfiable] = append(sameKind[c.WhenUnsatisfiable], c)
+	}
+	for i := range compiled {
+		if !valid[i] {
+			continue
 		}
-		if len(keyed[i]) > 0 {
-			if reqs, selectable := sel.Requirements(); selectable {
-				sel = labels.SelectorFromSet(keyed[i]).Add(reqs...)
-			}
-		}
-		c := spreadConstraint{tc: tc, selector: sel, domains: in.domains(tc.TopologyKey), eligible: make([]bool, len(nodes))}
-		honorAffinity := tc.NodeAffinityPolicy == nil || *tc.NodeAffinityPolicy == corev1.NodeInclusionPolicyHonor
-		honorTaints := tc.NodeTaintsPolicy != nil && *tc.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor
-		c.receptive = make([]bool, len(c.domains.Values))
-		eligibleDomain := make([]bool, len(c.domains.Values))
-		for ni, n := range nodes {
-			ok := (!honorAffinity || pl.affinity[ni]) && (!honorTaints || pl.tolerated[ni])
-			for _, other := range own {
-				if other.WhenUnsatisfiable == tc.WhenUnsatisfiable {
-					if _, has := n.Labels[other.TopologyKey]; !has {
-						ok = false
-					}
-				}
-			}
+		c := spreadConstraint{SpreadConstraint: compiled[i], eligible: make([]bool, len(nodes))}
+		keys := sameKind[c.WhenUnsatisfiable]
+		c.receptive = make([]bool, len(c.Domains.Values))
+		eligibleDomain := make([]bool, len(c.Domains.Values))
+		for ni := range nodes {
+			ok := c.IncludesNode(pl.affinity[ni], pl.tolerated[ni]) && cluster.HasAllTopologyKeys(keys, ni)
 			c.eligible[ni] = ok
 			if !ok {
 				continue
 			}
-			d := c.domains.Of[ni]
+			d := c.Domains.Of[ni]
 			eligibleDomain[d] = true
 			if pl.admits[ni] && in.usable()[ni] {
 				c.receptive[d] = true
@@ -172,11 +155,11 @@ func (in *Input) spreadCounts(v view, s *spreadSpec, skip *cluster.Pod) [][]int3
 	counts := make([][]int32, len(s.constraints))
 	for k := range s.constraints {
 		c := &s.constraints[k]
-		counts[k] = make([]int32, len(c.domains.Values))
-		if c.selector.Empty() {
+		counts[k] = make([]int32, len(c.Domains.Values))
+		if c.Selector.Empty() {
 			continue // kube-scheduler counts no pod for a selector that selects everything
 		}
-		in.eachPod(cluster.PodQuery{Namespaces: []string{s.namespace}, Selector: c.selector}, func(p *cluster.Pod) {
+		in.eachPod(cluster.PodQuery{Namespaces: []string{s.namespace}, Selector: c.Selector}, func(p *cluster.Pod) {
 			if p == skip || p.IsTerminating() {
 				return
 			}
@@ -219,7 +202,7 @@ func skewOf(c *spreadConstraint, counts []int32) skew {
 			s.nextMin = n
 		}
 	}
-	s.belowDomains = c.eligibleDomains < c.minDomains()
+	s.belowDomains = c.BelowMinDomains(c.eligibleDomains)
 	return s
 }
 
@@ -296,8 +279,8 @@ func (r *spreadRule) check(v view, _ string, p *cluster.Pod, n *cluster.Node) (b
 			before = s.value(c, r.counts[k], c.domainOf(from.Index()))
 		}
 		after := s.value(c, r.counts[k], c.domainOf(n.Index()))
-		if after > max(c.tc.MaxSkew, before) {
-			return false, "node(s) would break the pod's topology spread constraint on " + c.tc.TopologyKey + " (" + topologySpreadName + ")"
+		if after > max(c.MaxSkew, before) {
+			return false, "node(s) would break the pod's topology spread constraint on " + c.TopologyKey + " (" + topologySpreadName + ")"
 		}
 	}
 	return true, ""

@@ -104,11 +104,11 @@ func (in *Input) placementBySpec(p *cluster.Pod) *placement {
 	nodes := in.Snapshot.Nodes()
 	pl := &placement{affinity: make([]bool, len(nodes)), tolerated: make([]bool, len(nodes)), admits: make([]bool, len(nodes)), homes: -1}
 	req := nodeaffinity.GetRequiredNodeAffinity(p.Pod)
-	cordonOK := toleratesUnschedulable(p.Pod)
+	cordonOK := cluster.ToleratesUnschedulable(p.Pod)
 	for i, n := range nodes {
 		ok, err := req.Match(n.Node)
 		pl.affinity[i] = ok && err == nil
-		pl.tolerated[i] = toleratesHardTaints(p.Pod, n)
+		pl.tolerated[i] = cluster.ToleratesHardTaints(p.Pod, n.Node)
 		pl.admits[i] = pl.affinity[i] && pl.tolerated[i] && (cordonOK || !n.Unschedulable())
 	}
 	if in.tables.placements == nil {

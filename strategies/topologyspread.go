@@ -97,7 +97,7 @@ func (s topologySpread) balance(in *Input, g *spreadGroup) {
 			Accept: func(n *cluster.Node) (bool, string) {
 				t := c.domainOf(n.Index())
 				if t < 0 || !c.receptive[t] || counts[k][t] > floor {
-					return false, "node(s) were not in a least-populated domain of " + c.tc.TopologyKey
+					return false, "node(s) were not in a least-populated domain of " + c.TopologyKey
 				}
 				return true, ""
 			},
@@ -121,7 +121,7 @@ func (topologySpread) worst(spec *spreadSpec, counts [][]int32, skews []skew, st
 		if !sk.ok {
 			continue
 		}
-		excess := sk.value(c, counts[k], -1) - c.tc.MaxSkew
+		excess := sk.value(c, counts[k], -1) - c.MaxSkew
 		if excess <= 0 || (bestK >= 0 && excess <= bestExcess) {
 			continue
 		}
@@ -132,10 +132,10 @@ func (topologySpread) worst(spec *spreadSpec, counts [][]int32, skews []skew, st
 		}
 		d := int32(-1)
 		for dd, n := range counts[k] {
-			if n-sk.floor() <= c.tc.MaxSkew || stuck[[2]int32{int32(k), int32(dd)}] {
+			if n-sk.floor() <= c.MaxSkew || stuck[[2]int32{int32(k), int32(dd)}] {
 				continue
 			}
-			if d < 0 || n > counts[k][d] || (n == counts[k][d] && c.domains.Values[dd] < c.domains.Values[d]) {
+			if d < 0 || n > counts[k][d] || (n == counts[k][d] && c.Domains.Values[dd] < c.Domains.Values[d]) {
 				d = int32(dd)
 			}
 		}
@@ -208,13 +208,13 @@ func describeSkew(c *spreadConstraint, counts []int32, s skew, d int32) string {
 	if !s.belowDomains {
 		for dd, n := range counts {
 			if c.receptive[dd] && n == s.min {
-				low = fmt.Sprintf("%s %d", c.domains.Values[dd], n)
+				low = fmt.Sprintf("%s %d", c.Domains.Values[dd], n)
 				break
 			}
 		}
 	}
 	return fmt.Sprintf("topology spread on %s (maxSkew %d, %s): %s has %d matching pods, %s: skew %d",
-		c.tc.TopologyKey, c.tc.MaxSkew, c.tc.WhenUnsatisfiable, c.domains.Values[d], counts[d], low, s.value(c, counts, -1))
+		c.TopologyKey, c.MaxSkew, c.WhenUnsatisfiable, c.Domains.Values[d], counts[d], low, s.value(c, counts, -1))
 }
 
 func hasEmptyReceptive(c *spreadConstraint, counts []int32) bool {
