@@ -1,16 +1,18 @@
 package cluster
 
 import (
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// Small constructors that keep the tables below readable. They stay here
-// rather than in clustertest because these tests are internal to cluster
-// and clustertest imports cluster: using it would be an import cycle.
+// Small constructors for the tests that stay internal to cluster because
+// they reach unexported names (newPod, qosClass) to check a pod's requests,
+// QoS class and kinds without a snapshot around it. clustertest imports
+// cluster, so these tests cannot use it: that would be an import cycle.
+// Tests that need only the exported API are in package cluster_test and
+// build their objects with clustertest.
 
 func node(name, cpu, memory string) corev1.Node {
 	return corev1.Node{
@@ -49,13 +51,4 @@ func ownedBy(p corev1.Pod, kind, name string) corev1.Pod {
 	yes := true
 	p.OwnerReferences = []metav1.OwnerReference{{Kind: kind, Name: name, Controller: &yes, APIVersion: "apps/v1"}}
 	return p
-}
-
-func replicaSet(ns, name, deployment string) appsv1.ReplicaSet {
-	rs := appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
-	if deployment != "" {
-		yes := true
-		rs.OwnerReferences = []metav1.OwnerReference{{Kind: "Deployment", Name: deployment, Controller: &yes, APIVersion: "apps/v1"}}
-	}
-	return rs
 }

@@ -1,4 +1,4 @@
-package cluster
+package cluster_test
 
 import (
 	"slices"
@@ -7,26 +7,22 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 )
 
 func TestPodQuerySelectsGroups(t *testing.T) {
-	mk := func(ns, name string, l map[string]string) corev1.Pod {
-		p := pod(ns, name, "")
-		p.Labels = l
-		return p
-	}
 	web := map[string]string{"app": "web"}
-	snap, err := New(Objects{
-		Pods: []corev1.Pod{mk("a", "w1", web), mk("a", "w2", web), mk("a", "db", map[string]string{"app": "db"}), mk("b", "w3", web)},
-		Namespaces: []corev1.Namespace{
-			{ObjectMeta: metav1.ObjectMeta{Name: "a", Labels: map[string]string{"team": "x"}}},
-			{ObjectMeta: metav1.ObjectMeta{Name: "b", Labels: map[string]string{"team": "y"}}},
-		},
-	}, metav1.Now().Time)
+	snap, err := cluster.New(clustertest.Objects(
+		clustertest.Pod("a", "w1").Label("app", "web"), clustertest.Pod("a", "w2").Label("app", "web"),
+		clustertest.Pod("a", "db").Label("app", "db"), clustertest.Pod("b", "w3").Label("app", "web"),
+		clustertest.Namespace("a", map[string]string{"team": "x"}), clustertest.Namespace("b", map[string]string{"team": "y"}),
+	), metav1.Now().Time)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := NewPodGroups(snap.Pods())
+	g := cluster.NewPodGroups(snap.Pods())
 	if len(g.Groups) != 3 {
 		t.Fatalf("%d groups, want 3: a/web (2 pods), a/db, b/web", len(g.Groups))
 	}
@@ -34,14 +30,14 @@ func TestPodQuerySelectsGroups(t *testing.T) {
 	teamY := labels.SelectorFromSet(labels.Set{"team": "y"})
 	tests := []struct {
 		name string
-		q    PodQuery
+		q    cluster.PodQuery
 		want []string
 	}{
-		{"listed namespace", PodQuery{Namespaces: []string{"a"}, Selector: appWeb}, []string{"a/w1", "a/w2"}},
-		{"namespace by labels", PodQuery{NamespaceSelector: teamY, Selector: appWeb}, []string{"b/w3"}},
-		{"both", PodQuery{Namespaces: []string{"a"}, NamespaceSelector: teamY, Selector: appWeb}, []string{"a/w1", "a/w2", "b/w3"}},
-		{"every namespace", PodQuery{NamespaceSelector: labels.Everything(), Selector: labels.Everything()}, []string{"a/db", "a/w1", "a/w2", "b/w3"}},
-		{"no namespace", PodQuery{Selector: labels.Everything()}, nil},
+		{"listed namespace", cluster.PodQuery{Namespaces: []string{"a"}, Selector: appWeb}, []string{"a/w1", "a/w2"}},
+		{"namespace by labels", cluster.PodQuery{NamespaceSelector: teamY, Selector: appWeb}, []string{"b/w3"}},
+		{"both", cluster.PodQuery{Namespaces: []string{"a"}, NamespaceSelector: teamY, Selector: appWeb}, []string{"a/w1", "a/w2", "b/w3"}},
+		{"every namespace", cluster.PodQuery{NamespaceSelector: labels.Everything(), Selector: labels.Everything()}, []string{"a/db", "a/w1", "a/w2", "b/w3"}},
+		{"no namespace", cluster.PodQuery{Selector: labels.Everything()}, nil},
 	}
 	keys := map[string]bool{}
 	for _, tt := range tests {
@@ -64,13 +60,14 @@ func TestPodQuerySelectsGroups(t *testing.T) {
 
 func TestTopologyDomains(t *testing.T) {
 	n := func(name, zone string) *corev1.Node {
-		no := node(name, "1", "1Gi")
+		b := clustertest.Node(name).CPU("1").Memory("1Gi")
 		if zone != "" {
-			no.Labels[corev1.LabelTopologyZone] = zone
+			b.Zone(zone)
 		}
+		no := b.Obj()
 		return &no
 	}
-	d := NewTopologyDomains([]*corev1.Node{n("n1", "b"), n("n2", "a"), n("n3", ""), n("n4", "b")}, corev1.LabelTopologyZone)
+	d := cluster.NewTopologyDomains([]*corev1.Node{n("n1", "b"), n("n2", "a"), n("n3", ""), n("n4", "b")}, corev1.LabelTopologyZone)
 	if !slices.Equal(d.Of, []int32{0, 1, -1, 0}) || !slices.Equal(d.Values, []string{"b", "a"}) {
 		t.Errorf("domains Of %v Values %v; want [0 1 -1 0] [b a]", d.Of, d.Values)
 	}

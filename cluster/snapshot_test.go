@@ -1,4 +1,4 @@
-package cluster
+package cluster_test
 
 import (
 	"testing"
@@ -9,22 +9,26 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 )
 
 func TestSnapshotIndexes(t *testing.T) {
-	web1 := ownedBy(pod("shop", "web-1", "n1", container("web", "500m", "256Mi")), "ReplicaSet", "web-7d9f")
-	web2 := ownedBy(pod("shop", "web-2", "n2", container("web", "500m", "256Mi")), "ReplicaSet", "web-7d9f")
-	db := ownedBy(pod("shop", "db-0", "n1", container("db", "1", "1Gi")), "StatefulSet", "db")
-	orphanRS := ownedBy(pod("shop", "legacy-1", "n2", container("legacy", "100m", "")), "ReplicaSet", "legacy")
-	pending := ownedBy(pod("shop", "web-3", "", container("web", "500m", "256Mi")), "ReplicaSet", "web-7d9f")
-	done := pod("shop", "job-x", "n1", container("job", "2", ""))
-	done.Status.Phase = corev1.PodSucceeded
+	web1 := clustertest.Pod("shop", "web-1").On("n1").Requests("500m", "256Mi").Deployment("web")
+	web2 := clustertest.Pod("shop", "web-2").On("n2").Requests("500m", "256Mi").Deployment("web")
+	db := clustertest.Pod("shop", "db-0").On("n1").Requests("1", "1Gi").OwnedBy("StatefulSet", "db")
+	orphanRS := clustertest.Pod("shop", "legacy-1").On("n2").Requests("100m", "").OwnedBy("ReplicaSet", "legacy")
+	pending := clustertest.Pod("shop", "web-3").Requests("500m", "256Mi").Deployment("web")
+	done := clustertest.Pod("shop", "job-x").On("n1").Requests("2", "").Phase(corev1.PodSucceeded)
+	// A ReplicaSet that no Deployment owns.
+	legacy := appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "legacy"}}
 
-	snap, err := New(Objects{
-		Nodes:       []corev1.Node{node("n2", "4", "8Gi"), node("n1", "4", "8Gi")},
-		Pods:        []corev1.Pod{web1, web2, db, orphanRS, pending, done},
-		ReplicaSets: []appsv1.ReplicaSet{replicaSet("shop", "web-7d9f", "web"), replicaSet("shop", "legacy", "")},
-	}, time.Unix(0, 0))
+	snap, err := cluster.New(clustertest.Objects(
+		clustertest.Node("n2").CPU("4").Memory("8Gi"), clustertest.Node("n1").CPU("4").Memory("8Gi"),
+		web1, web2, db, orphanRS, pending, done,
+		clustertest.DeploymentReplicaSet("shop", "web"), legacy,
+	), time.Unix(0, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,14 +49,14 @@ func TestSnapshotIndexes(t *testing.T) {
 
 	tests := []struct {
 		pod      string
-		workload Workload
+		workload cluster.Workload
 		node     string
 	}{
-		{"shop/web-1", Workload{"Deployment", "shop", "web"}, "n1"},
-		{"shop/db-0", Workload{"StatefulSet", "shop", "db"}, "n1"},
-		{"shop/legacy-1", Workload{"ReplicaSet", "shop", "legacy"}, "n2"},
-		{"shop/web-3", Workload{"Deployment", "shop", "web"}, ""},
-		{"shop/job-x", Workload{}, ""},
+		{"shop/web-1", cluster.Workload{"Deployment", "shop", "web"}, "n1"},
+		{"shop/db-0", cluster.Workload{"StatefulSet", "shop", "db"}, "n1"},
+		{"shop/legacy-1", cluster.Workload{"ReplicaSet", "shop", "legacy"}, "n2"},
+		{"shop/web-3", cluster.Workload{"Deployment", "shop", "web"}, ""},
+		{"shop/job-x", cluster.Workload{}, ""},
 	}
 	for _, tt := range tests {
 		p := snap.Pod(tt.pod)
@@ -70,7 +74,7 @@ func TestSnapshotIndexes(t *testing.T) {
 			t.Errorf("NodeOf(%s) = %q, want %q", tt.pod, got, tt.node)
 		}
 	}
-	if got := podKeys(snap.PodsOf(Workload{"Deployment", "shop", "web"})); got != "shop/web-1,shop/web-2,shop/web-3" {
+	if got := podKeys(snap.PodsOf(cluster.Workload{"Deployment", "shop", "web"})); got != "shop/web-1,shop/web-2,shop/web-3" {
 		t.Errorf("PodsOf(web) = %s", got)
 	}
 }
@@ -78,17 +82,13 @@ func TestSnapshotIndexes(t *testing.T) {
 // A dump of some of the nodes still holds every pod: those bound to the
 // nodes left out are strays, on no node of the snapshot.
 func TestStrays(t *testing.T) {
-	finished := pod("shop", "job-x", "gone", container("job", "1", ""))
-	finished.Status.Phase = corev1.PodFailed
-	snap, err := New(Objects{
-		Nodes: []corev1.Node{node("n1", "4", "8Gi")},
-		Pods: []corev1.Pod{
-			pod("shop", "web-1", "n1", container("web", "500m", "")),
-			pod("shop", "web-2", "gone", container("web", "500m", "")),
-			pod("shop", "web-3", "", container("web", "500m", "")),
-			finished,
-		},
-	}, time.Unix(0, 0))
+	snap, err := cluster.New(clustertest.Objects(
+		clustertest.Node("n1").CPU("4").Memory("8Gi"),
+		clustertest.Pod("shop", "web-1").On("n1").Requests("500m", ""),
+		clustertest.Pod("shop", "web-2").On("gone").Requests("500m", ""),
+		clustertest.Pod("shop", "web-3").Requests("500m", ""),
+		clustertest.Pod("shop", "job-x").On("gone").Requests("1", "").Phase(corev1.PodFailed),
+	), time.Unix(0, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,21 +101,23 @@ func TestStrays(t *testing.T) {
 }
 
 func TestSnapshotRejectsDuplicates(t *testing.T) {
-	_, err := New(Objects{Nodes: []corev1.Node{node("n1", "1", "1Gi"), node("n1", "1", "1Gi")}}, time.Time{})
+	n1 := clustertest.Node("n1").CPU("1").Memory("1Gi")
+	_, err := cluster.New(clustertest.Objects(n1, n1), time.Time{})
 	if err == nil || err.Error() != `node "n1" appears twice` {
 		t.Errorf("New() error = %v, want node appears twice", err)
 	}
-	p := pod("a", "p", "")
-	_, err = New(Objects{Pods: []corev1.Pod{p, p}}, time.Time{})
+	p := clustertest.Pod("a", "p")
+	_, err = cluster.New(clustertest.Objects(p, p), time.Time{})
 	if err == nil || err.Error() != "pod a/p appears twice" {
 		t.Errorf("New() error = %v, want pod appears twice", err)
 	}
 }
 
 func TestPriorityFromClassName(t *testing.T) {
-	p := pod("kube-system", "dns", "n1")
-	p.Spec.PriorityClassName = "system-cluster-critical"
-	snap, err := New(Objects{Nodes: []corev1.Node{node("n1", "1", "1Gi")}, Pods: []corev1.Pod{p}}, time.Time{})
+	snap, err := cluster.New(clustertest.Objects(
+		clustertest.Node("n1").CPU("1").Memory("1Gi"),
+		clustertest.Pod("kube-system", "dns").On("n1").PriorityClass("system-cluster-critical"),
+	), time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,14 +128,11 @@ func TestPriorityFromClassName(t *testing.T) {
 
 func TestPDBs(t *testing.T) {
 	web := func(name string, ready bool) corev1.Pod {
-		p := pod("shop", name, "n1")
-		p.Labels = map[string]string{"app": "web"}
-		status := corev1.ConditionFalse
-		if ready {
-			status = corev1.ConditionTrue
+		p := clustertest.Pod("shop", name).On("n1").Label("app", "web")
+		if !ready {
+			p.NotReady()
 		}
-		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: status}}
-		return p
+		return p.Obj()
 	}
 	minAvailable := intstr.FromInt32(2)
 	alwaysAllow := policyv1.AlwaysAllow
@@ -162,8 +161,8 @@ func TestPDBs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			other := pod("shop", "other", "n1")
-			snap, err := New(Objects{Pods: []corev1.Pod{tt.pod, other}, PDBs: []policyv1.PodDisruptionBudget{tt.pdb}}, time.Time{})
+			other := clustertest.Pod("shop", "other").On("n1")
+			snap, err := cluster.New(clustertest.Objects(tt.pod, other, tt.pdb), time.Time{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -187,7 +186,7 @@ func TestPDBs(t *testing.T) {
 func TestEmptyPDBSelectorCoversTheNamespace(t *testing.T) {
 	all := policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "all"}, Spec: policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{}}}
 	none := policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "none"}}
-	snap, err := New(Objects{Pods: []corev1.Pod{pod("a", "p", ""), pod("b", "q", "")}, PDBs: []policyv1.PodDisruptionBudget{all, none}}, time.Time{})
+	snap, err := cluster.New(clustertest.Objects(clustertest.Pod("a", "p"), clustertest.Pod("b", "q"), all, none), time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +198,7 @@ func TestEmptyPDBSelectorCoversTheNamespace(t *testing.T) {
 	}
 }
 
-func names(nodes []*Node) string {
+func names(nodes []*cluster.Node) string {
 	s := ""
 	for i, n := range nodes {
 		if i > 0 {
@@ -210,7 +209,7 @@ func names(nodes []*Node) string {
 	return s
 }
 
-func podKeys(pods []*Pod) string {
+func podKeys(pods []*cluster.Pod) string {
 	s := ""
 	for i, p := range pods {
 		if i > 0 {

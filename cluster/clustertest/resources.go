@@ -58,3 +58,21 @@ func (b *PodBuilder) PodRequests(cpu, memory string) *PodBuilder {
 	b.p.Spec.Resources = &corev1.ResourceRequirements{Requests: r}
 	return b
 }
+
+// AllocatableQuantity sets any allocatable resource to a quantity made
+// with resource.NewQuantity or NewMilliQuantity, which keeps the format a
+// generator chose where a parsed string would not.
+func (b *NodeBuilder) AllocatableQuantity(name corev1.ResourceName, q resource.Quantity) *NodeBuilder {
+	b.n.Status.Allocatable[name] = q
+	return b
+}
+
+// RequestQuantity sets one request of the container to a quantity made
+// with resource.NewQuantity or NewMilliQuantity.
+func (b *PodBuilder) RequestQuantity(name corev1.ResourceName, q resource.Quantity) *PodBuilder {
+	if b.p.Spec.Containers[0].Resources.Requests == nil {
+		b.p.Spec.Containers[0].Resources.Requests = corev1.ResourceList{}
+	}
+	b.p.Spec.Containers[0].Resources.Requests[name] = q
+	return b
+}

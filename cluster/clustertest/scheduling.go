@@ -43,3 +43,10 @@ func (b *PodBuilder) SpreadConstraint(c corev1.TopologySpreadConstraint) *PodBui
 	b.p.Spec.TopologySpreadConstraints = append(b.p.Spec.TopologySpreadConstraints, c)
 	return b
 }
+
+// SchedulerName sets spec.schedulerName; empty leaves the choice to the
+// API server's defaulting, as a controller's pod template may.
+func (b *PodBuilder) SchedulerName(name string) *PodBuilder {
+	b.p.Spec.SchedulerName = name
+	return b
+}

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 )
 
 // PoolLabel names a node's pool.
@@ -151,54 +152,37 @@ func (g *generator) makeNodes() {
 			slot -= candidate.share
 		}
 		name := fmt.Sprintf("node-%05d", i)
-		zone := zoneName(i % g.spec.Zones)
-		node := corev1.Node{
-			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
-			ObjectMeta: metav1.ObjectMeta{
-				Name: name,
-				UID:  g.nextUID(),
-				Labels: map[string]string{
-					corev1.LabelHostname:       name,
-					corev1.LabelTopologyZone:   zone,
-					corev1.LabelTopologyRegion: "region-1",
-					corev1.LabelOSStable:       "linux",
-					corev1.LabelArchStable:     "amd64",
-					PoolLabel:                  p.name,
-				},
-			},
-		}
 		// kubelet and system reserve about 5% of CPU and 8% of memory.
 		cpu := p.cpu*1000 - p.cpu*50
 		mem := p.memoryGi<<30 - p.memoryGi<<30/12
-		alloc := corev1.ResourceList{
-			corev1.ResourceCPU:              *resource.NewMilliQuantity(cpu, resource.DecimalSI),
-			corev1.ResourceMemory:           *resource.NewQuantity(mem, resource.BinarySI),
-			corev1.ResourceEphemeralStorage: *resource.NewQuantity(100<<30, resource.BinarySI),
-			corev1.ResourcePods:             *resource.NewQuantity(110, resource.DecimalSI),
-		}
+		b := clustertest.Node(name).Typed().UID(g.nextUID()).CreatedAt(time.Time{}).
+			Zone(zoneName(i%g.spec.Zones)).Label(corev1.LabelTopologyRegion, "region-1").
+			Label(corev1.LabelOSStable, "linux").Label(corev1.LabelArchStable, "amd64").Label(PoolLabel, p.name).
+			AllocatableQuantity(corev1.ResourceCPU, *resource.NewMilliQuantity(cpu, resource.DecimalSI)).
+			AllocatableQuantity(corev1.ResourceMemory, *resource.NewQuantity(mem, resource.BinarySI)).
+			AllocatableQuantity(corev1.ResourceEphemeralStorage, *resource.NewQuantity(100<<30, resource.BinarySI)).
+			Pods(110)
 		if p.gpus > 0 {
-			alloc[GPUResource] = *resource.NewQuantity(p.gpus, resource.DecimalSI)
+			b.AllocatableQuantity(GPUResource, *resource.NewQuantity(p.gpus, resource.DecimalSI))
 		}
-		node.Status.Allocatable = alloc
-		node.Status.Capacity = alloc
 		if p.taint != nil {
-			node.Spec.Taints = append(node.Spec.Taints, *p.taint)
+			b.Taint(p.taint.Key, p.taint.Value, p.taint.Effect)
 		}
 		switch g.r.IntN(100) {
 		case 0:
-			node.Spec.Unschedulable = true
-			node.Spec.Taints = append(node.Spec.Taints, corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule})
+			b.Cordoned()
 		case 1, 2:
-			node.Spec.Taints = append(node.Spec.Taints, corev1.Taint{Key: "dedicated", Value: "infra", Effect: corev1.TaintEffectNoSchedule})
+			b.Taint("dedicated", "infra", corev1.TaintEffectNoSchedule)
 		case 3:
-			node.Spec.Taints = append(node.Spec.Taints, corev1.Taint{Key: "example.com/maintenance", Value: "soon", Effect: corev1.TaintEffectPreferNoSchedule})
+			b.Taint("example.com/maintenance", "soon", corev1.TaintEffectPreferNoSchedule)
 		}
 		for _, img := range images {
 			if g.r.IntN(3) > 0 {
-				node.Status.Images = append(node.Status.Images, corev1.ContainerImage{Names: []string{img.name}, SizeBytes: img.size})
+				b.Image(img.size, img.name)
 			}
 		}
-		node.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}
+		node := b.Obj()
+		node.Status.Capacity = node.Status.Allocatable
 		g.objs.Nodes[i] = node
 		g.freeCPU[i], g.freeMemory[i], g.freePods[i], g.freeGPUs[i] = cpu, mem, 110, p.gpus
 		g.byPool[p.name] = append(g.byPool[p.name], i)
@@ -207,14 +191,10 @@ func (g *generator) makeNodes() {
 
 func (g *generator) makeNamespaces() {
 	add := func(name string, labels map[string]string) {
-		l := map[string]string{corev1.LabelMetadataName: name}
-		for k, v := range labels {
-			l[k] = v
-		}
-		g.objs.Namespaces = append(g.objs.Namespaces, corev1.Namespace{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
-			ObjectMeta: metav1.ObjectMeta{Name: name, UID: g.nextUID(), Labels: l},
-		})
+		ns := clustertest.Namespace(name, labels)
+		ns.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}
+		ns.UID = g.nextUID()
+		g.objs.Namespaces = append(g.objs.Namespaces, ns)
 	}
 	add("kube-system", nil)
 	for i := range g.spec.Namespaces {
@@ -263,22 +243,15 @@ func (g *generator) makeDaemonSet() {
 		priorityClass: "system-node-critical", priority: 2000001000,
 		owner: metav1.OwnerReference{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "node-exporter", UID: g.nextUID(), Controller: ptrTo(true)},
 	}
-	t.spec = corev1.PodSpec{
-		Containers:  []corev1.Container{container("registry.example/base:1.0", 100, 128<<20)},
-		Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
-	}
 	for i := range g.objs.Nodes {
-		node := g.objs.Nodes[i].Name
 		// A DaemonSet pod's own affinity names its node, as the DaemonSet
 		// controller writes it.
-		spec := t.spec
-		spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
-			RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
-				MatchFields: []corev1.NodeSelectorRequirement{{Key: metav1.ObjectNameField, Operator: corev1.NodeSelectorOpIn, Values: []string{node}}},
-			}}},
-		}}
 		tt := t
-		tt.spec = spec
+		tt.spec = withRequests(clustertest.Pod(t.namespace, t.name).SchedulerName("").Image(images[0].name), 100, 128<<20).
+			Tolerate("", "", "").
+			RequireNodeAffinity(corev1.NodeSelectorTerm{MatchFields: []corev1.NodeSelectorRequirement{
+				{Key: metav1.ObjectNameField, Operator: corev1.NodeSelectorOpIn, Values: []string{g.objs.Nodes[i].Name}}}}).
+			Obj().Spec
 		g.addPod(&tt, fmt.Sprintf("node-exporter-%05d", i), nil, i)
 	}
 }
@@ -327,15 +300,11 @@ func (g *generator) requests() (int64, int64) {
 	return cpus[g.r.IntN(len(cpus))], mems[g.r.IntN(len(mems))] << 20
 }
 
-func container(image string, milliCPU, memory int64) corev1.Container {
-	return corev1.Container{
-		Name:  "app",
-		Image: image,
-		Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-			corev1.ResourceCPU:    *resource.NewMilliQuantity(milliCPU, resource.DecimalSI),
-			corev1.ResourceMemory: *resource.NewQuantity(memory, resource.BinarySI),
-		}},
-	}
+// withRequests sets the CPU (millicores) and memory (bytes) requests of a
+// template's container.
+func withRequests(b *clustertest.PodBuilder, milliCPU, memory int64) *clustertest.PodBuilder {
+	return b.RequestQuantity(corev1.ResourceCPU, *resource.NewMilliQuantity(milliCPU, resource.DecimalSI)).
+		RequestQuantity(corev1.ResourceMemory, *resource.NewQuantity(memory, resource.BinarySI))
 }
 
 func (g *generator) makeDeployment(ns string, w, replicas, roll int) {
@@ -357,8 +326,8 @@ func (g *generator) makeDeployment(ns string, w, replicas, roll int) {
 		labels: map[string]string{"app": name, "pod-template-hash": hash},
 		owner:  metav1.OwnerReference{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rsName, UID: rs.UID, Controller: ptrTo(true)},
 	}
-	t.spec.Containers = []corev1.Container{container(images[g.r.IntN(4)].name, cpu, mem)}
-	appSelector := &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}}
+	spec := withRequests(clustertest.Pod(ns, name).Image(images[g.r.IntN(4)].name), cpu, mem)
+	appSelector := clustertest.Selector("app", name)
 	zoneSpread := corev1.TopologySpreadConstraint{
 		MaxSkew: 1, TopologyKey: corev1.LabelTopologyZone, WhenUnsatisfiable: corev1.DoNotSchedule,
 		LabelSelector: appSelector, MatchLabelKeys: []string{"pod-template-hash"},
@@ -368,53 +337,43 @@ func (g *generator) makeDeployment(ns string, w, replicas, roll int) {
 		t.kind = KindBasic
 		if g.r.IntN(2) == 0 {
 			t.pool = []string{"general", "compute", "memory"}[g.r.IntN(3)]
-			t.spec.NodeSelector = map[string]string{PoolLabel: t.pool}
+			spec.NodeSelector(PoolLabel, t.pool)
 		} else {
-			t.spec.Tolerations = []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "infra", Effect: corev1.TaintEffectNoSchedule}}
+			spec.Tolerate("dedicated", "infra", corev1.TaintEffectNoSchedule)
 		}
 	case roll < 55:
 		t.kind = KindSpread
 		if g.r.IntN(2) == 0 {
 			zoneSpread.WhenUnsatisfiable = corev1.ScheduleAnyway
 		}
-		t.spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{zoneSpread}
+		spec.SpreadConstraint(zoneSpread)
 	case roll < 63:
 		t.kind = KindAntiAffinity
 		t.apart = true
-		t.spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
-			RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{TopologyKey: corev1.LabelHostname, LabelSelector: appSelector}},
-		}}
-		t.spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{zoneSpread}
+		spec.AntiAffinityTerm(clustertest.AffinityTerm(corev1.LabelHostname, appSelector)).SpreadConstraint(zoneSpread)
 		t.priorityClass, t.priority = "high", 100000
 	case roll < 75:
 		t.kind = KindPreferred
-		t.spec.Affinity = &corev1.Affinity{
-			PodAntiAffinity: &corev1.PodAntiAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{
-				Weight: 100, PodAffinityTerm: corev1.PodAffinityTerm{TopologyKey: corev1.LabelHostname, LabelSelector: appSelector},
-			}}},
-			NodeAffinity: &corev1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.PreferredSchedulingTerm{{
-				Weight: 50, Preference: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: PoolLabel, Operator: corev1.NodeSelectorOpIn, Values: []string{"compute"}}}},
-			}}},
-		}
+		spec.PreferPodAntiAffinity(100, clustertest.AffinityTerm(corev1.LabelHostname, appSelector)).
+			PreferNodeLabelIn(50, PoolLabel, "compute")
 	case roll < 78:
 		t.kind = KindBasic
 		t.pool = "gpu"
-		t.spec.NodeSelector = map[string]string{PoolLabel: "gpu"}
-		t.spec.Tolerations = []corev1.Toleration{{Key: string(GPUResource), Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}
-		t.spec.Containers[0].Image = images[4].name
-		t.spec.Containers[0].Resources.Requests[GPUResource] = *resource.NewQuantity(1, resource.DecimalSI)
+		spec.NodeSelector(PoolLabel, "gpu").Tolerate(string(GPUResource), "", corev1.TaintEffectNoSchedule).
+			Image(images[4].name).RequestQuantity(GPUResource, *resource.NewQuantity(1, resource.DecimalSI))
 	default:
 		t.kind = KindBasic
-		t.spec.Tolerations = []corev1.Toleration{{Key: "example.com/maintenance", Operator: corev1.TolerationOpExists}}
+		spec.Tolerate("example.com/maintenance", "", "")
 		if g.r.IntN(3) == 0 {
 			t.priorityClass, t.priority = "batch", -10
 		}
 	}
 	t.labels[KindLabel] = t.kind
-	t.spec.PriorityClassName = t.priorityClass
+	spec.PriorityClass(t.priorityClass)
 	if t.priority != 0 {
-		t.spec.Priority = ptrTo(t.priority)
+		spec.Priority(t.priority)
 	}
+	t.spec = spec.Obj().Spec
 	t.byZone = len(t.spec.TopologySpreadConstraints) > 0
 	for i := range replicas {
 		g.addPod(&t, rsName+"-"+suffix(i), nil, -1)
@@ -445,25 +404,25 @@ func (g *generator) makeStatefulSet(ns string, w, replicas int) {
 		owner:  metav1.OwnerReference{APIVersion: "apps/v1", Kind: "StatefulSet", Name: name, UID: g.nextUID(), Controller: ptrTo(true)},
 		apart:  true,
 	}
-	t.spec.Containers = []corev1.Container{container(images[1].name, cpu, mem*2)}
-	t.spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{
-		Weight: 100, PodAffinityTerm: corev1.PodAffinityTerm{TopologyKey: corev1.LabelTopologyZone, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}}},
-	}}}}
+	t.spec = withRequests(clustertest.Pod(ns, name).Image(images[1].name), cpu, mem*2).
+		PreferPodAntiAffinity(100, clustertest.AffinityTerm(corev1.LabelTopologyZone, clustertest.Selector("app", name))).
+		Obj().Spec
 	for i := range replicas {
 		podName := fmt.Sprintf("%s-%d", name, i)
 		vol := []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data-" + podName}}}}
 		g.addPod(&t, podName, vol, -1)
 	}
 	if replicas > 1 {
-		g.addPDB(ns, name, &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}}, replicas)
+		g.addPDB(ns, name, clustertest.Selector("app", name), replicas)
 	}
 }
 
 func (g *generator) makeBarePod(ns string, w int) {
 	cpu, mem := g.requests()
 	t := template{namespace: ns, name: fmt.Sprintf("debug-%05d", w), kind: KindBare, labels: map[string]string{"run": "debug", KindLabel: KindBare}}
-	t.spec.Containers = []corev1.Container{container(images[0].name, cpu, mem)}
-	t.spec.Volumes = []corev1.Volume{{Name: "scratch", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+	t.spec = withRequests(clustertest.Pod(ns, t.name).Image(images[0].name), cpu, mem).
+		Volume(corev1.Volume{Name: "scratch", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}).
+		Obj().Spec
 	g.addPod(&t, t.name, nil, -1)
 }
 
@@ -513,9 +472,6 @@ func (g *generator) addPod(t *template, name string, volumes []corev1.Volume, no
 	}
 	if volumes != nil {
 		pod.Spec.Volumes = volumes
-	}
-	if t.kind != KindDaemon {
-		pod.Spec.SchedulerName = corev1.DefaultSchedulerName
 	}
 	cpu, mem, gpus := podRequests(&pod.Spec)
 	if node < 0 {

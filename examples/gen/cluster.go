@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 )
 
 // created is when the example cluster's objects were made: long enough ago
@@ -140,33 +142,20 @@ func uid(namespace, name string) types.UID {
 }
 
 func node(name, zone string, cordoned bool) *corev1.Node {
-	capacity := corev1.ResourceList{
-		corev1.ResourceCPU:              resource.MustParse("4"),
-		corev1.ResourceMemory:           resource.MustParse("16Gi"),
-		corev1.ResourcePods:             resource.MustParse("110"),
-		corev1.ResourceEphemeralStorage: resource.MustParse("100Gi"),
-	}
-	n := &corev1.Node{
-		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
-		ObjectMeta: meta("", name, map[string]string{
-			corev1.LabelHostname:           name,
-			corev1.LabelTopologyZone:       zone,
-			corev1.LabelTopologyRegion:     "example-1",
-			corev1.LabelInstanceTypeStable: "standard-4",
-			corev1.LabelOSStable:           "linux",
-			corev1.LabelArchStable:         "amd64",
-		}),
-		Status: corev1.NodeStatus{
-			Capacity: capacity, Allocatable: capacity,
-			Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
-				LastHeartbeatTime: metav1.NewTime(created), LastTransitionTime: metav1.NewTime(created)}},
-		},
-	}
+	b := clustertest.Node(name).Typed().UID(uid("", name)).CreatedAt(created).
+		Zone(zone).Label(corev1.LabelTopologyRegion, "example-1").Label(corev1.LabelInstanceTypeStable, "standard-4").
+		Label(corev1.LabelOSStable, "linux").Label(corev1.LabelArchStable, "amd64").
+		CPU("4").Memory("16Gi").Pods(110).Allocatable(corev1.ResourceEphemeralStorage, "100Gi")
 	if cordoned {
-		n.Spec.Unschedulable = true
-		n.Spec.Taints = []corev1.Taint{{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}}
+		b.Cordoned()
 	}
-	return n
+	n := b.Obj()
+	n.ResourceVersion = "1"
+	n.Status.Capacity = n.Status.Allocatable
+	// The Ready condition as the kubelet reports it.
+	ready := &n.Status.Conditions[0]
+	ready.Reason, ready.LastHeartbeatTime, ready.LastTransitionTime = "KubeletReady", metav1.NewTime(created), metav1.NewTime(created)
+	return &n
 }
 
 func (w workload) objects() []runtime.Object {
