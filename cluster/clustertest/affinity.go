@@ -27,14 +27,20 @@ func AffinityTerm(topologyKey string, selector *metav1.LabelSelector) corev1.Pod
 	return corev1.PodAffinityTerm{TopologyKey: topologyKey, LabelSelector: selector}
 }
 
-func (b *PodBuilder) nodeAffinity() *corev1.NodeAffinity {
+// affinity returns the pod's affinity, made empty when it has none.
+func (b *PodBuilder) affinity() *corev1.Affinity {
 	if b.p.Spec.Affinity == nil {
 		b.p.Spec.Affinity = &corev1.Affinity{}
 	}
-	if b.p.Spec.Affinity.NodeAffinity == nil {
-		b.p.Spec.Affinity.NodeAffinity = &corev1.NodeAffinity{}
+	return b.p.Spec.Affinity
+}
+
+func (b *PodBuilder) nodeAffinity() *corev1.NodeAffinity {
+	a := b.affinity()
+	if a.NodeAffinity == nil {
+		a.NodeAffinity = &corev1.NodeAffinity{}
 	}
-	return b.p.Spec.Affinity.NodeAffinity
+	return a.NodeAffinity
 }
 
 // RequireNodeLabelIn adds "key In values" to the first term of the pod's
@@ -89,13 +95,11 @@ func (b *PodBuilder) PreferNodeAffinity(weight int32, term corev1.NodeSelectorTe
 }
 
 func (b *PodBuilder) podAffinity() *corev1.PodAffinity {
-	if b.p.Spec.Affinity == nil {
-		b.p.Spec.Affinity = &corev1.Affinity{}
+	a := b.affinity()
+	if a.PodAffinity == nil {
+		a.PodAffinity = &corev1.PodAffinity{}
 	}
-	if b.p.Spec.Affinity.PodAffinity == nil {
-		b.p.Spec.Affinity.PodAffinity = &corev1.PodAffinity{}
-	}
-	return b.p.Spec.Affinity.PodAffinity
+	return a.PodAffinity
 }
 
 // RequirePodAffinity adds a required pod affinity term.
@@ -123,11 +127,9 @@ func (b *PodBuilder) PreferPodAntiAffinity(weight int32, t corev1.PodAffinityTer
 }
 
 func (b *PodBuilder) podAntiAffinity() *corev1.PodAntiAffinity {
-	if b.p.Spec.Affinity == nil {
-		b.p.Spec.Affinity = &corev1.Affinity{}
+	a := b.affinity()
+	if a.PodAntiAffinity == nil {
+		a.PodAntiAffinity = &corev1.PodAntiAffinity{}
 	}
-	if b.p.Spec.Affinity.PodAntiAffinity == nil {
-		b.p.Spec.Affinity.PodAntiAffinity = &corev1.PodAntiAffinity{}
-	}
-	return b.p.Spec.Affinity.PodAntiAffinity
+	return a.PodAntiAffinity
 }
