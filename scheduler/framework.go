@@ -109,9 +109,16 @@ type Resetter interface {
 // Filter and Score keep there during it. k is the plugin's
 // Handle.StateKey(); a plugin uses a single T.
 func State[T any](c *Cycle, k StateKey) *T {
+	// Filter calls this once per node: the lookup stays small enough to be
+	// inlined, and the first use in a pooled cycle goes to newState.
 	if p, ok := c.states[k].ptr.(*T); ok {
 		return p
 	}
+	return newState[T](c, k)
+}
+
+// newState makes a plugin's state in its slot of c.
+func newState[T any](c *Cycle, k StateKey) *T {
 	p := new(T)
 	reset := func() { *p = *new(T) }
 	if r, ok := any(p).(Resetter); ok {
