@@ -44,6 +44,8 @@ type Live struct {
 	HandoffTTL time.Duration
 	// Resync bounds how long the loop sleeps without an event.
 	Resync time.Duration
+	// Metrics, when set, counts the attempts and their outcomes.
+	Metrics *Metrics
 
 	handoffs *handoffs
 	backoff  map[types.UID]retry
@@ -161,6 +163,7 @@ func (l *Live) round(ctx context.Context, lists listers) (time.Duration, error) 
 	}
 	var due, assumed []*corev1.Pod
 	var next time.Duration
+	backingOff := 0
 	for _, p := range all {
 		if a, ok := l.assumed[p.UID]; ok {
 			if p.Spec.NodeName == "" && now.Sub(a.at) < assumeTTL {
@@ -177,10 +180,12 @@ func (l *Live) round(ctx context.Context, lists listers) (time.Duration, error) 
 			if d := r.at.Sub(now); next == 0 || d < next {
 				next = d
 			}
+			backingOff++
 			continue
 		}
 		due = append(due, p)
 	}
+	l.Metrics.queues(len(due), backingOff)
 	if len(due) == 0 {
 		return next, nil
 	}
@@ -203,16 +208,23 @@ func (l *Live) round(ctx context.Context, lists listers) (time.Duration, error) 
 		if p == nil {
 			continue
 		}
-		node, how := l.decide(snap, p, evictions)
+		node, placement, how := l.decide(snap, p, evictions)
 		if node == "" {
+			l.Metrics.attempt(resultUnschedulable)
 			l.unschedulable(ctx, pod, how)
 			continue
 		}
-		if err := l.bind(ctx, pod, node); err != nil {
+		start := time.Now()
+		err := l.bind(ctx, pod, node)
+		l.Metrics.bound(time.Since(start))
+		if err != nil {
+			l.Metrics.attempt(resultError)
 			klog.ErrorS(err, "Binding failed", "pod", klog.KObj(pod), "node", node)
 			l.retryLater(pod.UID, now)
 			continue
 		}
+		l.Metrics.attempt(resultScheduled)
+		l.Metrics.placed(placement)
 		if err := snap.Place(p, node); err != nil {
 			return next, err
 		}
@@ -252,15 +264,15 @@ func byQueueOrder(a, b *corev1.Pod) int {
 	return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
 }
 
-// decide returns the node for the pod and a few words on why, or "" and the
-// reason it fits nowhere.
-func (l *Live) decide(snap *cluster.Snapshot, p *cluster.Pod, evictions []cluster.Eviction) (string, string) {
+// decide returns the node for the pod, how it was chosen (placementPlanned…)
+// and a few words on why; or no node and the reason it fits nowhere.
+func (l *Live) decide(snap *cluster.Snapshot, p *cluster.Pod, evictions []cluster.Eviction) (node, placement, how string) {
 	var left []string
 	if e, ok := l.handoffs.match(p.Workload, evictions); ok {
 		if n := snap.Node(e.To); n != nil {
 			if fits, _ := l.Engine.Fits(snap, p, n); fits {
 				l.handoffs.consume(e)
-				return e.To, fmt.Sprintf("planned by rebalancer %s when it evicted %s from %s", e.Strategy, e.Pod, e.From)
+				return e.To, placementPlanned, fmt.Sprintf("planned by rebalancer %s when it evicted %s from %s", e.Strategy, e.Pod, e.From)
 			}
 		}
 		l.handoffs.consume(e)
@@ -272,14 +284,14 @@ func (l *Live) decide(snap *cluster.Snapshot, p *cluster.Pod, evictions []cluste
 	}
 	if len(left) > 0 {
 		if res := l.Engine.Schedule(snap, p, scheduler.Options{Exclude: left}); res.Node != "" {
-			return res.Node, fmt.Sprintf("the planned node no longer fits; best node other than %s, which its workload just left", strings.Join(left, ", "))
+			return res.Node, placementAvoidedLeft, fmt.Sprintf("the planned node no longer fits; best node other than %s, which its workload just left", strings.Join(left, ", "))
 		}
 	}
 	res := l.Engine.Schedule(snap, p, scheduler.Options{})
 	if res.Node == "" {
-		return "", res.Message
+		return "", "", res.Message
 	}
-	return res.Node, fmt.Sprintf("best of %d feasible nodes, score %d", res.Feasible, res.Score)
+	return res.Node, placementBest, fmt.Sprintf("best of %d feasible nodes, score %d", res.Feasible, res.Score)
 }
 
 func (l *Live) bind(ctx context.Context, pod *corev1.Pod, node string) error {

@@ -25,6 +25,12 @@ import (
 // "rebalancer"; it returns the client and waits for nothing.
 func liveCluster(t *testing.T, history []cluster.Eviction, objs ...any) *fake.Clientset {
 	t.Helper()
+	return liveClusterWithMetrics(t, nil, history, objs...)
+}
+
+// liveClusterWithMetrics is liveCluster with a Live that counts into m.
+func liveClusterWithMetrics(t *testing.T, m *Metrics, history []cluster.Eviction, objs ...any) *fake.Clientset {
+	t.Helper()
 	client := kubetest.Clientset(ct.Objects(objs...))
 	kubetest.BindingsSetNode(client)
 	store := &kube.HistoryStore{Client: client, Namespace: "rebalancer", Name: "rebalancer-state", Keep: time.Hour}
@@ -39,7 +45,7 @@ func liveCluster(t *testing.T, history []cluster.Eviction, objs ...any) *fake.Cl
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	live := &Live{Client: client, Engine: engine, SchedulerName: "rebalancer", History: store, Resync: 50 * time.Millisecond}
+	live := &Live{Client: client, Engine: engine, SchedulerName: "rebalancer", History: store, Resync: 50 * time.Millisecond, Metrics: m}
 	go func() {
 		defer close(done)
 		if err := live.Run(ctx); err != nil {

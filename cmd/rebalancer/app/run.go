@@ -2,17 +2,13 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
-	"k8s.io/klog/v2"
 
 	"github.com/kube-rebalancer/rebalancer/rebalance"
 	"github.com/kube-rebalancer/rebalancer/report"
@@ -83,7 +79,7 @@ and the events already recorded are written before the process exits.`,
 				},
 			})
 			if o.metricsAddr != "" {
-				go serveMetrics(ctx, o.metricsAddr, r.Metrics())
+				go serveMetrics(ctx, o.metricsAddr, r.Metrics().Registry)
 			}
 			run := func(ctx context.Context) error { return runtimeErr(r.Run(ctx)) }
 			if o.election.enabled {
@@ -106,19 +102,4 @@ and the events already recorded are written before the process exits.`,
 	o.election.addFlags(c)
 	addOutputFlag(c, &o.output)
 	return c
-}
-
-// serveMetrics serves the cycles' metrics and /healthz until ctx ends.
-func serveMetrics(ctx context.Context, addr string, metrics *report.Metrics) {
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{}))
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
-	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go func() {
-		<-ctx.Done()
-		_ = srv.Shutdown(context.Background())
-	}()
-	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		klog.ErrorS(err, "Metrics server failed", "addr", addr)
-	}
 }

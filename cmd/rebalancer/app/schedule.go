@@ -2,16 +2,13 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/klog/v2"
 
 	"github.com/kube-rebalancer/rebalancer/scheduler"
 	"github.com/kube-rebalancer/rebalancer/schedulerd"
@@ -61,10 +58,11 @@ Pods opt in with spec.schedulerName: rebalancer (or --scheduler-name).`,
 			}
 			ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			m := schedulerd.NewMetrics()
 			if metrics != "" {
-				go serveHealth(ctx, metrics)
+				go serveMetrics(ctx, metrics, m.Registry)
 			}
-			live := &schedulerd.Live{Client: client, Engine: engine, SchedulerName: profile.SchedulerName, History: history, HandoffTTL: handoffTTL}
+			live := &schedulerd.Live{Client: client, Engine: engine, SchedulerName: profile.SchedulerName, History: history, HandoffTTL: handoffTTL, Metrics: m}
 			if election.enabled {
 				return election.run(ctx, client, func(ctx context.Context) error { return runtimeErr(live.Run(ctx)) })
 			}
@@ -80,7 +78,7 @@ Pods opt in with spec.schedulerName: rebalancer (or --scheduler-name).`,
 	f.IntVar(&kubeOpts.burst, "burst", kubeOpts.burst, "API requests allowed in a burst above --qps")
 	f.StringVar(&state, "state-configmap", "", "NAMESPACE/NAME of the ConfigMap where rebalancer run records its evictions (default: $POD_NAMESPACE/rebalancer-state inside a pod)")
 	f.DurationVar(&handoffTTL, "handoff-ttl", 10*time.Minute, "how long after an eviction its replacement is placed on the planned node")
-	f.StringVar(&metrics, "metrics-addr", "", "serve /healthz on this address (e.g. :8080)")
+	f.StringVar(&metrics, "metrics-addr", "", "serve /metrics and /healthz on this address (e.g. :8080)")
 	election.addFlags(c)
 	return c
 }
@@ -113,17 +111,4 @@ func scheduleProfile(config, name string, plugins scheduler.Registry) (scheduler
 		return scheduler.Profile{}, fmt.Errorf("%s: no profile with schedulerName %q", config, name)
 	}
 	return p, nil
-}
-
-func serveHealth(ctx context.Context, addr string) {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
-	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go func() {
-		<-ctx.Done()
-		_ = srv.Shutdown(context.Background())
-	}()
-	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		klog.ErrorS(err, "Health server failed", "addr", addr)
-	}
 }
