@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"sync"
 
 	"k8s.io/klog/v2"
@@ -119,7 +120,7 @@ func Main(opts ...Option) int {
 // printed on stderr; logs go where klog writes them.
 func Run(args []string, stdout, stderr io.Writer, opts ...Option) int {
 	c := NewCommand(opts...)
-	c.SetArgs(args)
+	c.SetArgs(verbosityArgs(args))
 	c.SetOut(stdout)
 	c.SetErr(stderr)
 	err := c.Execute()
@@ -128,4 +129,25 @@ func Run(args []string, stdout, stderr io.Writer, opts ...Option) int {
 		fmt.Fprintln(stderr, "Error:", err)
 	}
 	return exitCode(err)
+}
+
+// verbosityArgs joins "-v 2" and "--v 2" into "-v=2". -v alone means 1 (as
+// the README's "add -v" does), so its flag takes an optional value, which
+// pflag reads only when attached; klog and kubectl users write it apart.
+func verbosityArgs(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		if (args[i] == "-v" || args[i] == "--v") && i+1 < len(args) {
+			if _, err := strconv.ParseUint(args[i+1], 10, 8); err == nil {
+				out = append(out, args[i]+"="+args[i+1])
+				i++
+				continue
+			}
+		}
+		if args[i] == "--" {
+			return append(out, args[i:]...)
+		}
+		out = append(out, args[i])
+	}
+	return out
 }

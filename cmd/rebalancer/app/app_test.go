@@ -2,6 +2,8 @@ package app
 
 import (
 	"bytes"
+	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -108,3 +110,40 @@ type removeDuplicatesLookalike struct{}
 
 func (removeDuplicatesLookalike) Name() string          { return "RemoveDuplicates" }
 func (removeDuplicatesLookalike) Run(*strategies.Input) {}
+
+func TestVerbosityArgs(t *testing.T) {
+	tests := []struct {
+		args, want []string
+	}{
+		{[]string{"plan", "-v", "2", "--snapshot", "d.yaml"}, []string{"plan", "-v=2", "--snapshot", "d.yaml"}},
+		{[]string{"plan", "--v", "4"}, []string{"plan", "--v=4"}},
+		{[]string{"plan", "-v=2"}, []string{"plan", "-v=2"}},
+		// -v alone is level 1, and what follows it is not a level.
+		{[]string{"place", "-v", "pod.yaml"}, []string{"place", "-v", "pod.yaml"}},
+		{[]string{"plan", "-v"}, []string{"plan", "-v"}},
+		// After --, arguments are not flags.
+		{[]string{"place", "--", "-v", "2"}, []string{"place", "--", "-v", "2"}},
+	}
+	for _, tt := range tests {
+		if got := verbosityArgs(tt.args); !slices.Equal(got, tt.want) {
+			t.Errorf("verbosityArgs(%q) = %q, want %q", tt.args, got, tt.want)
+		}
+	}
+}
+
+// kubectl's way of asking for more logs, "-v 2", works, and so does -v
+// alone: neither takes the level for an argument.
+func TestVerbosityFlagForms(t *testing.T) {
+	defer Run([]string{"version", "-v=0"}, io.Discard, io.Discard)
+	for _, args := range [][]string{{"-v", "2"}, {"--v", "2"}, {"-v=2"}, {"--v=2"}, {"-v"}} {
+		var out, errs bytes.Buffer
+		code := Run(append([]string{"plan", "--snapshot", "../../../examples/cluster.yaml"}, args...), &out, &errs)
+		if code != exitOK {
+			t.Errorf("plan %q: exit %d: %s", args, code, errs.String())
+			continue
+		}
+		if strings.Contains(out.String(), "-v lists them") {
+			t.Errorf("plan %q did not list the skipped pods, as a verbose plan does", args)
+		}
+	}
+}

@@ -63,8 +63,12 @@ now. The cluster comes from --snapshot, or from the API server.`,
 			}
 			var objs cluster.Objects
 			if snapshot != "" {
-				if objs, _, err = cluster.ReadFile(snapshot); err != nil {
-					return fmt.Errorf("%s: %w", snapshot, err)
+				var ignored map[string]int
+				if objs, ignored, err = cluster.ReadFile(snapshot); err != nil {
+					return snapshotError(snapshot, err)
+				}
+				if err := checkHasNodes(snapshot, objs, ignored); err != nil {
+					return err
 				}
 			} else {
 				client, _, err := kubeOpts.client(s.userAgent("rebalancer-place"))
@@ -106,7 +110,7 @@ func engineFor(file, name string, plugins scheduler.Registry) (*scheduler.Engine
 	}
 	profiles, err := scheduler.ReadProfiles(file, plugins)
 	if err != nil {
-		return nil, err
+		return nil, fileError("--scheduler-config", file, err)
 	}
 	p := profiles[0]
 	if name != "" {
@@ -142,7 +146,7 @@ func place(objs cluster.Objects, pod *corev1.Pod, engine *scheduler.Engine) (sch
 func readPodFile(path string) (*corev1.Pod, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, fileError("pod file", path, err)
 	}
 	j, err := yaml.YAMLToJSON(data)
 	if err != nil {

@@ -48,7 +48,7 @@ Without --policy, the built-in default policy runs:
 			if now != "" {
 				t, err := time.Parse(time.RFC3339, now)
 				if err != nil {
-					return fmt.Errorf("--now: %w", err)
+					return fmt.Errorf("--now %q: not an RFC 3339 time; give one such as 2026-11-20T12:00:00Z", now)
 				}
 				at = t
 			}
@@ -62,7 +62,10 @@ Without --policy, the built-in default policy runs:
 			}
 			objs, ignored, err := cluster.ReadFile(snapshot)
 			if err != nil {
-				return fmt.Errorf("%s: %w", snapshot, err)
+				return snapshotError(snapshot, err)
+			}
+			if err := checkHasNodes(snapshot, objs, ignored); err != nil {
+				return err
 			}
 			if len(ignored) > 0 {
 				klog.V(1).InfoS("Ignored objects a snapshot does not use", "kinds", cluster.IgnoredSummary(ignored))

@@ -12,5 +12,6 @@ func loadPolicy(file string) (*policy.Policy, error) {
 		klog.V(1).InfoS("No --policy given: using the default policy (see `rebalancer plan --help`)")
 		return policy.Default(), nil
 	}
-	return policy.LoadFile(file)
+	p, err := policy.LoadFile(file)
+	return p, fileError("--policy", file, err)
 }

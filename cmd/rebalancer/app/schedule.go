@@ -98,7 +98,7 @@ func scheduleProfile(config, name string, plugins scheduler.Registry) (scheduler
 	}
 	profiles, err := scheduler.ReadProfiles(config, plugins)
 	if err != nil {
-		return scheduler.Profile{}, err
+		return scheduler.Profile{}, fileError("--config", config, err)
 	}
 	if name == "" {
 		if len(profiles) > 1 {
