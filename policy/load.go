@@ -108,6 +108,8 @@ func describeStrict(err error) string {
 	}
 	msg := err.Error()
 	switch {
+	case strings.HasPrefix(msg, "unknown strategy"):
+		return fe.FieldPath() + ": " + msg
 	case strings.HasPrefix(msg, "unknown field"):
 		return fe.FieldPath() + ": unknown field"
 	case strings.HasPrefix(msg, "duplicate field"):

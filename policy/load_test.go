@@ -83,7 +83,7 @@ strategies:
 			want: []string{
 				"policy.yaml: evictable.systemCriticl: unknown field",
 				"policy.yaml: limit: unknown field",
-				"policy.yaml: strategies.LowNodeUtilisation: unknown field",
+				"policy.yaml: strategies.LowNodeUtilisation: unknown strategy; did you mean LowNodeUtilization?",
 			},
 		},
 		{

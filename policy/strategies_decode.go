@@ -15,11 +15,57 @@ type decodeProblems struct {
 }
 
 // unknownStrategyError is a name under strategies: that no registered
-// strategy has, worded as the decoder words an unknown field.
+// strategy has.
 type unknownStrategyError struct{ name string }
 
-func (e *unknownStrategyError) Error() string     { return `unknown field "` + e.name + `"` }
+// Error suggests the registered name the user most likely meant (a typo,
+// British spelling, a lost letter), or lists them all.
+func (e *unknownStrategyError) Error() string {
+	if near := nearestName(e.name, Order()); near != "" {
+		return "unknown strategy; did you mean " + near + "?"
+	}
+	return "unknown strategy; the strategies are " + strings.Join(Order(), ", ")
+}
+
 func (e *unknownStrategyError) FieldPath() string { return e.name }
+
+// nearestName returns the name closest to s by edit distance, ignoring
+// case, when it is close enough to be a slip (at most a quarter of its
+// letters, and at least 2, differ), or "".
+func nearestName(s string, names []string) string {
+	best, bestDist := "", 0
+	for _, n := range names {
+		d := editDistance(strings.ToLower(s), strings.ToLower(n))
+		if best == "" || d < bestDist {
+			best, bestDist = n, d
+		}
+	}
+	if best == "" || bestDist > max(2, len(best)/4) {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
 
 // entryTypeError is a value of the wrong type in a strategies object: the
 // arguments of the strategy name (err, from decoding into args), or, when
