@@ -36,7 +36,7 @@ strategies:
 		{
 			name: "taints: includePreferNoSchedule is a boolean",
 			yaml: "strategies:\n  RemovePodsViolatingNodeTaints: {includePreferNoSchedule: yes please}\n",
-			want: []string{`cannot unmarshal string into Go struct field RemovePodsViolatingNodeTaintsArgs.strategies.RemovePodsViolatingNodeTaints.includePreferNoSchedule of type bool`},
+			want: []string{`strategies.RemovePodsViolatingNodeTaints.includePreferNoSchedule: a string where true or false is expected`},
 		},
 		{
 			name: "node affinity: nodeAffinityType is required",

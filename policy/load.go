@@ -53,10 +53,10 @@ func Load(data []byte, file string) (*Policy, error) {
 	var doc RebalancePolicy
 	strict, err := sigsjson.UnmarshalStrict(j, &doc)
 	if err != nil {
-		return nil, &Error{File: file, Problems: []string{strings.TrimPrefix(err.Error(), "json: ")}}
+		return nil, &Error{File: file, Problems: []string{describeTypeError(err.Error())}}
 	}
 	if msg := doc.strategiesTypeError(); msg != "" {
-		return nil, &Error{File: file, Problems: []string{msg}}
+		return nil, &Error{File: file, Problems: []string{describeTypeError(msg)}}
 	}
 	strict = append(strict, doc.strategiesStrictErrors()...)
 	problems := newError(file, nil)

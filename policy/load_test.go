@@ -186,7 +186,7 @@ overrides:
 		{
 			name: "wrong type",
 			yaml: header + "limits: {total: many}\n",
-			want: []string{`policy.yaml: cannot unmarshal string into Go struct field Limits.limits.total of type int32`},
+			want: []string{`policy.yaml: limits.total: a string where a whole number is expected`},
 		},
 	}
 	for _, tt := range tests {
