@@ -14,25 +14,12 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
-	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/cluster/kube"
 	"github.com/kube-rebalancer/rebalancer/cluster/kube/kubetest"
 	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/report"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
 )
-
-// imbalancedClient is a fake API server holding a cluster the test policy
-// wants to rebalance; evictions delete the pod.
-func imbalancedClient() *fake.Clientset {
-	objs := ct.Objects(ct.Node("hot"), ct.Node("idle"), ct.DeploymentReplicaSet("shop", "web"))
-	for i := range 8 {
-		objs.Pods = append(objs.Pods, ct.Pod("shop", fmt.Sprintf("web-%d", i)).On("hot").Requests("400m", "").Deployment("web").Obj())
-	}
-	client := kubetest.Clientset(objs)
-	kubetest.EvictionsDeletePods(client)
-	return client
-}
 
 // testConfig is a configuration that moves two of the imbalanced cluster's
 // pods, keeping its history in the client, and records what it prints.
@@ -56,7 +43,7 @@ func testConfig(t *testing.T, client *fake.Clientset, printed **report.Report) C
 // ReplicaSet controller recreates an evicted pod within milliseconds. And an
 // eviction that did not happen leaves no record behind.
 func TestEvictionsAreRecordedBeforeTheyAreMade(t *testing.T) {
-	client := imbalancedClient()
+	client := kubetest.Imbalanced()
 	refused := "web-1"
 	client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		if a.GetSubresource() == "eviction" && a.(k8stesting.CreateAction).GetObject().(*policyv1.Eviction).Name == refused {
@@ -122,7 +109,7 @@ func TestCycleOutcomes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			client := imbalancedClient()
+			client := kubetest.Imbalanced()
 			if tt.failing != "" {
 				verb, resource, _ := strings.Cut(tt.failing, " ")
 				resource, sub, _ := strings.Cut(resource, "/")

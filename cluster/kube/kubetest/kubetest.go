@@ -5,6 +5,8 @@
 package kubetest
 
 import (
+	"fmt"
+
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -12,6 +14,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 )
 
 // Clientset returns a fake API server holding the objects.
@@ -69,4 +72,18 @@ func EvictionsDeletePods(client *fake.Clientset) {
 		ev := a.(k8stesting.CreateAction).GetObject().(*policyv1.Eviction)
 		return true, nil, client.Tracker().Delete(a.GetResource(), ev.Namespace, ev.Name)
 	})
+}
+
+// Imbalanced returns a fake API server holding a cluster that any balancing
+// policy wants to change: eight replicas of Deployment shop/web on node
+// "hot" (400m of its 4 CPUs each), and an empty node "idle". Evictions
+// delete the pod.
+func Imbalanced() *fake.Clientset {
+	objs := clustertest.Objects(clustertest.Node("hot"), clustertest.Node("idle"), clustertest.DeploymentReplicaSet("shop", "web"))
+	for i := range 8 {
+		objs.Pods = append(objs.Pods, clustertest.Pod("shop", fmt.Sprintf("web-%d", i)).On("hot").Requests("400m", "").Deployment("web").Obj())
+	}
+	client := Clientset(objs)
+	EvictionsDeletePods(client)
+	return client
 }

@@ -9,10 +9,8 @@ import (
 	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
-	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/cluster/kube"
 	"github.com/kube-rebalancer/rebalancer/cluster/kube/kubetest"
 	"github.com/kube-rebalancer/rebalancer/policy"
@@ -22,23 +20,11 @@ import (
 
 const stateNamespace = "rebalancer"
 
-// imbalancedClient is a fake API server holding a cluster the default policy
-// wants to rebalance; evictions delete the pod.
-func imbalancedClient() *fake.Clientset {
-	objs := ct.Objects(ct.Node("hot"), ct.Node("idle"), ct.DeploymentReplicaSet("shop", "web"))
-	for i := range 8 {
-		objs.Pods = append(objs.Pods, ct.Pod("shop", fmt.Sprintf("web-%d", i)).On("hot").Requests("400m", "").Deployment("web").Obj())
-	}
-	client := kubetest.Clientset(objs)
-	kubetest.EvictionsDeletePods(client)
-	return client
-}
-
 // runCycles runs real cycles against the fake API server, as `rebalancer run`
 // does, and returns every call made.
 func runCycles(t *testing.T, leaderElect bool) []k8stesting.Action {
 	t.Helper()
-	client := imbalancedClient()
+	client := kubetest.Imbalanced()
 	placer, err := scheduler.NewEngine(scheduler.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
