@@ -64,13 +64,16 @@ func DecodeEvictions(cm *corev1.ConfigMap) ([]Eviction, error) {
 	return out, nil
 }
 
-// EncodeEvictions replaces the data of a state ConfigMap with the
-// evictions, in the form DecodeEvictions reads.
+// EncodeEvictions replaces the evictions a state ConfigMap holds, in the
+// form DecodeEvictions reads, and keeps its other keys (the last-run record).
 func EncodeEvictions(cm *corev1.ConfigMap, evictions []Eviction) error {
 	body, err := json.Marshal(evictions)
 	if err != nil {
 		return err
 	}
-	cm.Data = map[string]string{historyKey: string(body)}
+	if cm.Data == nil {
+		cm.Data = map[string]string{}
+	}
+	cm.Data[historyKey] = string(body)
 	return nil
 }

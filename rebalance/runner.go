@@ -35,10 +35,9 @@ type Config struct {
 	DryRun bool
 	// Interval is the time between cycles; 0 runs one cycle.
 	Interval time.Duration
-	// Metrics observes every cycle; nil: a registry of the Runner's own.
-	Metrics *report.Metrics
-	// Pushgateway, when set, is the URL each cycle's metrics are pushed to.
-	Pushgateway string
+	// Publisher leaves every cycle's outcome in its metrics and last-run
+	// record; nil: metrics of the Runner's own, and no record.
+	Publisher *Publisher
 	// Print writes each cycle's report; nil prints nothing.
 	Print func(*report.Report) error
 }
@@ -50,8 +49,11 @@ type Runner struct {
 
 // New returns a Runner for the configuration.
 func New(cfg Config) *Runner {
-	if cfg.Metrics == nil {
-		cfg.Metrics = report.NewMetrics()
+	if cfg.Publisher == nil {
+		cfg.Publisher = &Publisher{}
+	}
+	if cfg.Publisher.Metrics == nil {
+		cfg.Publisher.Metrics = report.NewMetrics()
 	}
 	if cfg.Print == nil {
 		cfg.Print = func(*report.Report) error { return nil }
@@ -60,7 +62,7 @@ func New(cfg Config) *Runner {
 }
 
 // Metrics returns the metrics every cycle updates, for a /metrics endpoint.
-func (r *Runner) Metrics() *report.Metrics { return r.cfg.Metrics }
+func (r *Runner) Metrics() *report.Metrics { return r.cfg.Publisher.Metrics }
 
 // Run runs one cycle when Interval is 0, or cycles every Interval until ctx
 // ends. In a loop a failed cycle is logged and the next one tries again, as a
@@ -82,19 +84,35 @@ func (r *Runner) Run(ctx context.Context) error {
 }
 
 // Cycle reads the cluster, plans, records the planned evictions, evicts,
-// forgets those that did not happen, prints the report and updates the
-// metrics. It returns an error when the cycle failed, or any eviction did;
-// evictions a PodDisruptionBudget refused are reported, not failures.
+// forgets those that did not happen, prints the report, and publishes the
+// outcome (metrics and last-run record), a failed cycle's too. It returns an
+// error when the cycle failed, or any eviction did; evictions a
+// PodDisruptionBudget refused are reported, not failures.
 func (r *Runner) Cycle(ctx context.Context) error {
+	start := time.Now()
+	rep, err := r.cycle(ctx)
+	r.cfg.Publisher.Publish(ctx, start, r.cfg.DryRun, rep, err)
+	if rep != nil {
+		klog.InfoS("Cycle done", "moves", len(rep.Moves), "results", rep.Summary.Results, "took", time.Since(start).Round(time.Millisecond))
+	}
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("stopped by a signal; the report lists what was done")
+	}
+	return err
+}
+
+// cycle does the work of Cycle but for publishing it. The report is nil
+// when the cycle failed before it had one.
+func (r *Runner) cycle(ctx context.Context) (*report.Report, error) {
 	start := time.Now()
 	objs, err := kube.ReadObjects(ctx, r.cfg.Client)
 	if err != nil {
-		return fmt.Errorf("reading the cluster: %w", err)
+		return nil, fmt.Errorf("reading the cluster: %w", err)
 	}
 	// Whole seconds, so that `plan --now` can name the same instant.
 	snap, err := cluster.New(objs, time.Now().Truncate(time.Second))
 	if err != nil {
-		return fmt.Errorf("reading the cluster: %w", err)
+		return nil, fmt.Errorf("reading the cluster: %w", err)
 	}
 	klog.InfoS("Read the cluster", "nodes", len(snap.Nodes()), "pods", len(snap.Pods()), "pdbs", len(snap.PDBs()),
 		"took", time.Since(start).Round(time.Millisecond))
@@ -106,7 +124,7 @@ func (r *Runner) Cycle(ctx context.Context) error {
 			// A real run must not forget the cooldown; a dry run from a
 			// laptop may lack the permission and still be useful.
 			if !r.cfg.DryRun {
-				return err
+				return nil, err
 			}
 			klog.InfoS("Could not read earlier evictions; this plan ignores the cooldown", "err", err)
 		}
@@ -123,30 +141,16 @@ func (r *Runner) Cycle(ctx context.Context) error {
 		rep = report.FromPlan(plan)
 	} else {
 		if rep, execErr, err = r.evict(ctx, snap, plan); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if err := r.cfg.Print(rep); err != nil {
-		return err
+		return rep, err
 	}
-
-	failedEvictions := rep.Summary.Results[evictor.Failed]
-	if execErr == nil && failedEvictions > 0 {
-		execErr = fmt.Errorf("%d eviction(s) failed; see the report", failedEvictions)
+	if failed := rep.Summary.Results[evictor.Failed]; execErr == nil && failed > 0 {
+		execErr = fmt.Errorf("%d eviction(s) failed; see the report", failed)
 	}
-	r.cfg.Metrics.Observe(rep, time.Since(start), execErr != nil)
-	if r.cfg.Pushgateway != "" {
-		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		if err := r.cfg.Metrics.Push(pctx, r.cfg.Pushgateway); err != nil {
-			klog.ErrorS(err, "Pushing metrics failed", "pushgateway", r.cfg.Pushgateway)
-		}
-		cancel()
-	}
-	klog.InfoS("Cycle done", "moves", len(rep.Moves), "results", rep.Summary.Results, "took", time.Since(start).Round(time.Millisecond))
-	if errors.Is(execErr, context.Canceled) {
-		return fmt.Errorf("stopped by a signal; the report lists what was done")
-	}
-	return execErr
+	return rep, execErr
 }
 
 // evict carries out the plan: it returns the report of what was done and

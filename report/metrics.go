@@ -6,20 +6,32 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/push"
+
+	"github.com/kube-rebalancer/rebalancer/evictor"
 )
 
 // Metrics are the Prometheus metrics of the cycles a process runs.
+// docs/monitoring.md documents each of them and the alerts built on them.
 type Metrics struct {
 	Registry *prometheus.Registry
 
-	planned   *prometheus.CounterVec
-	evictions *prometheus.CounterVec
-	skipped   *prometheus.CounterVec
-	duration  prometheus.Histogram
-	lastRun   prometheus.Gauge
-	lastOK    prometheus.Gauge
-	lastMoves prometheus.Gauge
+	planned       *prometheus.CounterVec
+	evictions     *prometheus.CounterVec
+	skipped       *prometheus.CounterVec
+	duration      prometheus.Histogram
+	lastRun       prometheus.Gauge
+	lastOK        prometheus.Gauge
+	lastMoves     prometheus.Gauge
+	lastDryRun    prometheus.Gauge
+	lastEvictions *prometheus.GaugeVec
+	// lastSuccess has no labels; a vector so that it can be absent while no
+	// cycle is known to have succeeded, rather than claim 1970.
+	lastSuccess *prometheus.GaugeVec
 }
+
+// results are every result a move can have, so that the last cycle's
+// evictions are exported as 0 rather than absent when none had that result.
+var results = []evictor.Result{evictor.Evicted, evictor.Refused, evictor.Gone, evictor.Failed, evictor.NotAttempted}
 
 // NewMetrics registers the metrics on a fresh registry.
 func NewMetrics() *Metrics {
@@ -39,38 +51,63 @@ func NewMetrics() *Metrics {
 			Buckets: prometheus.ExponentialBuckets(0.1, 2, 12),
 		}),
 		lastRun: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "rebalancer_last_cycle_timestamp_seconds", Help: "When the last cycle ended, in Unix seconds.",
+			Name: "rebalancer_last_cycle_timestamp_seconds", Help: "When the last cycle ended, in Unix seconds, whether it succeeded or not.",
 		}),
 		lastOK: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "rebalancer_last_cycle_success", Help: "1 when the last cycle ended without a runtime error, else 0.",
+			Name: "rebalancer_last_cycle_success", Help: "1 when the last cycle ended without an error, else 0 (invalid policy, API server unreachable, a failed eviction).",
 		}),
 		lastMoves: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "rebalancer_last_cycle_moves", Help: "Moves planned by the last cycle.",
 		}),
+		lastDryRun: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "rebalancer_last_cycle_dry_run", Help: "1 when the last cycle was a dry run, which evicts nothing.",
+		}),
+		lastEvictions: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "rebalancer_last_cycle_evictions", Help: "Planned moves of the last cycle by result (evicted, refused, gone, failed, not-attempted).",
+		}, []string{"result"}),
+		lastSuccess: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "rebalancer_last_success_timestamp_seconds", Help: "When the last cycle that succeeded ended, in Unix seconds; carried across CronJob runs by the state ConfigMap's last-run record.",
+		}, nil),
 	}
-	m.Registry.MustRegister(m.planned, m.evictions, m.skipped, m.duration, m.lastRun, m.lastOK, m.lastMoves)
+	m.Registry.MustRegister(m.planned, m.evictions, m.skipped, m.duration, m.lastRun, m.lastOK, m.lastMoves,
+		m.lastDryRun, m.lastEvictions, m.lastSuccess)
 	return m
 }
 
-// Observe records one cycle.
-func (m *Metrics) Observe(r *Report, took time.Duration, failed bool) {
-	for _, mv := range r.Moves {
-		m.planned.WithLabelValues(mv.Strategy).Inc()
-		if mv.Result != "" {
-			m.evictions.WithLabelValues(mv.Strategy, string(mv.Result)).Inc()
+// Observe records one run: rec says how it went, rep (nil when the run
+// failed before planning) what it planned and did.
+func (m *Metrics) Observe(rec RunRecord, rep *Report) {
+	if rep != nil {
+		for _, mv := range rep.Moves {
+			m.planned.WithLabelValues(mv.Strategy).Inc()
+			if mv.Result != "" {
+				m.evictions.WithLabelValues(mv.Strategy, string(mv.Result)).Inc()
+			}
 		}
 	}
-	for cat, n := range r.Summary.Skipped {
+	for cat, n := range rec.Skipped {
 		m.skipped.WithLabelValues(string(cat)).Add(float64(n))
 	}
-	m.duration.Observe(took.Seconds())
-	m.lastRun.SetToCurrentTime()
-	m.lastMoves.Set(float64(len(r.Moves)))
-	if failed {
-		m.lastOK.Set(0)
-	} else {
-		m.lastOK.Set(1)
+	for _, res := range results {
+		m.lastEvictions.WithLabelValues(string(res)).Set(float64(rec.Results[res]))
 	}
+	m.duration.Observe(rec.End.Sub(rec.Start).Seconds())
+	m.lastRun.Set(unixSeconds(rec.End))
+	m.lastMoves.Set(float64(rec.Moves))
+	m.lastOK.Set(boolValue(rec.Succeeded))
+	m.lastDryRun.Set(boolValue(rec.DryRun))
+	if rec.LastSuccess != nil {
+		m.lastSuccess.WithLabelValues().Set(unixSeconds(*rec.LastSuccess))
+	}
+}
+
+func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
+
+func boolValue(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Push sends the metrics to a Prometheus Pushgateway under job "rebalancer",
@@ -78,4 +115,11 @@ func (m *Metrics) Observe(r *Report, took time.Duration, failed bool) {
 // any scrape could reach it.
 func (m *Metrics) Push(ctx context.Context, url string) error {
 	return push.New(url, "rebalancer").Gatherer(m.Registry).PushContext(ctx)
+}
+
+// WriteFile writes the metrics in Prometheus' text format to path, through
+// a temporary file and a rename, so that node-exporter's textfile collector
+// (which reads *.prom files) never reads half a file.
+func (m *Metrics) WriteFile(path string) error {
+	return prometheus.WriteToTextfile(path, m.Registry)
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -135,9 +136,15 @@ func TestMachineFormats(t *testing.T) {
 }
 
 func TestMetrics(t *testing.T) {
+	start := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 	m := NewMetrics()
-	m.Observe(executed(), 3*time.Second, false)
-	m.Observe(FromPlan(samplePlan()), time.Second, true)
+	if got := testutil.CollectAndCount(m.lastSuccess); got != 0 {
+		t.Errorf("last success series = %d before any cycle, want 0: no success is known", got)
+	}
+	ok := NewRunRecord(start, start.Add(3*time.Second), false, executed(), nil)
+	m.Observe(ok, executed())
+	failed := NewRunRecord(start.Add(time.Minute), start.Add(time.Minute+time.Second), true, FromPlan(samplePlan()), errors.New("2 eviction(s) failed"))
+	m.Observe(failed, FromPlan(samplePlan()))
 	if got := testutil.ToFloat64(m.evictions.WithLabelValues("LowNodeUtilization", "refused")); got != 1 {
 		t.Errorf("refused evictions = %v, want 1", got)
 	}
@@ -150,10 +157,65 @@ func TestMetrics(t *testing.T) {
 	if got := testutil.ToFloat64(m.lastOK); got != 0 {
 		t.Errorf("last cycle success = %v after a failed cycle, want 0", got)
 	}
+	if got, want := testutil.ToFloat64(m.lastRun), float64(start.Add(time.Minute+time.Second).Unix()); got != want {
+		t.Errorf("last cycle timestamp = %v, want the failed cycle's end %v", got, want)
+	}
+	if got, want := testutil.ToFloat64(m.lastSuccess.WithLabelValues()), float64(start.Add(3*time.Second).Unix()); got != want {
+		t.Errorf("last success timestamp = %v, want the first cycle's end %v", got, want)
+	}
+	if got := testutil.ToFloat64(m.lastDryRun); got != 1 {
+		t.Errorf("last cycle dry run = %v, want 1", got)
+	}
+	// The dry run evicted nothing: every result of the last cycle is 0,
+	// not the first cycle's counts, and not absent.
+	if got := testutil.CollectAndCount(m.lastEvictions); got != len(results) {
+		t.Errorf("last cycle evictions series = %d, want one per result (%d)", got, len(results))
+	}
+	if got := testutil.ToFloat64(m.lastEvictions.WithLabelValues("refused")); got != 0 {
+		t.Errorf("last cycle refused evictions = %v, want 0", got)
+	}
 	if got := testutil.CollectAndCount(m.duration); got != 1 {
 		t.Errorf("duration series = %d, want 1", got)
 	}
 }
+
+// A failed run keeps the time of the last success from the record the
+// previous run left, so that "no success for N minutes" can be alerted on
+// across a CronJob's runs.
+func TestRunRecordFollow(t *testing.T) {
+	start := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	earlier := start.Add(-10 * time.Minute)
+	prevOK, _ := json.Marshal(RunRecord{Succeeded: true, LastSuccess: &earlier})
+	prevFailed, _ := json.Marshal(RunRecord{Error: "boom", LastSuccess: &earlier})
+	prevNever, _ := json.Marshal(RunRecord{Error: "boom"})
+	tests := []struct {
+		name string
+		err  error
+		prev []byte
+		want *time.Time
+	}{
+		{name: "success is its own last success", prev: prevOK, want: ptr(start.Add(time.Second))},
+		{name: "failure after a success", err: errors.New("invalid policy"), prev: prevOK, want: &earlier},
+		{name: "failure after failures since a success", err: errors.New("invalid policy"), prev: prevFailed, want: &earlier},
+		{name: "failure, never a success", err: errors.New("invalid policy"), prev: prevNever},
+		{name: "failure, first run", err: errors.New("invalid policy")},
+		{name: "failure after a corrupt record", err: errors.New("invalid policy"), prev: []byte("{not json")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := NewRunRecord(start, start.Add(time.Second), false, nil, tt.err)
+			r.Follow(tt.prev)
+			if (r.LastSuccess == nil) != (tt.want == nil) || r.LastSuccess != nil && !r.LastSuccess.Equal(*tt.want) {
+				t.Errorf("LastSuccess = %v, want %v", r.LastSuccess, tt.want)
+			}
+			if r.Succeeded != (tt.err == nil) || (r.Error != "") != (tt.err != nil) {
+				t.Errorf("Succeeded = %v, Error = %q for error %v", r.Succeeded, r.Error, tt.err)
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
 
 // squeeze collapses runs of spaces, so that checks do not depend on the
 // table's column widths.

@@ -15,8 +15,13 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster"
 )
 
-// HistoryStore keeps recent evictions in a ConfigMap, the one piece of state
-// a CronJob's runs share.
+// RunRecordKey is the state ConfigMap's key that holds the record of the
+// last run (report.RunRecord, as JSON), so that `kubectl get` shows when
+// rebalancer last ran and how that went.
+const RunRecordKey = "last-run.json"
+
+// HistoryStore keeps recent evictions and the record of the last run in a
+// ConfigMap, the one piece of state a CronJob's runs share.
 type HistoryStore struct {
 	Client    kubernetes.Interface
 	Namespace string
@@ -56,8 +61,38 @@ func (h *HistoryStore) Forget(ctx context.Context, now time.Time, gone []cluster
 }
 
 // update rewrites the recorded evictions with change, forgetting those older
-// than Keep, and retries when a concurrent writer got there first.
+// than Keep.
 func (h *HistoryStore) update(ctx context.Context, now time.Time, change func([]cluster.Eviction) []cluster.Eviction) error {
+	return h.modify(ctx, func(cm *corev1.ConfigMap) error {
+		old, err := cluster.DecodeEvictions(cm)
+		if err != nil {
+			// A corrupt record must not stop rebalancing forever.
+			old = nil
+		}
+		kept := slices.DeleteFunc(change(old), func(e cluster.Eviction) bool { return now.Sub(e.At) > h.Keep })
+		return cluster.EncodeEvictions(cm, kept)
+	})
+}
+
+// RecordRun replaces the last-run record with what change makes of the
+// previous one (empty when there is none).
+func (h *HistoryStore) RecordRun(ctx context.Context, change func(prev []byte) ([]byte, error)) error {
+	return h.modify(ctx, func(cm *corev1.ConfigMap) error {
+		rec, err := change([]byte(cm.Data[RunRecordKey]))
+		if err != nil {
+			return err
+		}
+		if cm.Data == nil {
+			cm.Data = map[string]string{}
+		}
+		cm.Data[RunRecordKey] = string(rec)
+		return nil
+	})
+}
+
+// modify applies change to the state ConfigMap, creating it when it does
+// not exist, and retries when a concurrent writer got there first.
+func (h *HistoryStore) modify(ctx context.Context, change func(*corev1.ConfigMap) error) error {
 	// Two writers may both find no ConfigMap and race to create it.
 	lostRace := func(err error) bool { return apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) }
 	err := retry.OnError(retry.DefaultRetry, lostRace, func() error {
@@ -67,16 +102,11 @@ func (h *HistoryStore) update(ctx context.Context, now time.Time, change func([]
 		if err != nil && !create {
 			return err
 		}
-		var old []cluster.Eviction
 		if create {
 			cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: h.Namespace, Name: h.Name,
 				Labels: map[string]string{cluster.ManagedByLabel: cluster.ManagedBy}}}
-		} else if old, err = cluster.DecodeEvictions(cm); err != nil {
-			// A corrupt record must not stop rebalancing forever.
-			old = nil
 		}
-		kept := slices.DeleteFunc(change(old), func(e cluster.Eviction) bool { return now.Sub(e.At) > h.Keep })
-		if err := cluster.EncodeEvictions(cm, kept); err != nil {
+		if err := change(cm); err != nil {
 			return err
 		}
 		if create {

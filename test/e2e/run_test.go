@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/cluster/kube"
 	"github.com/kube-rebalancer/rebalancer/evictor"
 	"github.com/kube-rebalancer/rebalancer/planner"
 	"github.com/kube-rebalancer/rebalancer/report"
@@ -145,6 +146,16 @@ func TestRunEvictsWithinLimits(t *testing.T) {
 	sort.Strings(want)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("state ConfigMap records\n  %s\nwant the evictions of the report\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+
+	// Beside them, the record of the run, for whoever did not watch its log.
+	var last report.RunRecord
+	if err := json.Unmarshal([]byte(cm.Data[kube.RunRecordKey]), &last); err != nil {
+		t.Fatalf("state ConfigMap %s, key %s: %v\n%v", state, kube.RunRecordKey, err, cm.Data)
+	}
+	if !last.Succeeded || last.DryRun || last.Moves != len(rep.Moves) || last.Results[evictor.Evicted] != len(evicted) ||
+		last.LastSuccess == nil || !last.LastSuccess.Equal(last.End) || last.End.Before(last.Start) {
+		t.Errorf("last-run record = %+v, want a successful run of %d moves, %d evicted", last, len(rep.Moves), len(evicted))
 	}
 
 	// The ReplicaSet controller replaces the evicted pods; the test binds

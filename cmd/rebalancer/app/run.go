@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/kube-rebalancer/rebalancer/rebalance"
 	"github.com/kube-rebalancer/rebalancer/report"
@@ -22,6 +24,7 @@ type runOptions struct {
 	output      string
 	pushgateway string
 	metricsAddr string
+	metricsFile string
 	state       string
 	election    electionFlags
 }
@@ -39,7 +42,14 @@ does; with --interval it repeats until stopped, as a Deployment does.
 same report 'plan --snapshot' prints for a dump of the cluster.
 
 SIGTERM stops further evictions; the report of what was done is still printed
-and the events already recorded are written before the process exits.`,
+and the events already recorded are written before the process exits.
+
+Every run leaves its outcome behind, a failed one's too (an invalid policy, an
+unreachable API server): its metrics (--metrics-addr, --pushgateway,
+--metrics-file) with rebalancer_last_cycle_success 0 when it failed, and the
+last-run record in the state ConfigMap (key last-run.json: when it ran, how
+long it took, what it planned and evicted, the error, the last success). A dry
+run records itself only when it runs in the cluster ($POD_NAMESPACE set).`,
 		Example: `  # What would move right now, and where to?
   rebalancer run --dry-run --kubeconfig ~/.kube/config --policy policy.yaml
 
@@ -47,41 +57,21 @@ and the events already recorded are written before the process exits.`,
   rebalancer run --policy /etc/rebalancer/policy.yaml -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if err := checkOutput(o.output); err != nil {
-				return err
-			}
-			if o.interval < 0 {
-				return fmt.Errorf("--interval must not be negative")
-			}
-			pol, err := loadPolicy(o.policyFile)
+			start := time.Now()
+			pub := &rebalance.Publisher{Metrics: report.NewMetrics(), Pushgateway: o.pushgateway, MetricsFile: o.metricsFile}
+			runner, client, err := o.setUp(c, s, pub)
 			if err != nil {
-				return err
-			}
-			placer, err := newPlacer(pol, s.plugins)
-			if err != nil {
-				return err
-			}
-			client, _, err := o.kube.client(s.userAgent("rebalancer"))
-			if err != nil {
+				// A run that cannot even start must still show as failed
+				// to whoever watches the metrics or the last-run record.
+				pub.Publish(c.Context(), start, o.dryRun, nil, err)
 				return err
 			}
 			ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			history, err := historyStore(o.state, client, pol)
-			if err != nil {
-				return err
-			}
-			r := rebalance.New(rebalance.Config{
-				Client: client, Policy: pol, Placer: placer, History: history,
-				DryRun: o.dryRun, Interval: o.interval, Pushgateway: o.pushgateway,
-				Print: func(rep *report.Report) error {
-					return report.Print(c.OutOrStdout(), rep, o.output, verbose(c))
-				},
-			})
 			if o.metricsAddr != "" {
-				go serveMetrics(ctx, o.metricsAddr, r.Metrics().Registry)
+				go serveMetrics(ctx, o.metricsAddr, pub.Metrics.Registry)
 			}
-			run := func(ctx context.Context) error { return runtimeErr(r.Run(ctx)) }
+			run := func(ctx context.Context) error { return runtimeErr(runner.Run(ctx)) }
 			if o.election.enabled {
 				return o.election.run(ctx, client, run)
 			}
@@ -98,8 +88,53 @@ and the events already recorded are written before the process exits.`,
 	f.DurationVar(&o.interval, "interval", 0, "time between cycles; 0 runs one cycle and exits (for a CronJob)")
 	f.StringVar(&o.pushgateway, "pushgateway", "", "Prometheus Pushgateway URL to push each cycle's metrics to (for a CronJob, whose process is gone before a scrape)")
 	f.StringVar(&o.state, "state-configmap", "", "NAMESPACE/NAME of the ConfigMap that remembers recent evictions across runs, for the policy's cooldown and the scheduler's hand-off (default: $POD_NAMESPACE/rebalancer-state inside a pod, none outside)")
+	f.StringVar(&o.metricsFile, "metrics-file", "", "write each cycle's metrics to this file in the Prometheus text format (for node-exporter's textfile collector, which reads *.prom files)")
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "serve /metrics and /healthz on this address (e.g. :8080), for --interval runs")
 	o.election.addFlags(c)
 	addOutputFlag(c, &o.output)
 	return c
+}
+
+// setUp checks the flags, loads the policy and connects to the cluster. The
+// state ConfigMap becomes the Publisher's record as early as there is a
+// client, so that a run refused for its policy still leaves its record.
+func (o *runOptions) setUp(c *cobra.Command, s *settings, pub *rebalance.Publisher) (*rebalance.Runner, kubernetes.Interface, error) {
+	if err := checkOutput(o.output); err != nil {
+		return nil, nil, err
+	}
+	if o.interval < 0 {
+		return nil, nil, fmt.Errorf("--interval must not be negative")
+	}
+	// A bad policy is the error to report, but the run still connects, when
+	// it can, to leave its record.
+	pol, polErr := loadPolicy(o.policyFile)
+	client, _, err := o.kube.client(s.userAgent("rebalancer"))
+	if err != nil {
+		return nil, nil, cmp.Or(polErr, err)
+	}
+	history, err := historyStore(o.state, client)
+	if err != nil {
+		return nil, nil, cmp.Or(polErr, err)
+	}
+	// A dry run from a laptop changes nothing in the cluster; one that runs
+	// there as the CronJob does records that it ran.
+	if history != nil && (!o.dryRun || inPod()) {
+		pub.Record = history
+	}
+	if polErr != nil {
+		return nil, nil, polErr
+	}
+	keepEvictions(history, pol)
+	placer, err := newPlacer(pol, s.plugins)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := rebalance.New(rebalance.Config{
+		Client: client, Policy: pol, Placer: placer, History: history,
+		DryRun: o.dryRun, Interval: o.interval, Publisher: pub,
+		Print: func(rep *report.Report) error {
+			return report.Print(c.OutOrStdout(), rep, o.output, verbose(c))
+		},
+	})
+	return r, client, nil
 }

@@ -52,7 +52,7 @@ Pods opt in with spec.schedulerName: rebalancer (or --scheduler-name).`,
 			if err != nil {
 				return err
 			}
-			history, err := historyStore(state, client, nil)
+			history, err := historyStore(state, client)
 			if err != nil {
 				return err
 			}

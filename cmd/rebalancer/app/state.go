@@ -22,7 +22,7 @@ const historyKeep = time.Hour
 
 // historyStore resolves --state-configmap. Outside a pod, with no flag, there
 // is nowhere agreed to keep state: the run then sees no earlier cycle.
-func historyStore(flag string, client kubernetes.Interface, pol *policy.Policy) (*kube.HistoryStore, error) {
+func historyStore(flag string, client kubernetes.Interface) (*kube.HistoryStore, error) {
 	ns, name := "", defaultStateName
 	switch {
 	case flag != "":
@@ -31,15 +31,23 @@ func historyStore(flag string, client kubernetes.Interface, pol *policy.Policy) 
 		if !ok || ns == "" || name == "" {
 			return nil, fmt.Errorf("--state-configmap %q: want NAMESPACE/NAME", flag)
 		}
-	case os.Getenv("POD_NAMESPACE") != "":
+	case inPod():
 		ns = os.Getenv("POD_NAMESPACE")
 	default:
 		klog.V(1).InfoS("No --state-configmap: this run does not know earlier runs' evictions")
 		return nil, nil
 	}
-	keep := historyKeep
-	if pol != nil && pol.Cooldown.Duration > keep {
-		keep = pol.Cooldown.Duration
+	return &kube.HistoryStore{Client: client, Namespace: ns, Name: name, Keep: historyKeep}, nil
+}
+
+// inPod tells whether the process runs in a pod that the chart or the
+// kustomize overlays made, which set POD_NAMESPACE from the downward API.
+func inPod() bool { return os.Getenv("POD_NAMESPACE") != "" }
+
+// keepEvictions makes the store remember each eviction for the policy's
+// cooldown, and at least historyKeep.
+func keepEvictions(h *kube.HistoryStore, pol *policy.Policy) {
+	if h != nil && pol.Cooldown.Duration > h.Keep {
+		h.Keep = pol.Cooldown.Duration
 	}
-	return &kube.HistoryStore{Client: client, Namespace: ns, Name: name, Keep: keep}, nil
 }
