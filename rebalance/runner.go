@@ -31,6 +31,9 @@ type Config struct {
 	// History is the state ConfigMap. Nil when there is none: the cycles
 	// then know no earlier cycle's evictions and record none.
 	History *kube.HistoryStore
+	// Lock, when set, makes the cycles that evict take turns with other
+	// runs; a cycle that finds it held does nothing. Dry runs take none.
+	Lock *kube.RunLock
 	// DryRun plans and reports, and changes nothing.
 	DryRun bool
 	// Interval is the time between cycles; 0 runs one cycle.
@@ -90,7 +93,59 @@ func (r *Runner) Run(ctx context.Context) error {
 // PodDisruptionBudget refused are reported, not failures.
 func (r *Runner) Cycle(ctx context.Context) error {
 	start := time.Now()
-	rep, err := r.cycle(ctx)
+	lctx, unlock, err := r.lock(ctx)
+	var busy *kube.HeldError
+	if errors.As(err, &busy) {
+		// The holder is doing this work already; doing it too would evict
+		// up to the limits twice.
+		klog.InfoS("Another run is under way; this one does nothing", "lease", busy.Lease, "holder", busy.Holder,
+			"since", busy.Since.UTC().Format(time.RFC3339), "renewed", busy.Renewed.UTC().Format(time.RFC3339))
+		return nil
+	}
+	if err != nil {
+		return r.finish(ctx, start, nil, err)
+	}
+	rep, err := r.cycle(lctx)
+	if lost := unlock(); lost != nil {
+		err = fmt.Errorf("stopped evicting: %w", lost)
+	}
+	return r.finish(ctx, start, rep, err)
+}
+
+// lock takes the run Lease for a cycle that evicts. The returned context
+// ends when the Lease is lost, since a run that cannot renew it no longer
+// knows that it is alone; unlock gives the Lease back and returns why it
+// was lost, if it was.
+func (r *Runner) lock(ctx context.Context) (_ context.Context, unlock func() error, _ error) {
+	if r.cfg.Lock == nil || r.cfg.DryRun {
+		return ctx, func() error { return nil }, nil
+	}
+	held, err := r.cfg.Lock.Acquire(ctx)
+	if err != nil {
+		return ctx, nil, err
+	}
+	lctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-held.Lost():
+			cancel()
+		case <-lctx.Done():
+		}
+	}()
+	return lctx, func() error {
+		cancel()
+		lost := held.Err()
+		rctx, cancelRelease := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancelRelease()
+		if err := held.Release(rctx); err != nil {
+			klog.ErrorS(err, "The next run will wait for the Lease to expire")
+		}
+		return lost
+	}, nil
+}
+
+// finish publishes a cycle's outcome and says how it ended.
+func (r *Runner) finish(ctx context.Context, start time.Time, rep *report.Report, err error) error {
 	r.cfg.Publisher.Publish(ctx, start, r.cfg.DryRun, rep, err)
 	if rep != nil {
 		klog.InfoS("Cycle done", "moves", len(rep.Moves), "results", rep.Summary.Results, "took", time.Since(start).Round(time.Millisecond))

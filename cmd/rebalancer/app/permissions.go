@@ -23,9 +23,9 @@ func rule(group string, resources []string, verbs ...string) rbacv1.PolicyRule {
 }
 
 // runPermissions: `rebalancer run` reads the cluster with paginated LISTs,
-// evicts, records events, and keeps its state (and, with --leader-elect, its
-// Lease) in its own namespace.
-func runPermissions(leaderElect bool) permissions {
+// evicts, records events, and keeps its state and its Lease in its own
+// namespace, with or without --leader-elect.
+func runPermissions() permissions {
 	p := permissions{
 		Cluster: []rbacv1.PolicyRule{
 			rule("", []string{"nodes", "pods", "namespaces"}, "list"),
@@ -37,12 +37,12 @@ func runPermissions(leaderElect bool) permissions {
 			// correlator never needs to patch an earlier one.
 			rule("", []string{"events"}, "create"),
 		},
+		// The state ConfigMap, and the Lease that makes runs that evict
+		// take turns (and, with --leader-elect, replicas).
 		Namespace: []rbacv1.PolicyRule{
 			rule("", []string{"configmaps"}, "get", "create", "update"),
+			leasePermission(),
 		},
-	}
-	if leaderElect {
-		p.Namespace = append(p.Namespace, leasePermission())
 	}
 	return p
 }
@@ -86,7 +86,7 @@ func newRBACCommand() *cobra.Command {
 			var p permissions
 			switch args[0] {
 			case "run":
-				p = runPermissions(leaderElect)
+				p = runPermissions()
 			case "schedule":
 				p = schedulePermissions(leaderElect)
 			default:

@@ -34,8 +34,9 @@ func runCycles(t *testing.T, leaderElect bool) []k8stesting.Action {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := rebalance.New(rebalance.Config{Client: client, Policy: pol, Placer: placer,
-		History: &kube.HistoryStore{Client: client, Namespace: stateNamespace, Name: defaultStateName, Keep: time.Hour}})
+	history := &kube.HistoryStore{Client: client, Namespace: stateNamespace, Name: defaultStateName, Keep: time.Hour}
+	r := rebalance.New(rebalance.Config{Client: client, Policy: pol, Placer: placer, History: history,
+		Lock: runLock(client, history), Publisher: &rebalance.Publisher{Record: history}})
 	// Two cycles: the first creates the state ConfigMap, the second updates it.
 	work := func(ctx context.Context) error {
 		for range 2 {
@@ -80,7 +81,7 @@ func covers(rules []rbacv1.PolicyRule, group, resource, verb string) bool {
 func TestRunPermissionsMatchTheCallsMade(t *testing.T) {
 	for _, leaderElect := range []bool{false, true} {
 		t.Run(fmt.Sprintf("leader-elect=%v", leaderElect), func(t *testing.T) {
-			checkPermissions(t, runPermissions(leaderElect), runCycles(t, leaderElect))
+			checkPermissions(t, runPermissions(), runCycles(t, leaderElect))
 		})
 	}
 }

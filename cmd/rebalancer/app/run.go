@@ -11,7 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
 
+	"github.com/kube-rebalancer/rebalancer/cluster/kube"
 	"github.com/kube-rebalancer/rebalancer/rebalance"
 	"github.com/kube-rebalancer/rebalancer/report"
 )
@@ -43,6 +45,11 @@ same report 'plan --snapshot' prints for a dump of the cluster.
 
 SIGTERM stops further evictions; the report of what was done is still printed
 and the events already recorded are written before the process exits.
+
+Runs that evict take turns: each first takes the Lease NAME-lock beside its
+state ConfigMap NAME and renews it while it works. A run that finds the Lease
+held by another exits 0 at once, saying who holds it since when; a crashed
+run's Lease expires after 30s. --dry-run takes no Lease.
 
 Every run leaves its outcome behind, a failed one's too (an invalid policy, an
 unreachable API server): its metrics (--metrics-addr, --pushgateway,
@@ -125,12 +132,20 @@ func (o *runOptions) setUp(c *cobra.Command, s *settings, pub *rebalance.Publish
 		return nil, nil, polErr
 	}
 	keepEvictions(history, pol)
+	var lock *kube.RunLock
+	switch {
+	case o.dryRun:
+	case history == nil:
+		klog.InfoS("No state ConfigMap: this run takes no Lease, so nothing stops another run from evicting at the same time")
+	default:
+		lock = runLock(client, history)
+	}
 	placer, err := newPlacer(pol, s.plugins)
 	if err != nil {
 		return nil, nil, err
 	}
 	r := rebalance.New(rebalance.Config{
-		Client: client, Policy: pol, Placer: placer, History: history,
+		Client: client, Policy: pol, Placer: placer, History: history, Lock: lock,
 		DryRun: o.dryRun, Interval: o.interval, Publisher: pub,
 		Print: func(rep *report.Report) error {
 			return report.Print(c.OutOrStdout(), rep, o.output, verbose(c))

@@ -51,3 +51,20 @@ func keepEvictions(h *kube.HistoryStore, pol *policy.Policy) {
 		h.Keep = pol.Cooldown.Duration
 	}
 }
+
+// runLockDuration is how long a run's Lease outlives its last renewal: a
+// crashed run holds off the next ones this long.
+const runLockDuration = 30 * time.Second
+
+// runLock is the Lease beside the state ConfigMap that runs that evict
+// take turns on: one per state, since runs that share a state share the
+// cooldown and the limits that two overlapping runs would exceed.
+func runLock(client kubernetes.Interface, state *kube.HistoryStore) *kube.RunLock {
+	host, err := os.Hostname()
+	if err != nil {
+		host = "unknown-host"
+	}
+	return &kube.RunLock{Client: client, Namespace: state.Namespace, Name: state.Name + "-lock",
+		// In a pod the hostname is the pod's name.
+		Identity: fmt.Sprintf("%s_%d", host, os.Getpid()), Duration: runLockDuration}
+}
