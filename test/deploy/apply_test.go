@@ -117,7 +117,8 @@ func applyAll(t *testing.T, cp *harness.ControlPlane, objs []*unstructured.Unstr
 // they exist: PodSecurity enforcement and the Priority admission plugin
 // (priorityClassName) judge real pods, not templates. A CronJob's pod comes
 // from a Job made of its jobTemplate, as `kubectl create job --from=cronjob/`
-// makes one. No pod runs: nothing schedules them.
+// makes one; a Job (the chart's install-time check, applied like any object
+// here) makes its own. No pod runs: nothing schedules them.
 func checkPodsAdmitted(t *testing.T, cp *harness.ControlPlane, objs []*unstructured.Unstructured) {
 	t.Helper()
 	ctx := context.Background()
@@ -138,6 +139,9 @@ func checkPodsAdmitted(t *testing.T, cp *harness.ControlPlane, objs []*unstructu
 				continue
 			}
 			selector = "job-name=" + job.Name
+		case "Job":
+			// Applied above, so its controller is already creating the pod.
+			selector = "job-name=" + w.GetName()
 		case "Deployment":
 			r, _, _ := unstructured.NestedInt64(w.Object, "spec", "replicas")
 			want = int(r)

@@ -136,6 +136,9 @@ func newDocRunner(t *testing.T, cp *harness.ControlPlane) *docRunner {
 			t.Fatal(err)
 		}
 	}
+	// Each helm install and upgrade waits for the chart's check of the
+	// policy, a hook Job whose pod nothing else would run.
+	startHookKubelet(t, cp, docNamespace)
 	return &docRunner{t: t, cp: cp, dir: dir, commands: map[string]bool{}, env: []string{
 		"PATH=" + ts.dir + string(os.PathListSeparator) + filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH"),
 		"KUBECONFIG=" + cp.Kubeconfig,

@@ -121,7 +121,7 @@ func ofKind(objs []*unstructured.Unstructured, kind string) []*unstructured.Unst
 	return out
 }
 
-// podSpec returns the pod template spec of a CronJob or a Deployment.
+// podSpec returns the pod template spec of a CronJob, a Job or a Deployment.
 func podSpec(t testing.TB, o *unstructured.Unstructured) map[string]any {
 	t.Helper()
 	path := []string{"spec", "template", "spec"}
@@ -135,8 +135,26 @@ func podSpec(t testing.TB, o *unstructured.Unstructured) map[string]any {
 	return spec
 }
 
+// workloads are the objects that run pods: the CronJob or Deployment of
+// rebalancer run, the scheduler's Deployment and the validation hook's Job.
 func workloads(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
-	return append(ofKind(objs, "CronJob"), ofKind(objs, "Deployment")...)
+	return append(append(ofKind(objs, "CronJob"), ofKind(objs, "Deployment")...), ofKind(objs, "Job")...)
+}
+
+// hookAnnotation marks the objects Helm creates around an install or
+// upgrade rather than as part of the release.
+const hookAnnotation = "helm.sh/hook"
+
+// releaseObjects drops Helm's hook objects: what stays is what the release
+// keeps running, and what the kustomize overlays render too.
+func releaseObjects(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, o := range objs {
+		if _, hook := o.GetAnnotations()[hookAnnotation]; !hook {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // containerArgs returns the args of the named container of a workload.
