@@ -23,6 +23,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/cluster/kube"
 	"github.com/kube-rebalancer/rebalancer/evictor"
 	"github.com/kube-rebalancer/rebalancer/report"
 	"github.com/kube-rebalancer/rebalancer/test/harness"
@@ -303,8 +305,22 @@ func TestRunAndScheduleWithChartServiceAccounts(t *testing.T) {
 		if evs := rebalancerEvents(t, cp, apps); len(evs) > 0 {
 			t.Errorf("the dry run recorded %d events", len(evs))
 		}
-		if _, err := cp.Client.CoreV1().ConfigMaps(ns).Get(ctx, "rebalancer-state", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-			t.Errorf("the dry run wrote its state ConfigMap (err %v)", err)
+		// In the cluster a dry run records that it ran, under the chart's
+		// RBAC, and nothing else: no eviction for the cooldown or the
+		// scheduler, no Lease.
+		cm, err := cp.Client.CoreV1().ConfigMaps(ns).Get(ctx, "rebalancer-state", metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("the dry run left no last-run record: %v", err)
+		}
+		var last report.RunRecord
+		if err := json.Unmarshal([]byte(cm.Data[kube.RunRecordKey]), &last); err != nil || !last.DryRun || !last.Succeeded || last.Moves != len(rep.Moves) {
+			t.Errorf("last-run record %q (%v), want a successful dry run of %d moves", cm.Data[kube.RunRecordKey], err, len(rep.Moves))
+		}
+		if evs, err := cluster.DecodeEvictions(cm); err != nil || len(evs) > 0 {
+			t.Errorf("the dry run recorded evictions %v (%v)", evs, err)
+		}
+		if _, err := cp.Client.CoordinationV1().Leases(ns).Get(ctx, "rebalancer-state-lock", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Errorf("the dry run took the run Lease (err %v)", err)
 		}
 	})
 	if t.Failed() {
