@@ -193,7 +193,7 @@ overrides:
 			yaml: header + `
 limits: {perNode: five, total: -2}
 cooldown: 5
-lmits: {}
+maxEvictions: 10
 evictable: {minPodAge: -5m, barePods: "no"}
 overrides:
 - namespaces: [a]
@@ -212,7 +212,7 @@ strategies:
 				"policy.yaml: cooldown: a number where a duration such as 5m is expected",
 				"policy.yaml: evictable.barePods: a string where true or false is expected",
 				"policy.yaml: limits.perNode: a string where a whole number is expected",
-				"policy.yaml: lmits: unknown field",
+				"policy.yaml: maxEvictions: unknown field",
 				"policy.yaml: overrides[1].limits.perNamespace: a string where a whole number is expected",
 				"policy.yaml: overrides[1].strategies.PodLifeTime.maxPodLifeTimeSeconds: an array where a whole number is expected",
 				"policy.yaml: strategies.LowNodeUtilization.thresholds.cpu: a string where a number is expected",
