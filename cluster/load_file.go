@@ -122,6 +122,7 @@ func (o *Objects) decodeYAML(r *bufio.Reader, ignored map[string]int) error {
 			return fmt.Errorf("document %d: %w", doc, err)
 		}
 		if list, ok := splitBlockList(data); ok {
+			o.listed(strings.TrimSuffix(list.kind, "List"))
 			for i, item := range list.items {
 				raw, err := yaml.YAMLToJSON(item)
 				if err != nil {
@@ -180,6 +181,7 @@ func (o *Objects) addRaw(raw json.RawMessage, ignored map[string]int) error {
 	}
 	if strings.HasSuffix(h.Kind, "List") {
 		itemKind := strings.TrimSuffix(h.Kind, "List")
+		o.listed(itemKind)
 		for i, item := range h.Items {
 			// A typed list (PodList) leaves kind and apiVersion off its items.
 			if itemKind != "" {
@@ -192,6 +194,18 @@ func (o *Objects) addRaw(raw json.RawMessage, ignored map[string]int) error {
 		return nil
 	}
 	return o.addObject(raw, ignored)
+}
+
+// listed records a typed List's item kind; the generic List (itemKind "")
+// says nothing of the kinds it would hold.
+func (o *Objects) listed(itemKind string) {
+	if itemKind == "" {
+		return
+	}
+	if o.ListedKinds == nil {
+		o.ListedKinds = make(map[string]bool)
+	}
+	o.ListedKinds[itemKind] = true
 }
 
 // withDefaultType sets kind and apiVersion on an item of a typed list when

@@ -24,6 +24,10 @@ type Objects struct {
 	// StateConfigMaps are rebalancer's own state ConfigMaps found in a dump:
 	// they carry the eviction history a dry run would see.
 	StateConfigMaps []corev1.ConfigMap
+	// ListedKinds are the kinds of the typed Lists a dump held
+	// (PodDisruptionBudgetList), empty ones included: a kind listed so was
+	// looked for, and its absence means the cluster has none. See Gaps.
+	ListedKinds map[string]bool
 }
 
 // The values of the built-in priority classes, used when a snapshot does not

@@ -142,6 +142,7 @@ func (c *cycle) Move(strategy string, cand strategies.Candidate) strategies.Outc
 		if cat != "" { // a pod already moved is not news
 			c.skip(p, strategy, cat, why)
 		}
+		logSkipped(strategy, p, cat, why)
 		return strategies.Outcome{Reason: why}
 	}
 	from := c.snap.NodeOf(p)
@@ -154,6 +155,7 @@ func (c *cycle) Move(strategy string, cand strategies.Candidate) strategies.Outc
 		if res.Node == "" {
 			why := "no other node can take it: " + res.Message
 			c.skip(p, strategy, NoFit, why)
+			logSkipped(strategy, p, NoFit, why)
 			return strategies.Outcome{Reason: why}
 		}
 		m.To, m.Score, m.RunnerUp, m.RunnerUpScore = res.Node, res.Score, res.RunnerUp, res.RunnerUpScore
@@ -164,6 +166,7 @@ func (c *cycle) Move(strategy string, cand strategies.Candidate) strategies.Outc
 	c.budgets.spend(c.snap, p)
 	c.moved[p] = true
 	c.plan.Moves = append(c.plan.Moves, m)
+	logMoved(strategy, p, &m)
 	return strategies.Outcome{Moved: true, To: m.To}
 }
 

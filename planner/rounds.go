@@ -33,10 +33,11 @@ func (c *cycle) runRounds(in *strategies.Input) {
 			if at, ran := seen[name]; ran && at == in.Changes() {
 				continue // nothing changed since it last looked
 			}
-			before := len(c.plan.Moves)
+			before, skippedBefore := len(c.plan.Moves), len(c.plan.Skipped)
 			strategies.Get(name).Run(in)
 			seen[name] = in.Changes()
-			klog.V(1).InfoS("Strategy planned", "strategy", name, "round", round, "moves", len(c.plan.Moves)-before)
+			klog.V(1).InfoS("Strategy planned", "strategy", name, "round", round, "moves", len(c.plan.Moves)-before,
+				"skipped", len(c.plan.Skipped)-skippedBefore)
 		}
 		if in.Changes() == start {
 			break

@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 )
 
@@ -51,23 +50,31 @@ func Load(data []byte, file string) (*Policy, error) {
 		return nil, &Error{File: file, Problems: []string{err.Error()}}
 	}
 	var doc RebalancePolicy
-	strict, err := sigsjson.UnmarshalStrict(j, &doc)
+	strict, types, err := decodeAll(j, &doc)
 	if err != nil {
 		return nil, &Error{File: file, Problems: []string{describeTypeError(err.Error())}}
 	}
-	if msg := doc.strategiesTypeError(); msg != "" {
-		return nil, &Error{File: file, Problems: []string{describeTypeError(msg)}}
+	if len(types) > 0 && types[0].path == "" {
+		return nil, &Error{File: file, Problems: []string{types[0].String()}}
+	}
+	types = append(types, doc.Strategies.decoding.typesAt("strategies")...)
+	for i := range doc.Overrides {
+		types = append(types, doc.Overrides[i].Strategies.decoding.typesAt(fmt.Sprintf("overrides[%d].strategies", i))...)
 	}
 	strict = append(strict, doc.strategiesStrictErrors()...)
 	problems := newError(file, nil)
 	for _, se := range strict {
 		problems.Problems = append(problems.Problems, describeStrict(se))
 	}
-	// The decoder reports unknown fields in no useful order.
+	for _, t := range types {
+		problems.Problems = append(problems.Problems, t.String())
+	}
+	// The decoder reports unknown fields in no useful order; by path, the
+	// problems read in the order of the file's keys.
 	sort.Strings(problems.Problems)
 
 	p := &Policy{File: file}
-	errs := p.build(doc)
+	errs := withoutDropped(p.build(doc), types)
 	problems.Problems = append(problems.Problems, newError(file, errs).Problems...)
 	if len(problems.Problems) > 0 {
 		return nil, problems
@@ -75,19 +82,23 @@ func Load(data []byte, file string) (*Policy, error) {
 	return p, nil
 }
 
-// strategiesTypeError words the first strategy argument of the wrong type,
-// in the order of the document's keys (overrides before strategies), or
-// returns "".
-func (p *RebalancePolicy) strategiesTypeError() string {
-	for i := range p.Overrides {
-		if e := p.Overrides[i].Strategies.decoding.typeErr; e != nil {
-			return e.at("Override", "overrides.strategies")
+// withoutDropped leaves out the errors of values decodeAll dropped for
+// their type: a dropped value is unset, which validation may call missing.
+func withoutDropped(errs field.ErrorList, types []typeProblem) field.ErrorList {
+	var out field.ErrorList
+	for _, e := range errs {
+		dropped := false
+		for _, t := range types {
+			if e.Field == t.path || strings.HasPrefix(e.Field, t.path+".") || strings.HasPrefix(e.Field, t.path+"[") {
+				dropped = true
+				break
+			}
+		}
+		if !dropped {
+			out = append(out, e)
 		}
 	}
-	if e := p.Strategies.decoding.typeErr; e != nil {
-		return e.at("RebalancePolicy", "strategies")
-	}
-	return ""
+	return out
 }
 
 // strategiesStrictErrors returns the unknown strategies and arguments,

@@ -188,6 +188,75 @@ overrides:
 			yaml: header + "limits: {total: many}\n",
 			want: []string{`policy.yaml: limits.total: a string where a whole number is expected`},
 		},
+		{
+			name: "values of the wrong type do not hide unknown fields, bad values or each other",
+			yaml: header + `
+limits: {perNode: five, total: -2}
+cooldown: 5
+maxEvictions: 10
+evictable: {minPodAge: -5m, barePods: "no"}
+overrides:
+- namespaces: [a]
+  limits: {perNamespace: 1}
+- namespaces: [b]
+  limits: {perNamespace: many}
+  strategies:
+    PodLifeTime: {maxPodLifeTimeSeconds: [3600]}
+strategies:
+  LowNodeUtilization:
+    thresholds: {cpu: "20%", memory: 20}
+    targetThresholds: {cpu: 50, memory: 120}
+  PodLifeTime: {maxPodLifeTimeSeconds: 1h, stats: [Pending]}
+`,
+			want: []string{
+				"policy.yaml: cooldown: a number where a duration such as 5m is expected",
+				"policy.yaml: evictable.barePods: a string where true or false is expected",
+				"policy.yaml: limits.perNode: a string where a whole number is expected",
+				"policy.yaml: maxEvictions: unknown field",
+				"policy.yaml: overrides[1].limits.perNamespace: a string where a whole number is expected",
+				"policy.yaml: overrides[1].strategies.PodLifeTime.maxPodLifeTimeSeconds: an array where a whole number is expected",
+				"policy.yaml: strategies.LowNodeUtilization.thresholds.cpu: a string where a number is expected",
+				"policy.yaml: strategies.PodLifeTime.maxPodLifeTimeSeconds: a string where a whole number is expected",
+				"policy.yaml: strategies.PodLifeTime.stats: unknown field",
+				"policy.yaml: limits.total: -2 is negative (leave it out for no limit)",
+				`policy.yaml: evictable.minPodAge: "-5m0s" is negative`,
+				"policy.yaml: strategies.LowNodeUtilization.targetThresholds.memory: 120 is above 100",
+			},
+		},
+		{
+			name: "a list item of the wrong type keeps the indexes of the items after it",
+			yaml: header + `
+namespaces: {exclude: [kube-system, 7, Bad_Name]}
+overrides:
+- [batch]
+- namespaces: [web]
+  limits: {perNamespace: -1}
+`,
+			want: []string{
+				"policy.yaml: namespaces.exclude[1]: a number where a string is expected",
+				"policy.yaml: overrides[0]: an array where an object is expected",
+				`policy.yaml: namespaces.exclude[2]: "Bad_Name" is not a namespace name: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+				"policy.yaml: overrides[1].limits.perNamespace: -1 is negative (leave it out for no limit)",
+			},
+		},
+		{
+			name: "a value of the wrong type is not also reported missing",
+			yaml: header + "strategies:\n  PodLifeTime: {maxPodLifeTimeSeconds: forever}\n",
+			want: []string{"policy.yaml: strategies.PodLifeTime.maxPodLifeTimeSeconds: a string where a whole number is expected"},
+		},
+		{
+			name: "strategies of the wrong type",
+			yaml: header + "strategies: [LowNodeUtilization]\nlimits: {total: -1}\n",
+			want: []string{
+				"policy.yaml: strategies: an array where an object is expected",
+				"policy.yaml: limits.total: -1 is negative (leave it out for no limit)",
+			},
+		},
+		{
+			name: "a policy that is not an object says so alone",
+			yaml: "just a string\n",
+			want: []string{"policy.yaml: the policy: a string where an object is expected"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,7 +8,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	sigsjson "sigs.k8s.io/json"
 )
 
 // Strategies holds the arguments of each strategy a policy configures,
@@ -74,11 +73,9 @@ func (s *Strategies) UnmarshalJSON(data []byte) error {
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
-		s.decoding.typeErr = &entryTypeError{value: jsonKind(data)}
+		s.decoding.types = append(s.decoding.types, typeProblem{msg: article(jsonKind(data)) + " where an object is expected"})
 		return nil
 	}
-	// In the document's order, which is by name, so that the first wrong
-	// value reported is the one the decoder would have met first.
 	names := make([]string, 0, len(raw))
 	for name := range raw {
 		names = append(names, name)
@@ -91,12 +88,15 @@ func (s *Strategies) UnmarshalJSON(data []byte) error {
 			continue
 		}
 		a := newArgs()
-		strict, err := sigsjson.UnmarshalStrict(raw[name], a)
+		strict, types, err := decodeAll(raw[name], a)
+		for _, p := range types {
+			s.decoding.types = append(s.decoding.types, p.under(name))
+		}
 		if err != nil {
-			if s.decoding.typeErr == nil {
-				s.decoding.typeErr = &entryTypeError{name: name, err: err, args: a}
-			}
-			continue
+			s.decoding.types = append(s.decoding.types, typeProblem{name, describeTypeError(err.Error())})
+		}
+		if err != nil || (len(types) > 0 && types[0].path == "") {
+			continue // not an object: no arguments to validate
 		}
 		for _, e := range strict {
 			if fe, ok := e.(interface{ SetFieldPath(string) }); ok {

@@ -9,9 +9,9 @@ import (
 type decodeProblems struct {
 	// strict are unknown names and fields; each has a FieldPath.
 	strict []error
-	// typeErr is the first value of the wrong type. The decoder stops the
-	// whole document at such a value, and so does Load.
-	typeErr *entryTypeError
+	// types are the values of the wrong type, the strategies object itself
+	// at path "".
+	types []typeProblem
 }
 
 // unknownStrategyError is a name under strategies: that no registered
@@ -67,33 +67,14 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// entryTypeError is a value of the wrong type in a strategies object: the
-// arguments of the strategy name (err, from decoding into args), or, when
-// name is empty, the object itself (of kind value).
-type entryTypeError struct {
-	name  string
-	err   error
-	args  StrategyArgs
-	value string
-}
-
-// at words the error as the decoder words it when it meets the value at
-// path (a path of field names, as in "overrides.strategies") in a struct
-// of type owner.
-func (e *entryTypeError) at(owner, path string) string {
-	if e.name == "" {
-		return "cannot unmarshal " + e.value + " into Go struct field " + owner + "." + path + " of type policy.Strategies"
+// typesAt returns the values of the wrong type with their paths under
+// prefix.
+func (p *decodeProblems) typesAt(prefix string) []typeProblem {
+	out := make([]typeProblem, len(p.types))
+	for i, t := range p.types {
+		out[i] = t.under(prefix)
 	}
-	msg := strings.TrimPrefix(e.err.Error(), "json: ")
-	if before, after, ok := strings.Cut(msg, " into Go struct field "); ok {
-		// "ArgsType.field" becomes "ArgsType.<path>.<name>.field".
-		typ, rest, _ := strings.Cut(after, ".")
-		return before + " into Go struct field " + typ + "." + path + "." + e.name + "." + rest
-	}
-	if before, typ, ok := strings.Cut(msg, " into Go value of type "); ok {
-		return before + " into Go struct field Strategies." + path + "." + e.name + " of type " + typ
-	}
-	return msg
+	return out
 }
 
 // strictAt returns the unknown names and fields with their paths under

@@ -1,6 +1,16 @@
 package policy
 
-import "strings"
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	sigsjson "sigs.k8s.io/json"
+)
 
 // describeTypeError words a decoder's "cannot unmarshal string into Go
 // struct field Limits.limits.perNode of type int32" as the user wrote the
@@ -71,4 +81,218 @@ func expected(typ string) string {
 		return "a number"
 	}
 	return "an object"
+}
+
+// typeProblem is a value of the wrong type, at a path of JSON names, list
+// indexes and map keys relative to what was decoded ("" for the whole).
+type typeProblem struct {
+	path, msg string
+}
+
+// under returns the problem with its path under prefix; whole names the
+// value itself when the path is "".
+func (p typeProblem) under(prefix string) typeProblem {
+	switch {
+	case prefix == "":
+	case p.path == "":
+		p.path = prefix
+	case p.path[0] == '[':
+		p.path = prefix + p.path
+	default:
+		p.path = prefix + "." + p.path
+	}
+	return p
+}
+
+func (p typeProblem) String() string {
+	if p.path == "" {
+		return "the policy: " + p.msg
+	}
+	return p.path + ": " + p.msg
+}
+
+// decodeAll decodes data into v strictly, like sigsjson.UnmarshalStrict, but
+// does not stop at a value of the wrong type: it finds every such value,
+// drops it (a field becomes unset; a list item becomes null, so that later
+// indexes keep their meaning; a map value becomes zero, so that its key
+// stays) and decodes the rest, so that the unknown fields and invalid
+// values of the file are reported together with the type errors. The
+// decoder itself reports only the first type error and, at a value that
+// decodes itself (a duration), gives up on the whole document.
+//
+// err is a problem the walk did not foresee; the caller words it as the
+// decoder does.
+func decodeAll(data []byte, v any) (strict []error, problems []typeProblem, err error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var tree any
+	if err := dec.Decode(&tree); err != nil {
+		return nil, nil, err
+	}
+	if !checkTypes(&tree, reflect.TypeOf(v).Elem(), "", &problems) {
+		return nil, problems, nil
+	}
+	if len(problems) > 0 {
+		if data, err = json.Marshal(tree); err != nil {
+			return nil, nil, err
+		}
+	}
+	strict, err = sigsjson.UnmarshalStrict(data, v)
+	return strict, problems, err
+}
+
+var jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+
+// checkTypes reports whether the value at *node decodes into t, appending a
+// problem for each value below it that does not and dropping that value
+// from the tree.
+func checkTypes(node *any, t reflect.Type, path string, problems *[]typeProblem) bool {
+	if *node == nil {
+		return true // null decodes into anything, as nothing
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	bad := func(kind string) bool {
+		*problems = append(*problems, typeProblem{path, article(kind) + " where " + expected(t.String()) + " is expected"})
+		return false
+	}
+	if t.Kind() != reflect.Interface && reflect.PointerTo(t).Implements(jsonUnmarshaler) {
+		return checkLeaf(*node, t, path, problems)
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		obj, ok := (*node).(map[string]any)
+		if !ok {
+			return bad(treeKind(*node))
+		}
+		for _, key := range sortedKeys(obj) {
+			ft, ok := fieldType(t, key)
+			if !ok {
+				continue // an unknown field, which strict decoding reports
+			}
+			if v := obj[key]; !checkTypes(&v, ft, join(path, key), problems) {
+				delete(obj, key)
+			}
+		}
+	case reflect.Map:
+		obj, ok := (*node).(map[string]any)
+		if !ok {
+			return bad(treeKind(*node))
+		}
+		for _, key := range sortedKeys(obj) {
+			if v := obj[key]; !checkTypes(&v, t.Elem(), join(path, key), problems) {
+				// The key stays, with a zero value: rules that compare the
+				// keys of two maps (thresholds and targetThresholds) must
+				// not see it missing.
+				obj[key] = zeroJSON(t.Elem())
+			}
+		}
+	case reflect.Slice:
+		list, ok := (*node).([]any)
+		if !ok {
+			if t.Elem().Kind() == reflect.Uint8 {
+				return checkLeaf(*node, t, path, problems) // []byte is a base64 string
+			}
+			return bad(treeKind(*node))
+		}
+		for i := range list {
+			if !checkTypes(&list[i], t.Elem(), fmt.Sprintf("%s[%d]", path, i), problems) {
+				list[i] = nil
+			}
+		}
+	case reflect.Interface:
+	default:
+		return checkLeaf(*node, t, path, problems)
+	}
+	return true
+}
+
+// checkLeaf decodes a value into t the way the decoder would, and words
+// what goes wrong.
+func checkLeaf(node any, t reflect.Type, path string, problems *[]typeProblem) bool {
+	raw, err := json.Marshal(node)
+	if err == nil {
+		err = json.Unmarshal(raw, reflect.New(t).Interface())
+	}
+	if err == nil {
+		return true
+	}
+	msg := err.Error()
+	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+		msg = article(te.Value) + " where " + expected(t.String()) + " is expected"
+	}
+	*problems = append(*problems, typeProblem{path, msg})
+	return false
+}
+
+func zeroJSON(t reflect.Type) json.RawMessage {
+	b, err := json.Marshal(reflect.Zero(t).Interface())
+	if err != nil {
+		return json.RawMessage("null")
+	}
+	return b
+}
+
+// fieldType finds the field a JSON key decodes into, exactly as named, among
+// the struct's fields and those of its embedded (inline) structs.
+func fieldType(t reflect.Type, key string) (reflect.Type, bool) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" || (!f.IsExported() && !f.Anonymous) {
+			continue
+		}
+		if f.Anonymous && name == "" {
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				if found, ok := fieldType(ft, key); ok {
+					return found, true
+				}
+				continue
+			}
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if name == key {
+			return f.Type, true
+		}
+	}
+	return nil, false
+}
+
+// treeKind names a decoded JSON value's kind the way the decoder's messages
+// do.
+func treeKind(v any) string {
+	switch v.(type) {
+	case string:
+		return "string"
+	case bool:
+		return "bool"
+	case json.Number:
+		return "number"
+	case []any:
+		return "array"
+	}
+	return "object"
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
 }

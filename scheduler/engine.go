@@ -143,10 +143,12 @@ func (e *Engine) Schedule(snap *cluster.Snapshot, pod *cluster.Pod, opts Options
 
 	only, rejected := c.preFilter(opts)
 	if rejected != nil {
+		c.logRejectedByPreFilter(rejected)
 		return *rejected
 	}
 	c.setExcluded(opts)
 	evaluated := c.filterNodes(only, opts)
+	c.logRejections()
 
 	res := Result{Feasible: len(c.feasible), Evaluated: evaluated}
 	if len(c.feasible) == 0 {

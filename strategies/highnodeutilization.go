@@ -86,8 +86,15 @@ func (s highNodeUtilization) compact(in *Input, args *policy.HighNodeUtilization
 	emptied := make(map[string]bool)
 	var under []*cluster.Node
 	for _, n := range g.nodes(in.Snapshot) {
-		if n.Ready() && g.bands.isUnder(n) {
-			under = append(under, n)
+		class := classTarget
+		switch {
+		case !n.Ready():
+			class = classNotReady
+		case g.bands.isUnder(n):
+			under, class = append(under, n), classUnder
+		}
+		if commit {
+			logClassified(s.Name(), g.pool, n, class, g.bands, false)
 		}
 	}
 	klog.V(2).InfoS("HighNodeUtilization: classified nodes", "pool", g.pool, "underUtilized", len(under), "thresholds", g.bands.lowString(), "commit", commit)

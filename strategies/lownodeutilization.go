@@ -69,13 +69,16 @@ func (s lowNodeUtilization) balance(in *Input, args *policy.LowNodeUtilizationAr
 	b := g.bands
 	var under, over []string
 	for _, n := range g.nodes(in.Snapshot) {
+		class := classTarget
 		switch {
 		case !n.Ready():
+			class = classNotReady
 		case b.isUnder(n):
-			under = append(under, n.Name)
+			under, class = append(under, n.Name), classUnder
 		case b.isOver(n):
-			over = append(over, n.Name)
+			over, class = append(over, n.Name), classOver
 		}
+		logClassified(s.Name(), g.pool, n, class, b, true)
 	}
 	klog.V(2).InfoS("LowNodeUtilization: classified nodes", "pool", g.pool, "underUtilized", len(under), "overUtilized", len(over),
 		"thresholds", b.lowString(), "targets", b.highString())

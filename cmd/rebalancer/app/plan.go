@@ -70,6 +70,10 @@ Without --policy, the built-in default policy runs:
 			if len(ignored) > 0 {
 				klog.V(1).InfoS("Ignored objects a snapshot does not use", "kinds", cluster.IgnoredSummary(ignored))
 			}
+			// run lists every kind itself; only a dump can lack one.
+			for _, g := range cluster.Gaps(objs, dumpNeeds(pol)) {
+				klog.Warning(g.Warning(snapshot))
+			}
 			snap, err := cluster.New(objs, at)
 			if err != nil {
 				return fmt.Errorf("%s: %w", snapshot, err)
@@ -91,6 +95,22 @@ Without --policy, the built-in default policy runs:
 	c.Flags().StringVar(&now, "now", "", "evaluate pod ages at this RFC 3339 time instead of the current time, for reproducible plans")
 	addOutputFlag(c, &output)
 	return c
+}
+
+// dumpNeeds says what of the kinds a dump may leave out the policy reads.
+func dumpNeeds(pol *policy.Policy) cluster.DumpNeeds {
+	var needs cluster.DumpNeeds
+	class := func(ev policy.Evictable) {
+		if t := ev.PriorityThreshold; t != nil && t.Value == nil && t.Name != "" {
+			needs.PriorityClasses = append(needs.PriorityClasses, t.Name)
+		}
+	}
+	class(pol.Evictable)
+	for _, o := range pol.Overrides {
+		needs.NamespaceSelectors = needs.NamespaceSelectors || o.NamespaceSelector != nil
+		class(o.Evictable)
+	}
+	return needs
 }
 
 // indent prefixes every line of text but empty ones.

@@ -1,0 +1,183 @@
+package cluster
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Documents of a dump, joined with "---" by the cases.
+const (
+	gapNode = "apiVersion: v1\nkind: Node\nmetadata: {name: node-a}\n"
+	// A pod of a Deployment's ReplicaSet.
+	gapDeploymentPod = `apiVersion: v1
+kind: Pod
+metadata:
+  name: web-1
+  namespace: shop
+  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web-7d9f, uid: u1, controller: true}]
+spec: {nodeName: node-a, containers: [{name: web, image: web}]}
+`
+	gapBarePod = `apiVersion: v1
+kind: Pod
+metadata: {name: debug, namespace: shop}
+spec: {nodeName: node-a, containers: [{name: sh, image: busybox}]}
+`
+	// A pod that keeps away from the pods of namespaces labelled team=data.
+	gapAntiAffinityPod = `apiVersion: v1
+kind: Pod
+metadata: {name: api, namespace: shop}
+spec:
+  nodeName: node-a
+  containers: [{name: api, image: api}]
+  affinity:
+    podAntiAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+      - topologyKey: kubernetes.io/hostname
+        labelSelector: {matchLabels: {app: etl}}
+        namespaceSelector: {matchLabels: {team: data}}
+`
+	// A pod written by hand: it names its class but has no spec.priority.
+	gapHandWrittenPod = `apiVersion: v1
+kind: Pod
+metadata: {name: batch, namespace: shop}
+spec: {nodeName: node-a, priorityClassName: batch-low, containers: [{name: b, image: b}]}
+`
+	gapReplicaSet = `apiVersion: apps/v1
+kind: ReplicaSet
+metadata:
+  name: web-7d9f
+  namespace: shop
+  ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: web, uid: u0, controller: true}]
+`
+	gapPDB = `apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: web, namespace: shop}
+spec: {minAvailable: 1, selector: {matchLabels: {app: web}}}
+`
+	gapNamespace     = "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n"
+	gapPriorityClass = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: system-node-critical}\nvalue: 2000001000\n"
+	// What the API server returns for a LIST of a kind the cluster has none of.
+	gapEmptyPDBList = "apiVersion: policy/v1\nkind: PodDisruptionBudgetList\nmetadata: {resourceVersion: \"7\"}\nitems: []\n"
+	gapEmptyRSList  = "{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSetList\",\"items\":[]}\n"
+	// kubectl writes an empty generic List when nothing matched: it names no kind.
+	gapEmptyKubectlList = "apiVersion: v1\nkind: List\nitems: []\n"
+)
+
+func TestGaps(t *testing.T) {
+	tests := []struct {
+		name  string
+		docs  []string
+		needs DumpNeeds
+		// want is each gap's kind, with "?" when the cluster may have none.
+		want []string
+	}{
+		{
+			name: "a complete dump has no gap",
+			docs: []string{gapNode, gapNamespace, gapPriorityClass, gapReplicaSet, gapPDB, gapDeploymentPod},
+		},
+		{
+			name: "pods of a Deployment without PDBs or ReplicaSets",
+			docs: []string{gapNode, gapNamespace, gapDeploymentPod},
+			want: []string{"PodDisruptionBudget?", "ReplicaSet"},
+		},
+		{
+			name: "typed empty Lists say the cluster has none of the kind",
+			docs: []string{gapNode, gapNamespace, gapEmptyPDBList, gapEmptyRSList, gapDeploymentPod},
+		},
+		{
+			name: "kubectl's empty generic List names no kind",
+			docs: []string{gapNode, gapNamespace, gapEmptyKubectlList, gapDeploymentPod},
+			want: []string{"PodDisruptionBudget?", "ReplicaSet"},
+		},
+		{
+			name: "bare pods need neither PDBs nor ReplicaSets",
+			docs: []string{gapNode, gapBarePod},
+		},
+		{
+			name: "no Namespace, and nothing selects namespaces by label",
+			docs: []string{gapNode, gapBarePod},
+		},
+		{
+			name:  "no Namespace, and the policy's overrides select namespaces by label",
+			docs:  []string{gapNode, gapBarePod},
+			needs: DumpNeeds{NamespaceSelectors: true},
+			want:  []string{"Namespace"},
+		},
+		{
+			name: "no Namespace, and a pod's anti-affinity selects namespaces by label",
+			docs: []string{gapNode, gapAntiAffinityPod},
+			want: []string{"Namespace"},
+		},
+		{
+			name:  "no PriorityClass, and the policy protects by a class of the cluster's",
+			docs:  []string{gapNode, gapBarePod},
+			needs: DumpNeeds{PriorityClasses: []string{"business-critical"}},
+			want:  []string{"PriorityClass"},
+		},
+		{
+			name:  "no PriorityClass, and the policy names a built-in class, whose value is known",
+			docs:  []string{gapNode, gapBarePod},
+			needs: DumpNeeds{PriorityClasses: []string{"system-cluster-critical"}},
+		},
+		{
+			name: "no PriorityClass, and a pod names a class without spec.priority",
+			docs: []string{gapNode, gapHandWrittenPod},
+			want: []string{"PriorityClass"},
+		},
+		{
+			name:  "some PriorityClasses listed: the kind was dumped",
+			docs:  []string{gapNode, gapPriorityClass, gapHandWrittenPod},
+			needs: DumpNeeds{PriorityClasses: []string{"business-critical"}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objs, _, err := Decode(strings.NewReader(strings.Join(tt.docs, "---\n")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, g := range Gaps(objs, tt.needs) {
+				k := g.Kind
+				if g.Maybe {
+					k += "?"
+				}
+				got = append(got, k)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("Gaps() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// A warning names the kind, what the plan does without it, and the kubectl
+// command that adds it.
+func TestGapWarning(t *testing.T) {
+	objs, _, err := Decode(strings.NewReader(strings.Join([]string{gapNode, gapDeploymentPod}, "---\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gaps := Gaps(objs, DumpNeeds{PriorityClasses: []string{"business-critical"}})
+	want := map[string][]string{
+		"PodDisruptionBudget": {"dump.yaml lists no PodDisruptionBudget although 1 pod has a controller", "may plan evictions that a budget would refuse",
+			"If the cluster has none, nothing is missing", "kubectl get pdb -A -o yaml", DumpCommand},
+		"ReplicaSet":    {"1 pod is owned by a ReplicaSet", "Deployments cannot be found", "kubectl get replicasets -A -o yaml"},
+		"PriorityClass": {"business-critical", "falls back to system-cluster-critical", "kubectl get priorityclasses -o yaml"},
+	}
+	if len(gaps) != len(want) {
+		t.Fatalf("%d gaps, want %d: %+v", len(gaps), len(want), gaps)
+	}
+	for _, g := range gaps {
+		msg := g.Warning("dump.yaml")
+		for _, w := range want[g.Kind] {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%s warning lacks %q:\n%s", g.Kind, w, msg)
+			}
+		}
+		if g.Kind != "PodDisruptionBudget" && strings.Contains(msg, "nothing is missing") {
+			t.Errorf("%s warning says the dump may be complete, though the cluster cannot lack the kind:\n%s", g.Kind, msg)
+		}
+	}
+}

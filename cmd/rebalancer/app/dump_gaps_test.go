@@ -1,0 +1,110 @@
+package app
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/klog/v2"
+)
+
+// A dump without the kinds the plan depends on is planned all the same, with
+// one warning for each kind, at the default verbosity.
+func TestPlanWarnsOfKindsTheDumpLacks(t *testing.T) {
+	// Pods of a Deployment, dumped with `kubectl get nodes,pods` only.
+	dump := writeFile(t, "dump.yaml", `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: node-a}
+  status:
+    allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
+    conditions: [{type: Ready, status: "True"}]
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: web-7d9f-1
+    namespace: shop
+    ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web-7d9f, uid: u1, controller: true}]
+  spec: {nodeName: node-a, containers: [{name: web, image: web}]}
+  status: {phase: Running}
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: web-7d9f-2
+    namespace: shop
+    ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web-7d9f, uid: u1, controller: true}]
+  spec: {nodeName: node-a, containers: [{name: web, image: web}]}
+  status: {phase: Running}
+`)
+	policyFile := writeFile(t, "policy.yaml", `apiVersion: rebalancer.dev/v1alpha1
+kind: RebalancePolicy
+evictable:
+  priorityThreshold: {name: business-critical}
+overrides:
+- namespaceSelector: {matchLabels: {team: data}}
+  limits: {perNamespace: 1}
+`)
+	tests := []struct {
+		name   string
+		policy []string
+		want   []string
+	}{
+		{
+			name: "the default policy reads PDBs and ReplicaSets",
+			want: []string{"lists no PodDisruptionBudget although 2 pods have a controller", "lists no ReplicaSet although 2 pods are owned by ReplicaSets"},
+		},
+		{
+			name:   "a policy that selects namespaces by label and protects by a class name",
+			policy: []string{"--policy", policyFile},
+			want: []string{"lists no PodDisruptionBudget", "lists no ReplicaSet",
+				"lists no Namespace although namespaces are selected by label (by the policy's overrides)", "lists no PriorityClass although the policy or pods without spec.priority name business-critical"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			logs := captureLogs(t)
+			if _, code, err := execute(t, append([]string{"plan", "--snapshot", dump}, tt.policy...)...); code != exitOK {
+				t.Fatalf("exit code %d (%v): a missing kind is a warning, not an error", code, err)
+			}
+			klog.Flush()
+			got := logs.String()
+			for _, w := range tt.want {
+				if n := strings.Count(got, w); n != 1 {
+					t.Errorf("%q appears %d times in the log, want once:\n%s", w, n, got)
+				}
+			}
+			if n := strings.Count(got, " lists no "); n != len(tt.want) {
+				t.Errorf("%d warnings, want %d:\n%s", n, len(tt.want), got)
+			}
+			for _, line := range strings.Split(strings.TrimSpace(got), "\n") {
+				if strings.Contains(line, " lists no ") && !strings.HasPrefix(line, "W") {
+					t.Errorf("not logged as a warning: %s", line)
+				}
+			}
+		})
+	}
+}
+
+// The example dump holds every kind: no warning.
+func TestPlanOfACompleteDumpWarnsOfNothing(t *testing.T) {
+	logs := captureLogs(t)
+	if _, code, err := execute(t, "plan", "--snapshot", example); code != exitOK {
+		t.Fatal(err)
+	}
+	klog.Flush()
+	if strings.Contains(logs.String(), " lists no ") {
+		t.Errorf("warnings for a complete dump:\n%s", logs)
+	}
+}
+
+// A live cycle lists every kind itself, so a cluster without PDBs (this one
+// has none) is no gap to warn of.
+func TestRunDoesNotWarnOfMissingKinds(t *testing.T) {
+	logs := captureLogs(t)
+	runCycles(t, false)
+	klog.Flush()
+	if strings.Contains(logs.String(), " lists no ") {
+		t.Errorf("a live cycle warned of a missing kind:\n%s", logs)
+	}
+}

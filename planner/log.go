@@ -1,0 +1,24 @@
+package planner
+
+import (
+	"k8s.io/klog/v2"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+)
+
+// The -v 4 lines: every candidate a strategy offers, moved where or skipped
+// why (the scheduler engine adds the nodes it rejected for the pod). The
+// keys are stable, for whoever filters the log.
+const vDecisions = 4
+
+func logMoved(strategy string, p *cluster.Pod, m *Move) {
+	if v := klog.V(vDecisions); v.Enabled() {
+		v.InfoSDepth(1, "Candidate moved", "strategy", strategy, "pod", p.Key, "from", m.From, "to", m.To, "score", m.Score, "reason", m.Reason)
+	}
+}
+
+func logSkipped(strategy string, p *cluster.Pod, cat Category, why string) {
+	if v := klog.V(vDecisions); v.Enabled() {
+		v.InfoSDepth(1, "Candidate skipped", "strategy", strategy, "pod", p.Key, "category", string(cat), "reason", why)
+	}
+}
