@@ -240,6 +240,8 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		{"resources without limits", "resources: {limits: null}", "/resources"},
 		{"pushgateway not a URL", "metrics: {pushgateway: pushgateway:9091}", "/metrics/pushgateway"},
 		{"metrics port out of range", "metrics: {port: 70000}", "/metrics/port"},
+		{"alert threshold not a Prometheus duration", "monitoring: {prometheusRule: {failingFor: 10 minutes}}", "/monitoring/prometheusRule/failingFor"},
+		{"typo in monitoring", "monitoring: {serviceMonitor: {enable: true}}", "/monitoring/serviceMonitor"},
 		{"scheduler named like the default one", "scheduler: {schedulerName: default-scheduler}", "/scheduler/schedulerName"},
 		{"scheduler profile names itself", "scheduler: {profile: {schedulerName: x}}", "/scheduler/profile"},
 		{"unknown top-level value", "replicaCount: 2", "replicaCount"},
