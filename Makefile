@@ -10,7 +10,7 @@ GO ?= go
 TEST_TIMEOUT ?= 80m
 FUZZ_TIME ?= 20s
 
-.PHONY: test fmt vet lint unit e2e fuzz build
+.PHONY: test fmt vet lint unit e2e fuzz build image
 
 test: fmt vet lint unit e2e fuzz
 
@@ -37,3 +37,16 @@ fuzz:
 # The same build line the Dockerfile runs.
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X main.version=$${VERSION:-dev} -X main.commit=$${COMMIT:-unknown}" -o bin/rebalancer ./cmd/rebalancer
+
+# The image, built from the Dockerfile and pushed: no rebalancer image is
+# published yet, so the chart and the kustomize overlays run one of yours.
+#   make image IMAGE=registry.example.com/rebalancer:0.1.0
+# The binary's version is the image's tag (VERSION=... overrides it), its
+# commit the checkout's. CONTAINER_TOOL=podman works as well as docker.
+CONTAINER_TOOL ?= docker
+image_tag = $(if $(findstring /,$(lastword $(subst :, ,$(IMAGE)))),,$(if $(findstring :,$(IMAGE)),$(lastword $(subst :, ,$(IMAGE)))))
+
+image:
+	$(if $(IMAGE),,$(error IMAGE is not set: name the image to build and push, e.g. make image IMAGE=registry.example.com/rebalancer:0.1.0))
+	$(CONTAINER_TOOL) build -t $(IMAGE) --build-arg VERSION=$(or $(VERSION),$(image_tag),dev) --build-arg COMMIT=$$(git rev-parse --short HEAD 2>/dev/null || echo unknown) .
+	$(CONTAINER_TOOL) push $(IMAGE)

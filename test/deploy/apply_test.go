@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
@@ -214,6 +215,14 @@ func TestApplyToAPIServer(t *testing.T) {
 		{"chart-custom", func(ns string) []*unstructured.Unstructured {
 			return helmTemplate(t, "cc", ns, "--values", testdata("values-custom.yaml"))
 		}},
+		// The Services in front of /metrics; the ServiceMonitors and the
+		// PrometheusRule need the Prometheus operator's CRDs, which this API
+		// server does not have (nor fakes): TestMetricsServicesSelectTheirPods
+		// and TestPrometheusRuleIsTheDocumentedOne check them by rendering.
+		{"chart-monitoring", func(ns string) []*unstructured.Unstructured {
+			return withoutOperatorKinds(t, helmTemplate(t, "cm", ns, "--set",
+				"mode=deployment,scheduler.enabled=true,monitoring.serviceMonitor.enabled=true,monitoring.prometheusRule.enabled=true"))
+		}},
 		{"kustomize-cronjob", func(ns string) []*unstructured.Unstructured { return kustomizeInto(t, "cronjob", ns, "kc-") }},
 		{"kustomize-deployment", func(ns string) []*unstructured.Unstructured { return kustomizeInto(t, "deployment", ns, "kd-") }},
 		{"kustomize-scheduler", func(ns string) []*unstructured.Unstructured { return kustomizeInto(t, "scheduler", ns, "ks-") }},
@@ -235,7 +244,54 @@ func TestApplyToAPIServer(t *testing.T) {
 			for _, o := range objs {
 				checkStored(t, cp, o)
 			}
+			for _, svc := range ofKind(objs, "Service") {
+				checkServicePods(t, cp, svc)
+			}
 		})
+	}
+}
+
+// withoutOperatorKinds drops the ServiceMonitors and the PrometheusRule,
+// after checking that there are some to drop.
+func withoutOperatorKinds(t *testing.T, objs []*unstructured.Unstructured) []*unstructured.Unstructured {
+	t.Helper()
+	var kept, dropped []*unstructured.Unstructured
+	for _, o := range objs {
+		if o.GroupVersionKind().Group == "monitoring.coreos.com" {
+			dropped = append(dropped, o)
+		} else {
+			kept = append(kept, o)
+		}
+	}
+	if len(dropped) != 3 {
+		t.Fatalf("rendered %s of monitoring.coreos.com; want 2 ServiceMonitors and a PrometheusRule", keys(dropped))
+	}
+	return kept
+}
+
+// checkServicePods: the pods the API server finds with a Service's selector
+// are those of the Deployment of the same name, all of them.
+func checkServicePods(t *testing.T, cp *harness.ControlPlane, svc *unstructured.Unstructured) {
+	t.Helper()
+	ctx := context.Background()
+	selector, _, _ := unstructured.NestedStringMap(svc.Object, "spec", "selector")
+	pods, err := cp.Client.CoreV1().Pods(svc.GetNamespace()).List(ctx, metav1.ListOptions{LabelSelector: labels.SelectorFromSet(selector).String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := cp.Client.AppsV1().Deployments(svc.GetNamespace()).Get(ctx, svc.GetName(), metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("%s has no Deployment of its name: %v", key(svc), err)
+	}
+	for _, p := range pods.Items {
+		owner := metav1.GetControllerOf(&p)
+		// A ReplicaSet is named after its Deployment, with its hash last.
+		if owner == nil || owner.Kind != "ReplicaSet" || owner.Name[:strings.LastIndex(owner.Name, "-")] != d.Name {
+			t.Errorf("%s selects pod %s, owned by %v, not by Deployment %s", key(svc), p.Name, owner, d.Name)
+		}
+	}
+	if want := int(*d.Spec.Replicas); len(pods.Items) != want {
+		t.Errorf("%s selects %d pods; Deployment %s has %d", key(svc), len(pods.Items), d.Name, want)
 	}
 }
 

@@ -14,11 +14,14 @@ import (
 )
 
 // TestHelmLint: `helm lint --strict` (warnings fail) passes with the
-// default values and with the custom ones.
+// default values and with the custom ones, given an image: lint does not
+// count a template's `fail`, so without one it would check nothing of the
+// workloads (TestChartRefusesWithoutImage shows the failure).
 func TestHelmLint(t *testing.T) {
 	helm := tools(t).helm
 	for _, args := range [][]string{nil, {"--values", testdata("values-custom.yaml")}} {
-		out := run(t, repoRoot(t), nil, helm, append([]string{"lint", "--strict", chartDir(t)}, args...)...)
+		cmd := append([]string{"lint", "--strict", chartDir(t)}, withTestImage...)
+		out := run(t, repoRoot(t), nil, helm, append(cmd, args...)...)
 		if strings.Contains(out, "[WARNING]") || strings.Contains(out, "[ERROR]") || !strings.Contains(out, "0 chart(s) failed") {
 			t.Errorf("helm lint %v:\n%s", args, out)
 		}
@@ -46,8 +49,9 @@ func policyJSON(t testing.TB, p *policy.Policy) string {
 	return string(b)
 }
 
-// TestChartDefaults: the default values render a CronJob, its policy, a
-// ServiceAccount and its RBAC, the install-time check, and nothing else; the CronJob is the one the
+// TestChartDefaults: the default values (and an image) render a CronJob,
+// its policy, a ServiceAccount and its RBAC, the install-time check, and
+// nothing else; the CronJob is the one the
 // issue asks for; the policy is the binary's built-in default.
 func TestChartDefaults(t *testing.T) {
 	objs := helmTemplate(t, docRelease, docNamespace)
@@ -86,8 +90,12 @@ func TestChartDefaults(t *testing.T) {
 	if got := containerArgs(t, cj, "rebalancer"); !reflect.DeepEqual(got, wantArgs) {
 		t.Errorf("CronJob args %q, want %q", got, wantArgs)
 	}
-	if img, _, _ := unstructured.NestedString(container0(t, cj, "rebalancer"), "image"); img != "ghcr.io/kube-rebalancer/rebalancer:"+chartAppVersion(t) {
-		t.Errorf("image %s; want the chart's appVersion as tag", img)
+	if img, _, _ := unstructured.NestedString(container0(t, cj, "rebalancer"), "image"); img != testImage {
+		t.Errorf("image %s, want %s", img, testImage)
+	}
+	untagged := find(t, helmTemplate(t, docRelease, docNamespace, "--set", "image.tag="), "CronJob", "rebalancer")
+	if img, _, _ := unstructured.NestedString(container0(t, untagged, "rebalancer"), "image"); img != testImageRepository+":"+chartAppVersion(t) {
+		t.Errorf("without image.tag: image %s; want the chart's appVersion as tag", img)
 	}
 
 	got := policyJSON(t, loadRenderedPolicy(t, objs, "rebalancer-policy"))
@@ -237,6 +245,8 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		{"resources without limits", "resources: {limits: null}", "/resources"},
 		{"pushgateway not a URL", "metrics: {pushgateway: pushgateway:9091}", "/metrics/pushgateway"},
 		{"metrics port out of range", "metrics: {port: 70000}", "/metrics/port"},
+		{"alert threshold not a Prometheus duration", "monitoring: {prometheusRule: {failingFor: 10 minutes}}", "/monitoring/prometheusRule/failingFor"},
+		{"typo in monitoring", "monitoring: {serviceMonitor: {enable: true}}", "/monitoring/serviceMonitor"},
 		{"scheduler named like the default one", "scheduler: {schedulerName: default-scheduler}", "/scheduler/schedulerName"},
 		{"scheduler profile names itself", "scheduler: {profile: {schedulerName: x}}", "/scheduler/profile"},
 		{"unknown top-level value", "replicaCount: 2", "replicaCount"},

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kube-rebalancer/rebalancer/test/harness"
@@ -115,9 +116,10 @@ func substitutions(cmd string) []string {
 }
 
 // docRunner runs documented commands the way a reader would, in a
-// directory laid out like a checkout (charts/ and kustomize/ of this one),
-// with helm, kubectl and rebalancer on PATH and the test control plane as
-// the current kubeconfig.
+// directory laid out like a checkout (charts/ of this one, and a copy of
+// its kustomize/, which the reader edits to name the image), with helm,
+// kubectl and rebalancer on PATH and the test control plane as the current
+// kubeconfig.
 type docRunner struct {
 	t        *testing.T
 	cp       *harness.ControlPlane
@@ -131,10 +133,11 @@ func newDocRunner(t *testing.T, cp *harness.ControlPlane) *docRunner {
 	ts := tools(t)
 	bin := rebalancerBinary(t)
 	dir := t.TempDir()
-	for _, d := range []string{"charts", "kustomize"} {
-		if err := os.Symlink(filepath.Join(repoRoot(t), d), filepath.Join(dir, d)); err != nil {
-			t.Fatal(err)
-		}
+	if err := os.Symlink(filepath.Join(repoRoot(t), "charts"), filepath.Join(dir, "charts")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(filepath.Join(dir, "kustomize"), os.DirFS(shippedKustomizeDir(t, ""))); err != nil {
+		t.Fatal(err)
 	}
 	// Each helm install and upgrade waits for the chart's check of the
 	// policy, a hook Job whose pod nothing else would run.
@@ -149,15 +152,23 @@ func (r *docRunner) shell(cmd string) (string, string, error) {
 	return runErr(r.dir, r.env, "bash", "-c", "set -o pipefail; "+cmd)
 }
 
-// run runs one documented command. `docker` needs an engine and `kubectl
-// logs` a kubelet, neither of which the test cluster has: of a logs command
-// the lookup of what to read ($(...)) is run and must name the newest Job.
+// run runs one documented command. `make image` needs a container engine
+// and `kubectl logs` a kubelet, neither of which the test machine has: `make
+// image` is run with -n in this checkout and must build and push the image
+// it names; of a logs command the lookup of what to read ($(...)) is run
+// and must name the newest Job.
 func (r *docRunner) run(cmd string) string {
 	t := r.t
 	t.Helper()
 	switch {
-	case strings.HasPrefix(cmd, "docker "):
-		t.Logf("not run (no container engine): %s", cmd)
+	case strings.HasPrefix(cmd, "make image "):
+		name, args := cleanMake(append([]string{"-n"}, strings.Fields(strings.TrimPrefix(cmd, "make "))...)...)
+		out := run(t, repoRoot(t), nil, name, args...)
+		image := strings.TrimPrefix(regexp.MustCompile(`IMAGE=\S+`).FindString(cmd), "IMAGE=")
+		if !strings.Contains(out, "docker build -t "+image+" ") || !strings.Contains(out, "docker push "+image) {
+			t.Errorf("%s would not build and push %q:\n%s", cmd, image, out)
+		}
+		t.Logf("run with -n (no container engine): %s", cmd)
 		return ""
 	case strings.HasPrefix(cmd, "kubectl ") && strings.Contains(cmd, " logs "):
 		subs := substitutions(cmd)
@@ -200,7 +211,7 @@ func (r *docRunner) cronJobArgs(ns, name string) (args []string, image string) {
 // TestInstallDoc runs docs/install.md from top to bottom against the test
 // control plane: every helm, kubectl and rebalancer command must succeed as
 // written, and leave the cluster as the text says (a dry run first, then
-// real evictions; the kustomize overlay's image, policy and dry run). The
+// real evictions; the kustomize overlays' image, policy and dry run). The
 // commands NOTES.txt prints after `helm install` are run too.
 func TestInstallDoc(t *testing.T) {
 	cp := controlPlane(t)
@@ -222,18 +233,26 @@ func TestInstallDoc(t *testing.T) {
 		switch {
 		case strings.HasPrefix(s.command, "helm install rebalancer"):
 			args, image := r.cronJobArgs("rebalancer", "rebalancer")
-			if !contains(args, "--dry-run") || image != "registry.example.com/rebalancer:v0.1.0" {
-				t.Errorf("after the documented install: args %q, image %s; want a dry run of registry.example.com/rebalancer:v0.1.0", args, image)
+			if !contains(args, "--dry-run") || image != testImage {
+				t.Errorf("after the documented install: args %q, image %s; want a dry run of %s", args, image, testImage)
 			}
 			r.checkNotes(notesOf(t, out))
 		case strings.Contains(s.command, "--set dryRun=false"):
 			if args, _ := r.cronJobArgs("rebalancer", "rebalancer"); contains(args, "--dry-run") {
 				t.Errorf("after dryRun=false the CronJob still dry-runs: %q", args)
 			}
+		case strings.HasPrefix(s.command, "kubectl apply --server-side -k kustomize/cronjob"):
+			if _, image := r.cronJobArgs("rebalancer", "rebalancer"); image != testImage {
+				t.Errorf("the overlay with the documented image.yaml runs image %s, want %s", image, testImage)
+			}
+			// local-config: read by kustomize, never applied.
+			if _, err := cp.Client.CoreV1().ConfigMaps("rebalancer").Get(context.Background(), "rebalancer-image", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+				t.Errorf("ConfigMap rebalancer-image reached the cluster (err %v)", err)
+			}
 		case strings.HasPrefix(s.command, "kubectl apply --server-side -k my-rebalancer"):
 			args, image := r.cronJobArgs("rebalancer", "rebalancer")
-			if !contains(args, "--dry-run") || image != "registry.example.com/rebalancer:v0.1.0" {
-				t.Errorf("the documented overlay: args %q, image %s; want a dry run of registry.example.com/rebalancer:v0.1.0", args, image)
+			if !contains(args, "--dry-run") || image != testImage {
+				t.Errorf("the documented overlay: args %q, image %s; want a dry run of %s", args, image, testImage)
 			}
 			cm, err := cp.Client.CoreV1().ConfigMaps("rebalancer").Get(context.Background(), "rebalancer-policy", metav1.GetOptions{})
 			want, _ := os.ReadFile(filepath.Join(r.dir, "my-rebalancer", "policy.yaml"))

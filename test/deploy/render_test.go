@@ -9,11 +9,13 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
 )
 
 // The release name and namespace the documentation installs with, which the
@@ -21,6 +23,14 @@ import (
 const (
 	docRelease   = "rebalancer"
 	docNamespace = "rebalancer"
+)
+
+// The image the tests install. No image is published, so the chart and
+// the overlays refuse to render without one (image_test.go).
+const (
+	testImageRepository = "registry.example.com/rebalancer"
+	testImageTag        = "0.1.0"
+	testImage           = testImageRepository + ":" + testImageTag
 )
 
 func chartDir(t testing.TB) string { return filepath.Join(repoRoot(t), "charts", "rebalancer") }
@@ -33,12 +43,17 @@ func testdata(name string) string {
 	return abs
 }
 
-// helmTemplate renders the chart as `helm template` does and returns its
-// objects.
+// withTestImage are the arguments that name testImage, as every install
+// must; args given after them may override it.
+var withTestImage = []string{"--set", "image.repository=" + testImageRepository + ",image.tag=" + testImageTag}
+
+// helmTemplate renders the chart as `helm template` does, with testImage,
+// and returns its objects.
 func helmTemplate(t testing.TB, release, namespace string, args ...string) []*unstructured.Unstructured {
 	t.Helper()
 	helm := tools(t).helm
-	out := run(t, repoRoot(t), nil, helm, append([]string{"template", release, chartDir(t), "--namespace", namespace}, args...)...)
+	cmd := append([]string{"template", release, chartDir(t), "--namespace", namespace}, withTestImage...)
+	out := run(t, repoRoot(t), nil, helm, append(cmd, args...)...)
 	return decodeObjects(t, out)
 }
 
@@ -49,9 +64,63 @@ func kustomizeBuild(t testing.TB, dir string) []*unstructured.Unstructured {
 	return decodeObjects(t, run(t, "", nil, kustomize, "build", dir))
 }
 
+var (
+	kustomizeCopyOnce sync.Once
+	kustomizeCopy     string
+	kustomizeCopyErr  error
+)
+
+// kustomizeDir is an overlay of a copy of kustomize/ whose image.yaml names
+// testImage, as a user sets it before the first build; the repository's
+// own, which names none, is shippedKustomizeDir.
 func kustomizeDir(t testing.TB, overlay string) string {
+	t.Helper()
+	kustomizeCopyOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "rebalancer-kustomize-")
+		if err != nil {
+			kustomizeCopyErr = err
+			return
+		}
+		tempDirs = append(tempDirs, dir)
+		kustomizeCopy = filepath.Join(dir, "kustomize")
+		kustomizeCopyErr = copyKustomizeWithImage(shippedKustomizeDir(t, ""), kustomizeCopy, testImage)
+	})
+	if kustomizeCopyErr != nil {
+		t.Fatalf("copying kustomize/: %v", kustomizeCopyErr)
+	}
+	return filepath.Join(kustomizeCopy, overlay)
+}
+
+func shippedKustomizeDir(t testing.TB, overlay string) string {
 	return filepath.Join(repoRoot(t), "kustomize", overlay)
 }
+
+// copyKustomizeWithImage copies the kustomize tree src to dst and sets
+// data.image of its base/image.yaml.
+func copyKustomizeWithImage(src, dst, image string) error {
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		return err
+	}
+	p := filepath.Join(dst, imageConfigMapFile)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return err
+	}
+	var cm map[string]any
+	if err := yaml.Unmarshal(data, &cm); err != nil {
+		return err
+	}
+	// The shipped file's data holds only a comment: null.
+	cm["data"] = map[string]any{"image": image}
+	out, err := yaml.Marshal(cm)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(p, out, 0o644)
+}
+
+// imageConfigMapFile is where, under kustomize/, the user names the image.
+const imageConfigMapFile = "base/image.yaml"
 
 func decodeObjects(t testing.TB, stream string) []*unstructured.Unstructured {
 	t.Helper()

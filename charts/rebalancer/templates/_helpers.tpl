@@ -56,7 +56,15 @@ app.kubernetes.io/managed-by: {{ .ctx.Release.Service }}
 {{- end }}
 {{- end }}
 
+{{/*
+No rebalancer image is published yet: without one of the user's own, pods
+would sit in ImagePullBackOff, so the install fails instead and says how
+to make one.
+*/}}
 {{- define "rebalancer.image" -}}
+{{- if not .Values.image.repository }}
+{{- fail "image.repository is not set: no rebalancer image is published yet; build and push one with `make image IMAGE=registry.example.com/rebalancer:0.1.0`, then --set image.repository=registry.example.com/rebalancer,image.tag=0.1.0" }}
+{{- end }}
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
 {{- end }}
 
