@@ -37,7 +37,18 @@ func (s *skips) begin(strategy string) {
 // beside what this one did.
 func (s *skips) end(strategy string, cutShort bool) {
 	if cutShort {
+		// The earlier pods first, as they were recorded; a pod both runs
+		// skipped keeps the later reason.
+		current := s.byStrategy[strategy]
+		merged := make([]Skip, 0, len(s.stale[strategy])+len(current))
 		for _, k := range s.stale[strategy] {
+			if i := slices.IndexFunc(current, func(c Skip) bool { return c.Pod == k.Pod }); i >= 0 {
+				k = current[i]
+			}
+			merged = append(merged, k)
+		}
+		s.byStrategy[strategy] = merged
+		for _, k := range current {
 			s.put(strategy, k)
 		}
 	}

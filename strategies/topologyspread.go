@@ -137,7 +137,7 @@ func (topologySpread) report(in *Input, g *spreadGroup, counts [][]int32, skews 
 		k, d := int(key[0]), key[1]
 		c := &g.spec.constraints[k]
 		w := wants[key]
-		excess := int(counts[k][d] - skews[k].floor() - c.MaxSkew)
+		excess := shed(c, counts[k], skews[k], d)
 		if !skews[k].ok || excess <= 0 {
 			continue
 		}
@@ -165,6 +165,35 @@ func (topologySpread) report(in *Input, g *spreadGroup, counts [][]int32, skews 
 			}
 		}
 		w.done()
+	}
+}
+
+// shed counts the pods domain d must still lose for the constraint to be
+// within its maxSkew, each going to a least-populated receptive domain and
+// so raising the floor as it lands, as the strategy would have moved them.
+func shed(c *spreadConstraint, counts []int32, s skew, d int32) int {
+	if s.belowDomains {
+		return max(0, int(counts[d]-c.MaxSkew))
+	}
+	left := slices.Clone(counts)
+	n := 0
+	for {
+		low := int32(-1)
+		for dd, v := range left {
+			if c.receptive[dd] && int32(dd) != d && (low < 0 || v < left[low]) {
+				low = int32(dd)
+			}
+		}
+		floor := left[d]
+		if low >= 0 {
+			floor = min(floor, left[low])
+		}
+		if low < 0 || left[d]-floor <= c.MaxSkew {
+			return n
+		}
+		left[d]--
+		left[low]++
+		n++
 	}
 }
 
