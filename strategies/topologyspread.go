@@ -149,7 +149,9 @@ func (topologySpread) report(in *Input, g *spreadGroup, counts [][]int32, skews 
 		var rest []*cluster.Pod
 		for _, p := range g.pods {
 			n := in.Snapshot.NodeOf(p)
-			if tried[p] || n == nil || c.domainOf(n.Index()) != d || in.Args(topologySpreadName, p) == nil {
+			// A pod placed away from its own node is the replacement of
+			// one already moved this cycle: it cannot move again.
+			if tried[p] || n == nil || n.Name != p.Spec.NodeName || c.domainOf(n.Index()) != d || in.Args(topologySpreadName, p) == nil {
 				continue
 			}
 			rest = append(rest, p)
