@@ -19,6 +19,6 @@ func logMoved(strategy string, p *cluster.Pod, m *Move) {
 
 func logSkipped(strategy string, p *cluster.Pod, cat Category, why string) {
 	if v := klog.V(vDecisions); v.Enabled() {
-		v.InfoSDepth(1, "Candidate skipped", "strategy", strategy, "pod", p.Key, "category", string(cat), "reason", why)
+		v.InfoSDepth(1, "Candidate refused", "strategy", strategy, "pod", p.Key, "category", string(cat), "reason", why)
 	}
 }

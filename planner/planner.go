@@ -46,7 +46,7 @@ func (pl *Planner) newCycle(snap *cluster.Snapshot) *cycle {
 		counts:  newCounts(),
 		budgets: newBudgets(),
 		moved:   make(map[*cluster.Pod]bool),
-		skipped: make(map[skipKey]bool),
+		skips:   newSkips(pl.Policy.Enabled()),
 		plan:    &Plan{At: snap.Now, Moves: []Move{}, Skipped: []Skip{}},
 		recent:  recentEvictions(pl.History, snap.Now.Add(-pl.Policy.Cooldown.Duration), pl.Policy.Cooldown.Duration),
 	}
@@ -60,7 +60,7 @@ type cycle struct {
 	counts  *counts
 	budgets *budgets
 	moved   map[*cluster.Pod]bool
-	skipped map[skipKey]bool
+	skips   *skips
 	plan    *Plan
 	// recent holds, per workload, its latest eviction within the cooldown.
 	recent map[cluster.Workload]time.Time
@@ -84,11 +84,6 @@ func recentEvictions(history []cluster.Eviction, since time.Time, cooldown time.
 		}
 	}
 	return recent
-}
-
-type skipKey struct {
-	pod      *cluster.Pod
-	strategy string
 }
 
 // Exhausted implements strategies.Mover.
@@ -139,11 +134,9 @@ func (c *cycle) check(p *cluster.Pod) (Category, string) {
 func (c *cycle) Move(strategy string, cand strategies.Candidate) strategies.Outcome {
 	p := cand.Pod
 	if cat, why := c.check(p); why != "" {
-		if cat != "" { // a pod already moved is not news
-			c.skip(p, strategy, cat, why)
-		}
+		// A pod already moved has no category: it is not news.
 		logSkipped(strategy, p, cat, why)
-		return strategies.Outcome{Reason: why}
+		return strategies.Outcome{Reason: why, Category: string(cat)}
 	}
 	from := c.snap.NodeOf(p)
 	m := Move{Pod: p.Key, UID: p.UID, Workload: p.Workload.String(), Strategy: strategy, Reason: cand.Reason}
@@ -154,9 +147,8 @@ func (c *cycle) Move(strategy string, cand strategies.Candidate) strategies.Outc
 		res := c.place(p, from, cand.Accept)
 		if res.Node == "" {
 			why := "no other node can take it: " + res.Message
-			c.skip(p, strategy, NoFit, why)
 			logSkipped(strategy, p, NoFit, why)
-			return strategies.Outcome{Reason: why}
+			return strategies.Outcome{Reason: why, Category: string(NoFit)}
 		}
 		m.To, m.Score, m.RunnerUp, m.RunnerUpScore = res.Node, res.Score, res.RunnerUp, res.RunnerUpScore
 	} else {
@@ -214,13 +206,16 @@ func (c *cycle) place(p *cluster.Pod, from *cluster.Node, accept func(*cluster.N
 	return res
 }
 
-func (c *cycle) skip(p *cluster.Pod, strategy string, cat Category, why string) {
-	k := skipKey{p, strategy}
-	if c.skipped[k] {
-		return
+// Skip implements strategies.Mover.
+func (c *cycle) Skip(strategy string, p *cluster.Pod, o strategies.Outcome) {
+	cat, why := Category(o.Category), o.Reason
+	if cat == "" && why == "" {
+		cat, why = c.check(p)
 	}
-	c.skipped[k] = true
-	c.plan.Skipped = append(c.plan.Skipped, Skip{Pod: p.Key, Strategy: strategy, Category: cat, Reason: why})
+	if cat == "" {
+		return // moved, or evictable after all: nothing keeps it in place
+	}
+	c.skips.put(strategy, Skip{Pod: p.Key, Strategy: strategy, Category: cat, Reason: why})
 }
 
 // usage reports the utilization of the policy's nodes before and after.

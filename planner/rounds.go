@@ -18,9 +18,10 @@ const maxRounds = 8
 // could not do (a balancing move frees a node that a violating pod could not
 // go to), and without another round the next cycle would find that work
 // left over. A strategy runs again only when something changed since it
-// last ran, so that a round costs only what can find new work. Candidates
-// skipped in one round and moved in a later one are not reported as
-// skipped.
+// last ran, so that a round costs only what can find new work. What a
+// strategy skipped is what its latest run skipped; pods skipped by one
+// strategy and moved by another are not reported, and a pod skipped by two
+// is reported once (see skips.list).
 func (c *cycle) runRounds(in *strategies.Input) {
 	names := c.planner.Policy.Enabled()
 	seen := make(map[string]uint64, len(names))
@@ -33,25 +34,17 @@ func (c *cycle) runRounds(in *strategies.Input) {
 			if at, ran := seen[name]; ran && at == in.Changes() {
 				continue // nothing changed since it last looked
 			}
-			before, skippedBefore := len(c.plan.Moves), len(c.plan.Skipped)
+			before := len(c.plan.Moves)
+			c.skips.begin(name)
 			strategies.Get(name).Run(in)
+			c.skips.end(name, c.Exhausted())
 			seen[name] = in.Changes()
 			klog.V(1).InfoS("Strategy planned", "strategy", name, "round", round, "moves", len(c.plan.Moves)-before,
-				"skipped", len(c.plan.Skipped)-skippedBefore)
+				"skipped", len(c.skips.byStrategy[name]))
 		}
 		if in.Changes() == start {
 			break
 		}
 	}
-	moved := make(map[string]bool, len(c.plan.Moves))
-	for _, m := range c.plan.Moves {
-		moved[m.Pod] = true
-	}
-	kept := c.plan.Skipped[:0]
-	for _, s := range c.plan.Skipped {
-		if !moved[s.Pod] {
-			kept = append(kept, s)
-		}
-	}
-	c.plan.Skipped = kept
+	c.plan.Skipped = c.skipped()
 }

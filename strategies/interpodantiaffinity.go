@@ -30,14 +30,35 @@ func (interPodAntiAffinity) Name() string { return interPodAntiAffinityName }
 func (s interPodAntiAffinity) Run(in *Input) {
 	g := conflicts(in)
 	tried := make(map[*cluster.Pod]bool)
+	// Each conflict needs one of its two pods gone: when one is refused,
+	// the other is tried too.
+	need := in.want(s.Name(), 0)
 	for {
 		p := g.next(in, s.Name(), tried)
 		if p == nil {
-			return
+			break
 		}
 		tried[p] = true
-		if o := in.move(s.Name(), Candidate{Pod: p, Reason: g.describe(p)}); o.Moved {
+		if o := need.move(Candidate{Pod: p, Reason: g.describe(p)}); o.Moved {
 			g.remove(p)
+		}
+	}
+	g.report(need)
+}
+
+// report records the refused pods that conflicts still need moved: in the
+// order they were tried, each one that would clear a remaining conflict no
+// pod recorded before it clears. A refused pod whose conflicts all went
+// with the other pod of each pair was an alternative.
+func (g *conflictGraph) report(w *want) {
+	recorded := make(map[*cluster.Pod]bool)
+	for _, r := range w.refused {
+		for _, q := range g.live(r.pod) {
+			if !recorded[q] {
+				recorded[r.pod] = true
+				w.skip(r)
+				break
+			}
 		}
 	}
 }

@@ -134,39 +134,82 @@ func (s lowNodeUtilization) balance(in *Input, args *policy.LowNodeUtilizationAr
 		return headroom
 	}
 	for _, name := range over {
-		for _, p := range s.podsToMove(in, in.Snapshot.Node(name)) {
-			if in.Done() {
-				return
-			}
-			node := in.Snapshot.Node(name)
-			hot := b.overResources(node)
-			if len(hot) == 0 {
-				break // within target
-			}
-			if !hasHeadroom() {
-				klog.V(2).InfoS("LowNodeUtilization: under-utilized nodes have no headroom left", "pool", g.pool)
-				return
-			}
-			if !requestsAny(p, hot) {
-				continue // moving it would not bring the node closer to its target
-			}
-			if !in.evictable(p) {
-				// Let the planner record why, before any search for a target.
-				in.move(s.Name(), Candidate{Pod: p, Reason: fmt.Sprintf("%s is over-utilized%s", name, g.in())})
-				continue
-			}
-			if !b.fitsSomewhere(in, under, p) {
-				// No under-utilized node has room for it below its target:
-				// asking the scheduler would only say so at length.
-				continue
-			}
-			in.move(s.Name(), Candidate{
-				Pod:    p,
-				Reason: fmt.Sprintf("%s is over-utilized%s (%s)", name, g.in(), b.describeOver(node, hot)),
-				Accept: accept(p),
-			})
+		if !s.relieve(in, g, name, under, accept, hasHeadroom) {
+			return
 		}
 	}
+}
+
+// relieve moves pods off one over-utilized node until it is within target.
+// It reports false when no node can be relieved any more this cycle. The
+// pods it could not move are skipped only as far as the node needed them:
+// the fewest of them, in the order tried, that would have brought it within
+// target; the others were alternatives.
+func (s lowNodeUtilization) relieve(in *Input, g lowUtilizationGroup, name string, under []string,
+	accept func(*cluster.Pod) func(*cluster.Node) (bool, string), hasHeadroom func() bool) bool {
+	b := g.bands
+	need := in.want(s.Name(), 0)
+	defer func() {
+		need.need = need.moved + b.needed(in.Snapshot.Node(name), need.refused)
+		need.done()
+	}()
+	for _, p := range s.podsToMove(in, in.Snapshot.Node(name)) {
+		if in.Done() {
+			return false
+		}
+		node := in.Snapshot.Node(name)
+		hot := b.overResources(node)
+		if len(hot) == 0 {
+			break // within target
+		}
+		if !hasHeadroom() {
+			klog.V(2).InfoS("LowNodeUtilization: under-utilized nodes have no headroom left", "pool", g.pool)
+			return false
+		}
+		if !requestsAny(p, hot) {
+			continue // moving it would not bring the node closer to its target
+		}
+		if !in.evictable(p) {
+			// Let the planner say why, before any search for a target.
+			need.move(Candidate{Pod: p, Reason: fmt.Sprintf("%s is over-utilized%s", name, g.in())})
+			continue
+		}
+		if !b.fitsSomewhere(in, under, p) {
+			// No under-utilized node has room for it below its target:
+			// asking the scheduler would only say so at length.
+			continue
+		}
+		need.move(Candidate{
+			Pod:    p,
+			Reason: fmt.Sprintf("%s is over-utilized%s (%s)", name, g.in(), b.describeOver(node, hot)),
+			Accept: accept(p),
+		})
+	}
+	return true
+}
+
+// needed counts how many of the refused pods, in order, the node would
+// have had to shed to be within target: 0 when it is.
+func (b bands) needed(n *cluster.Node, refused []refusal) int {
+	over := b.overResources(n)
+	shed := make(map[corev1.ResourceName]int64, len(over))
+	within := func() bool {
+		for _, r := range over {
+			if cluster.Percent(n.Requested.Get(r)-shed[r], n.Allocatable.Get(r)) > b.high[r] {
+				return false
+			}
+		}
+		return true
+	}
+	for i, f := range refused {
+		if within() {
+			return i
+		}
+		for _, r := range over {
+			shed[r] += f.pod.Requests.Get(r)
+		}
+	}
+	return len(refused)
 }
 
 // podsToMove returns the node's pods this strategy may move, in the order

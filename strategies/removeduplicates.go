@@ -3,7 +3,6 @@ package strategies
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/policy"
@@ -126,24 +125,16 @@ func (s removeDuplicates) spread(in *Input, w cluster.Workload, group []*cluster
 	for _, name := range crowded {
 		pods := byNode[name]
 		// The least important and the youngest go first.
-		slices.SortStableFunc(pods, func(a, b *cluster.Pod) int {
-			if a.Priority != b.Priority {
-				if a.Priority < b.Priority {
-					return -1
-				}
-				return 1
-			}
-			if c := b.CreationTimestamp.Compare(a.CreationTimestamp.Time); c != 0 {
-				return c
-			}
-			return strings.Compare(a.Key, b.Key)
-		})
+		slices.SortStableFunc(pods, leaveOrder)
+		// The node needs len(pods)-share of them gone; the others are
+		// tried in turn only when one is refused.
+		need := in.want(s.Name(), len(pods)-share)
 		for _, p := range pods {
 			now := counts()
 			if now[name] <= share {
 				break
 			}
-			in.move(s.Name(), Candidate{
+			need.move(Candidate{
 				Pod: p,
 				Reason: fmt.Sprintf("%d pods of %s with the same images on %s; at most %d per node across the %d nodes where they fit",
 					now[name], w, name, share, homes),
@@ -155,6 +146,7 @@ func (s removeDuplicates) spread(in *Input, w cluster.Workload, group []*cluster
 				},
 			})
 		}
+		need.done()
 	}
 }
 

@@ -38,6 +38,11 @@ type Outcome struct {
 	To string
 	// Reason says why the move was not planned.
 	Reason string
+	// Category is the kind of Reason, as the plan's skipped pods are
+	// counted by ("no-fit", "pdb", "protected", ...); empty when the pod
+	// moved, had already moved this cycle, or was not looked at because the
+	// cycle can evict nothing more.
+	Category string
 }
 
 // Mover is the planner as the strategies see it.
@@ -47,8 +52,15 @@ type Mover interface {
 	// can. Strategies use it to choose among pods; Move checks it again.
 	Evictable(p *cluster.Pod) string
 	// Move plans the eviction of c.Pod and the placement of its replacement,
-	// or records why not.
+	// or says why not. A refusal is not recorded: the strategy decides with
+	// Skip whether the pod was one it needed to move or one alternative among
+	// several (see want).
 	Move(strategy string, c Candidate) Outcome
+	// Skip records that the strategy needed to move p and could not, for
+	// the reason of o, the Outcome of p's refused Move. A zero o stands for
+	// a pod the strategy did not propose because Evictable refused it: the
+	// planner records the reason Move would have given.
+	Skip(strategy string, p *cluster.Pod, o Outcome)
 	// Exhausted reports whether no eviction is possible any more this cycle
 	// (limits.total is spent): strategies stop instead of proposing pods
 	// that could only be refused.
@@ -148,10 +160,22 @@ func (in *Input) selected() []*cluster.Node {
 	return in.nodes
 }
 
-// move proposes a candidate to the planner. The edit count changes before
-// and after: while the planner places the pod, the pod is off its node, and
-// afterwards it may be somewhere else.
+// move proposes a candidate the strategy needs to move, on its own (a pod
+// that violates a rule, a pod past its age): a refusal is recorded as a
+// skipped pod. A strategy that needs k pods of a group proposes them
+// through a want instead.
 func (in *Input) move(strategy string, c Candidate) Outcome {
+	o := in.propose(strategy, c)
+	if !o.Moved && o.Category != "" {
+		in.Mover.Skip(strategy, c.Pod, o)
+	}
+	return o
+}
+
+// propose proposes a candidate to the planner and records nothing. The
+// edit count changes before and after: while the planner places the pod,
+// the pod is off its node, and afterwards it may be somewhere else.
+func (in *Input) propose(strategy string, c Candidate) Outcome {
 	if in.Done() {
 		return Outcome{Reason: "no eviction is possible any more this cycle"}
 	}
@@ -171,7 +195,9 @@ func (in *Input) move(strategy string, c Candidate) Outcome {
 
 // Move proposes a candidate of the named strategy to the planner and
 // returns its answer, keeping the cycle's bookkeeping: the way for a
-// strategy registered from outside this package to propose a move.
+// strategy registered from outside this package to propose a move. The
+// candidate is one the strategy needs to move: when the planner refuses
+// it, the plan lists it as skipped.
 func (in *Input) Move(strategy string, c Candidate) Outcome { return in.move(strategy, c) }
 
 // Done reports whether the cycle can evict nothing more: a strategy stops

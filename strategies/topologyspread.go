@@ -73,6 +73,19 @@ func (s topologySpread) balance(in *Input, g *spreadGroup) {
 	spec := g.spec
 	tried := make(map[*cluster.Pod]bool)
 	stuck := make(map[[2]int32]bool)
+	// wants holds, per constraint and domain, the pods the domain needs to
+	// shed, in the order the domains came up.
+	wants := make(map[[2]int32]*want)
+	var order [][2]int32
+	wantOf := func(key [2]int32) *want {
+		if w, ok := wants[key]; ok {
+			return w
+		}
+		w := in.want(s.Name(), 0)
+		wants[key] = w
+		order = append(order, key)
+		return w
+	}
 	for {
 		counts := in.spreadCounts(in.now(), spec, nil)
 		skews := make([]skew, len(spec.constraints))
@@ -81,17 +94,20 @@ func (s topologySpread) balance(in *Input, g *spreadGroup) {
 		}
 		k, d := s.worst(spec, counts, skews, stuck)
 		if k < 0 {
+			s.report(in, g, counts, skews, tried, wants, order)
 			return
 		}
+		key := [2]int32{int32(k), d}
 		p := s.choose(in, g, k, d, counts, skews, tried)
 		if p == nil {
-			stuck[[2]int32{int32(k), d}] = true
+			stuck[key] = true
+			wantOf(key)
 			continue
 		}
 		tried[p] = true
 		c := &spec.constraints[k]
 		floor := skews[k].floor()
-		o := in.move(s.Name(), Candidate{
+		o := wantOf(key).move(Candidate{
 			Pod:    p,
 			Reason: describeSkew(c, counts[k], skews[k], d),
 			Accept: func(n *cluster.Node) (bool, string) {
@@ -105,9 +121,97 @@ func (s topologySpread) balance(in *Input, g *spreadGroup) {
 		if !o.Moved {
 			// The group's pods share their spec: where one finds no room,
 			// the next would not either.
-			stuck[[2]int32{int32(k), d}] = true
+			stuck[key] = true
 		}
 	}
+}
+
+// report records, for each domain the strategy gave up on, the pods it
+// still holds past maxSkew: the refused pod first, then the group's other
+// pods of the domain, least important first. Those the planner would not
+// evict are skipped for their own reason; those left untried after a
+// refusal, for the refusal's reason, which their shared spec makes theirs.
+func (topologySpread) report(in *Input, g *spreadGroup, counts [][]int32, skews []skew, tried map[*cluster.Pod]bool,
+	wants map[[2]int32]*want, order [][2]int32) {
+	for _, key := range order {
+		k, d := int(key[0]), key[1]
+		c := &g.spec.constraints[k]
+		w := wants[key]
+		excess := shed(c, counts[k], skews[k], d)
+		if !skews[k].ok || excess <= 0 {
+			continue
+		}
+		w.need = w.moved + excess
+		var like *refusal
+		if len(w.refused) > 0 {
+			like = &w.refused[0]
+		}
+		var rest []*cluster.Pod
+		for _, p := range g.pods {
+			n := in.Snapshot.NodeOf(p)
+			// A pod placed away from its own node is the replacement of
+			// one already moved this cycle: it cannot move again.
+			if tried[p] || n == nil || n.Name != p.Spec.NodeName || c.domainOf(n.Index()) != d || in.Args(topologySpreadName, p) == nil {
+				continue
+			}
+			rest = append(rest, p)
+		}
+		slices.SortStableFunc(rest, leaveOrder)
+		for _, p := range rest {
+			switch {
+			case !in.evictable(p):
+				w.hold(p, Outcome{})
+			case like != nil:
+				w.hold(p, Outcome{Category: like.o.Category,
+					Reason: "not proposed: " + like.pod.Key + ", with the same spread constraints, was refused: " + like.o.Reason})
+			}
+		}
+		w.done()
+	}
+}
+
+// shed counts the pods domain d must still lose for the constraint to be
+// within its maxSkew, each going to a least-populated receptive domain and
+// so raising the floor as it lands, as the strategy would have moved them.
+func shed(c *spreadConstraint, counts []int32, s skew, d int32) int {
+	if s.belowDomains {
+		return max(0, int(counts[d]-c.MaxSkew))
+	}
+	left := slices.Clone(counts)
+	n := 0
+	for {
+		low := int32(-1)
+		for dd, v := range left {
+			if c.receptive[dd] && int32(dd) != d && (low < 0 || v < left[low]) {
+				low = int32(dd)
+			}
+		}
+		floor := left[d]
+		if low >= 0 {
+			floor = min(floor, left[low])
+		}
+		if low < 0 || left[d]-floor <= c.MaxSkew {
+			return n
+		}
+		left[d]--
+		left[low]++
+		n++
+	}
+}
+
+// leaveOrder orders the pods of a group as they should leave: the least
+// important first, then the youngest, then by key.
+func leaveOrder(a, b *cluster.Pod) int {
+	if a.Priority != b.Priority {
+		if a.Priority < b.Priority {
+			return -1
+		}
+		return 1
+	}
+	if c := b.CreationTimestamp.Compare(a.CreationTimestamp.Time); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Key, b.Key)
 }
 
 // worst returns the constraint furthest past its maxSkew and its fullest

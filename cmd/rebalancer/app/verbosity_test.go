@@ -26,7 +26,7 @@ func TestVerbosityLevels(t *testing.T) {
 		{2, `"Node classified" strategy="LowNodeUtilization" pool="" node="node-a2" class="over" cordoned=false resources="cpu 88.8% over, memory 30.1% target, pods 12.7% under"`},
 		{2, `"Node classified" strategy="LowNodeUtilization" pool="" node="node-b3" class="target" cordoned=true`},
 		{4, `"Candidate moved" strategy="RemoveDuplicates" pod="payments/checkout-`},
-		{4, `"Candidate skipped" strategy="RemoveDuplicates" pod="kube-system/coredns-`},
+		{4, `"Candidate refused" strategy="RemoveDuplicates" pod="kube-system/coredns-`},
 		{4, `"Node rejected" pod="payments/checkout-`},
 		{4, `filter="NodeUnschedulable" reason="node(s) were unschedulable"`},
 	}
