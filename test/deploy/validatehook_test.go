@@ -59,7 +59,7 @@ func (r release) helm(args ...string) (string, string, error) {
 // apply runs `helm install` or `helm upgrade` with values given as YAML.
 func (r release) apply(verb string, values string) (string, string, error) {
 	r.t.Helper()
-	args := []string{verb, r.name, chartDir(r.t), "--timeout", "2m"}
+	args := append([]string{verb, r.name, chartDir(r.t), "--timeout", "2m"}, withTestImage...)
 	if values != "" {
 		args = append(args, "--values", writeFile(r.t, r.t.TempDir(), "values.yaml", values))
 	}
