@@ -1,12 +1,12 @@
 package cluster
 
 import (
-	"encoding/json"
-	"fmt"
+	"errors"
 	"slices"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
 )
 
 // Eviction is what rebalancer remembers of one of its evictions between
@@ -14,7 +14,12 @@ import (
 // place the replacement where the plan said, and never back where the pod
 // came from.
 type Eviction struct {
-	Pod      string    `json:"pod"`
+	Pod string `json:"pod"`
+	// UID is the evicted pod's, so that a later run can tell an eviction
+	// that never happened (the pod is still there) from a replacement that
+	// took the same name (a StatefulSet's pod). Empty in entries written
+	// before it was recorded.
+	UID      types.UID `json:"uid,omitempty"`
 	Workload Workload  `json:"workload"`
 	From     string    `json:"from"`
 	To       string    `json:"to,omitempty"`
@@ -25,9 +30,6 @@ type Eviction struct {
 // ID identifies a recorded eviction: its pod and when it was recorded.
 func (e Eviction) ID() string { return e.Pod + "@" + e.At.UTC().Format(time.RFC3339Nano) }
 
-// historyKey is the state ConfigMap's key that holds the evictions, as JSON.
-const historyKey = "evictions.json"
-
 // ManagedByLabel, set to ManagedBy, marks the state ConfigMap, so that it
 // can be found in a cluster dump.
 const (
@@ -36,11 +38,18 @@ const (
 )
 
 // Evictions returns the eviction history held by the state ConfigMaps of a
-// dump, oldest first.
+// dump, oldest first. A state that cannot be used is left out with a
+// warning, as a run leaves it out: the plan of a dump and a dry run of the
+// same cluster agree.
 func (o *Objects) Evictions() ([]Eviction, error) {
 	var all []Eviction
 	for i := range o.StateConfigMaps {
 		evs, err := DecodeEvictions(&o.StateConfigMaps[i])
+		var bad *StateError
+		if errors.As(err, &bad) {
+			klog.Warningf("%v; the plan ignores its evictions (no cooldown from them)", err)
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -48,32 +57,4 @@ func (o *Objects) Evictions() ([]Eviction, error) {
 	}
 	slices.SortStableFunc(all, func(a, b Eviction) int { return a.At.Compare(b.At) })
 	return all, nil
-}
-
-// DecodeEvictions returns the evictions a state ConfigMap holds, as
-// recorded; none when it holds none.
-func DecodeEvictions(cm *corev1.ConfigMap) ([]Eviction, error) {
-	raw, ok := cm.Data[historyKey]
-	if !ok || raw == "" {
-		return nil, nil
-	}
-	var out []Eviction
-	if err := json.Unmarshal([]byte(raw), &out); err != nil {
-		return nil, fmt.Errorf("ConfigMap %s/%s: key %s: %w", cm.Namespace, cm.Name, historyKey, err)
-	}
-	return out, nil
-}
-
-// EncodeEvictions replaces the evictions a state ConfigMap holds, in the
-// form DecodeEvictions reads, and keeps its other keys (the last-run record).
-func EncodeEvictions(cm *corev1.ConfigMap, evictions []Eviction) error {
-	body, err := json.Marshal(evictions)
-	if err != nil {
-		return err
-	}
-	if cm.Data == nil {
-		cm.Data = map[string]string{}
-	}
-	cm.Data[historyKey] = string(body)
-	return nil
 }

@@ -48,7 +48,7 @@ func (pl *Planner) newCycle(snap *cluster.Snapshot) *cycle {
 		moved:   make(map[*cluster.Pod]bool),
 		skips:   newSkips(pl.Policy.Enabled()),
 		plan:    &Plan{At: snap.Now, Moves: []Move{}, Skipped: []Skip{}},
-		recent:  recentEvictions(pl.History, snap.Now.Add(-pl.Policy.Cooldown.Duration), pl.Policy.Cooldown.Duration),
+		recent:  recentEvictions(pl.History, snap, pl.Policy.Cooldown.Duration),
 	}
 }
 
@@ -69,18 +69,29 @@ type cycle struct {
 }
 
 // recentEvictions returns the latest eviction time of each workload evicted
-// after since; none when the cooldown is off.
-func recentEvictions(history []cluster.Eviction, since time.Time, cooldown time.Duration) map[cluster.Workload]time.Time {
+// within the cooldown; none when the cooldown is off. An eviction recorded
+// but not carried out (its pod is still there) does not count, and one
+// dated in the future counts as made now.
+func recentEvictions(history []cluster.Eviction, snap *cluster.Snapshot, cooldown time.Duration) map[cluster.Workload]time.Time {
 	recent := make(map[cluster.Workload]time.Time)
 	if cooldown <= 0 {
 		return recent
 	}
+	undone := make(map[string]bool)
+	for _, e := range cluster.NotCarriedOut(history, snap) {
+		undone[e.ID()] = true
+	}
+	since := snap.Now.Add(-cooldown)
 	for _, e := range history {
-		if e.Workload.IsZero() || !e.At.After(since) {
+		at := e.At
+		if at.After(snap.Now) {
+			at = snap.Now
+		}
+		if e.Workload.IsZero() || !at.After(since) || undone[e.ID()] {
 			continue
 		}
-		if e.At.After(recent[e.Workload]) {
-			recent[e.Workload] = e.At
+		if at.After(recent[e.Workload]) {
+			recent[e.Workload] = at
 		}
 	}
 	return recent

@@ -403,6 +403,35 @@ func TestCooldown(t *testing.T) {
 	}
 }
 
+// The cooldown counts only evictions that happened: an intent whose pod is
+// still on its node under the same UID was never carried out (the run that
+// recorded it was killed). An eviction dated in the future counts as made
+// now, not until that future.
+func TestCooldownCountsWhatHappened(t *testing.T) {
+	web := cluster.Workload{Kind: "Deployment", Namespace: "shop", Name: "web"}
+	tests := []struct {
+		name     string
+		recorded cluster.Eviction
+		wantMove bool
+	}{
+		{name: "evicted 2m ago", recorded: cluster.Eviction{Pod: "shop/web-old", UID: "shop/web-old", Workload: web, From: "n1", At: ct.Now.Add(-2 * time.Minute)}},
+		{name: "recorded 2m ago, never carried out: the pod is still on n1", wantMove: true,
+			recorded: cluster.Eviction{Pod: "shop/web-n1-1", UID: "shop/web-n1-1", Workload: web, From: "n1", At: ct.Now.Add(-2 * time.Minute)}},
+		{name: "dated a month ahead, cooldown ends 5m from now, not then", recorded: cluster.Eviction{Pod: "shop/web-old", UID: "shop/web-old", Workload: web, From: "n1", At: ct.Now.Add(30 * 24 * time.Hour)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan := propose(t, loadPolicy(t, ""), busyCluster(t), []cluster.Eviction{tt.recorded}, "shop/web-n1-0")
+			if moved := len(plan.Moves) == 1; moved != tt.wantMove {
+				t.Errorf("moved: %v, want %v; skipped: %s", moved, tt.wantMove, skipped(plan))
+			}
+			if !tt.wantMove && !strings.Contains(skipped(plan), "evicted 0s ago") && tt.recorded.At.After(ct.Now) {
+				t.Errorf("skipped: %s; want the future eviction taken as made now", skipped(plan))
+			}
+		})
+	}
+}
+
 func TestNotReadyNodesGiveNoPods(t *testing.T) {
 	snap := ct.Snapshot(t, ct.Node("n1").NotReady(), ct.Node("n2"), ct.DeploymentReplicaSet("shop", "web"),
 		ct.Pod("shop", "p").On("n1").Deployment("web"))

@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"k8s.io/klog/v2"
+
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/evictor"
 	"github.com/kube-rebalancer/rebalancer/planner"
@@ -18,7 +20,7 @@ func (r *Runner) intents(snap *cluster.Snapshot, plan *planner.Plan) []cluster.E
 	now := time.Now()
 	out := make([]cluster.Eviction, 0, len(plan.Moves))
 	for _, m := range plan.Moves {
-		e := cluster.Eviction{Pod: m.Pod, From: m.From, To: m.To, Strategy: m.Strategy, At: now}
+		e := cluster.Eviction{Pod: m.Pod, UID: m.UID, From: m.From, To: m.To, Strategy: m.Strategy, At: now}
 		if p := snap.Pod(m.Pod); p != nil {
 			e.Workload = p.Workload
 		}
@@ -52,4 +54,21 @@ func (r *Runner) retract(ctx context.Context, intents []cluster.Eviction, outcom
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	return r.cfg.History.Forget(wctx, time.Now(), undone)
+}
+
+// forgetUndone retracts the evictions an earlier run recorded and never
+// made (it was killed, or lost the API server, between the two): their pods
+// are still where they were. The planner ignores them anyway; a real run
+// also removes them, so that the scheduler does not wait for replacements
+// that will not come.
+func (r *Runner) forgetUndone(ctx context.Context, snap *cluster.Snapshot, past []cluster.Eviction) error {
+	undone := cluster.NotCarriedOut(past, snap)
+	if len(undone) == 0 {
+		return nil
+	}
+	klog.InfoS("Evictions an earlier run recorded and never made are forgotten", "evictions", len(undone))
+	if r.cfg.DryRun || r.cfg.History == nil {
+		return nil
+	}
+	return r.cfg.History.Forget(ctx, time.Now(), undone)
 }

@@ -184,6 +184,9 @@ func (r *Runner) cycle(ctx context.Context) (*report.Report, error) {
 			klog.InfoS("Could not read earlier evictions; this plan ignores the cooldown", "err", err)
 		}
 	}
+	if err := r.forgetUndone(ctx, snap, past); err != nil {
+		return nil, err
+	}
 	planStart := time.Now()
 	plan := (&planner.Planner{Policy: r.cfg.Policy, Placer: r.cfg.Placer, History: past}).Plan(snap)
 	klog.InfoS("Planned", "moves", len(plan.Moves), "skipped", len(plan.Skipped), "took", time.Since(planStart).Round(time.Millisecond))

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -11,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/klog/v2"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 )
@@ -28,10 +30,32 @@ type HistoryStore struct {
 	Name      string
 	// Keep is how long an eviction is remembered.
 	Keep time.Duration
+	// Heal makes Read replace a state it cannot use (content that does not
+	// decode, a format it does not know) and say so in an event on the
+	// ConfigMap. Runs that evict set it; readers that must not write (a dry
+	// run, the scheduler) only log.
+	Heal bool
+	// Now is the clock; nil: time.Now.
+	Now func() time.Time
+}
+
+// ReasonStateReplaced is the event reason on a state ConfigMap that was
+// replaced because it could not be used.
+const ReasonStateReplaced = "RebalancerStateReplaced"
+
+func (h *HistoryStore) now() time.Time {
+	if h.Now != nil {
+		return h.Now()
+	}
+	return time.Now()
 }
 
 // Read returns the remembered evictions, oldest first; none when the
-// ConfigMap does not exist yet.
+// ConfigMap does not exist yet. A state it cannot use is no error: it is
+// reported, replaced when Heal is set, and read as empty, so that it
+// costs one cooldown and never every later run. Evictions are returned as
+// recorded, so that Forget finds them; the planner dates those in the
+// future at now, and the next write stores them so.
 func (h *HistoryStore) Read(ctx context.Context) ([]cluster.Eviction, error) {
 	cm, err := h.Client.CoreV1().ConfigMaps(h.Namespace).Get(ctx, h.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
@@ -40,7 +64,42 @@ func (h *HistoryStore) Read(ctx context.Context) ([]cluster.Eviction, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading ConfigMap %s/%s: %w", h.Namespace, h.Name, err)
 	}
-	return cluster.DecodeEvictions(cm)
+	evs, err := cluster.DecodeEvictions(cm)
+	var bad *cluster.StateError
+	if errors.As(err, &bad) {
+		klog.ErrorS(err, "Ignoring the recorded evictions: the cooldown and the scheduler's hand-off start afresh")
+		if h.Heal {
+			h.replace(ctx, cm, bad)
+		}
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return evs, nil
+}
+
+// replace writes an empty state over one that cannot be used, and records
+// a Warning event on the ConfigMap saying what was wrong with it.
+func (h *HistoryStore) replace(ctx context.Context, cm *corev1.ConfigMap, bad *cluster.StateError) {
+	if err := h.update(ctx, h.now(), func([]cluster.Eviction) []cluster.Eviction { return nil }); err != nil {
+		klog.ErrorS(err, "Could not replace the state ConfigMap")
+		return
+	}
+	now := metav1.NewTime(h.now())
+	ev := &corev1.Event{
+		ObjectMeta: metav1.ObjectMeta{Namespace: h.Namespace, GenerateName: h.Name + "."},
+		InvolvedObject: corev1.ObjectReference{Kind: "ConfigMap", APIVersion: "v1", Namespace: cm.Namespace, Name: cm.Name,
+			UID: cm.UID, ResourceVersion: cm.ResourceVersion},
+		Reason:  ReasonStateReplaced,
+		Message: fmt.Sprintf("%s; replaced with an empty state: the cooldown and the scheduler's hand-off start afresh", bad.Problem),
+		Type:    corev1.EventTypeWarning,
+		Source:  corev1.EventSource{Component: "rebalancer"},
+		Count:   1, FirstTimestamp: now, LastTimestamp: now,
+	}
+	if _, err := h.Client.CoreV1().Events(h.Namespace).Create(ctx, ev, metav1.CreateOptions{}); err != nil {
+		klog.ErrorS(err, "Could not record the event on the replaced state ConfigMap")
+	}
 }
 
 // Append adds evictions and forgets those older than Keep.
@@ -61,16 +120,26 @@ func (h *HistoryStore) Forget(ctx context.Context, now time.Time, gone []cluster
 }
 
 // update rewrites the recorded evictions with change, forgetting those older
-// than Keep.
+// than Keep and dating at now those in the future. A state it cannot read
+// is replaced.
 func (h *HistoryStore) update(ctx context.Context, now time.Time, change func([]cluster.Eviction) []cluster.Eviction) error {
 	return h.modify(ctx, func(cm *corev1.ConfigMap) error {
 		old, err := cluster.DecodeEvictions(cm)
 		if err != nil {
-			// A corrupt record must not stop rebalancing forever.
 			old = nil
 		}
-		kept := slices.DeleteFunc(change(old), func(e cluster.Eviction) bool { return now.Sub(e.At) > h.Keep })
-		return cluster.EncodeEvictions(cm, kept)
+		kept := change(old)
+		if n := cluster.ClampToNow(kept, now); n > 0 {
+			klog.InfoS("Recorded evictions dated in the future are stored as made now; is a clock ahead?",
+				"configMap", h.Namespace+"/"+h.Name, "evictions", n)
+		}
+		kept = slices.DeleteFunc(kept, func(e cluster.Eviction) bool { return now.Sub(e.At) > h.Keep })
+		dropped, err := cluster.EncodeEvictions(cm, kept)
+		if dropped > 0 {
+			klog.InfoS("The state ConfigMap keeps only the newest evictions that fit in it", "configMap", h.Namespace+"/"+h.Name,
+				"dropped", dropped, "kept", len(kept)-dropped)
+		}
+		return err
 	})
 }
 

@@ -132,6 +132,11 @@ func (o *runOptions) setUp(c *cobra.Command, s *settings, pub *rebalance.Publish
 		return nil, nil, polErr
 	}
 	keepEvictions(history, pol)
+	if history != nil {
+		// A run that evicts replaces a state it cannot use; a dry run
+		// changes nothing.
+		history.Heal = !o.dryRun
+	}
 	var lock *kube.RunLock
 	switch {
 	case o.dryRun:
