@@ -104,15 +104,7 @@ func EncodeEvictions(cm *corev1.ConfigMap, evictions []Eviction) (dropped int, e
 		return 0, err
 	}
 	if len(gz) > gzipLimit {
-		// The fewest oldest entries to drop for the rest to fit; the size
-		// only grows with the number kept.
-		dropped = sort.Search(len(sorted), func(n int) bool {
-			b, _ := json.Marshal(sorted[n:])
-			z, _ := gzipped(b)
-			return len(z) <= gzipLimit
-		})
-		body, _ = json.Marshal(sorted[dropped:])
-		if gz, err = gzipped(body); err != nil {
+		if dropped, gz, err = newestThatFit(sorted, len(gz), len(body)); err != nil {
 			return 0, err
 		}
 	}
@@ -122,6 +114,45 @@ func EncodeEvictions(cm *corev1.ConfigMap, evictions []Eviction) (dropped int, e
 	}
 	cm.BinaryData[historyGzipKey] = gz
 	return dropped, nil
+}
+
+// newestThatFit gzips the newest evictions that fit in gzipLimit, given the
+// sizes of all of them gzipped and plain. It estimates how many fit from
+// the compression ratio, so that it encodes a few times, not once per
+// binary-search step.
+func newestThatFit(sorted []Eviction, gzSize, plainSize int) (dropped int, gz []byte, err error) {
+	// Each entry's share of the plain JSON, newest first.
+	sizes := make([]int, len(sorted))
+	for i, e := range sorted {
+		b, err := json.Marshal(e)
+		if err != nil {
+			return 0, nil, err
+		}
+		sizes[i] = len(b) + 1 // the comma
+	}
+	keep := len(sorted)
+	for gzSize > gzipLimit {
+		ratio := float64(gzSize) / float64(plainSize)
+		budget := int(float64(gzipLimit) / ratio * 0.97)
+		n, total := 0, 0
+		for i := len(sorted) - 1; i >= 0 && total+sizes[i] <= budget; i-- {
+			total += sizes[i]
+			n++
+		}
+		if n >= keep { // the estimate did not shrink it: shrink anyway
+			n = keep * 9 / 10
+		}
+		keep = n
+		body, err := json.Marshal(sorted[len(sorted)-keep:])
+		if err != nil {
+			return 0, nil, err
+		}
+		if gz, err = gzipped(body); err != nil {
+			return 0, nil, err
+		}
+		gzSize, plainSize = len(gz), len(body)
+	}
+	return len(sorted) - keep, gz, nil
 }
 
 func gzipped(b []byte) ([]byte, error) {
