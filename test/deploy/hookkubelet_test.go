@@ -222,6 +222,9 @@ func (k *hookKubelet) runPod(ctx context.Context, job string, p *corev1.Pod) (ho
 func (k *hookKubelet) writeVolumes(ctx context.Context, p *corev1.Pod, root string) (map[string]string, bool) {
 	dirs := map[string]string{}
 	for _, v := range p.Spec.Volumes {
+		if v.Projected != nil && strings.HasPrefix(v.Name, "kube-api-access-") {
+			continue // the ServiceAccount token: runContainer gives it as a kubeconfig
+		}
 		if v.ConfigMap == nil {
 			k.t.Errorf("pod %s/%s has volume %s, which is not a ConfigMap", k.ns, p.Name, v.Name)
 			return nil, false
@@ -251,7 +254,8 @@ func (k *hookKubelet) writeVolumes(ctx context.Context, p *corev1.Pod, root stri
 }
 
 // runContainer runs the container's args with the image's entrypoint, the
-// rebalancer binary, without any way to reach the API server.
+// rebalancer binary. A pod that mounts its ServiceAccount's token talks to
+// the API server as that ServiceAccount; any other has no way to reach it.
 func (k *hookKubelet) runContainer(p *corev1.Pod, c corev1.Container, mounts map[string]string) (containerRun, corev1.ContainerStatus) {
 	where := fmt.Sprintf("pod %s/%s container %s", k.ns, p.Name, c.Name)
 	if len(c.Command) > 0 || len(c.Env) > 0 || len(c.EnvFrom) > 0 {
@@ -267,6 +271,17 @@ func (k *hookKubelet) runContainer(p *corev1.Pod, c corev1.Container, mounts map
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
 	defer cancel()
+	if p.Spec.AutomountServiceAccountToken == nil || *p.Spec.AutomountServiceAccountToken {
+		sa := p.Spec.ServiceAccountName
+		if sa == "" {
+			sa = "default"
+		}
+		kubeconfig, _, err := k.cp.ServiceAccountKubeconfig(ctx, k.ns, sa)
+		if err != nil {
+			k.t.Errorf("%s: the token of ServiceAccount %s: %v", where, sa, err)
+		}
+		args = append(args, "--kubeconfig="+kubeconfig)
+	}
 	cmd := exec.CommandContext(ctx, rebalancerBinary(k.t), args...)
 	// helmEnv's KUBECONFIG names no cluster: a check that needed one fails.
 	cmd.Env = helmEnv()

@@ -200,10 +200,11 @@ func TestRunRBACMatchesCode(t *testing.T) {
 
 // TestSchedulerRBACMatchesCode: with the scheduler, its ServiceAccount gets
 // exactly what `rebalancer rbac schedule --leader-elect` prints (the chart
-// always elects a leader for it), and the rebalancer's own grants stay as
-// they were.
+// always elects a leader for it), the chart's uninstall guard exactly what
+// `rebalancer rbac scheduler-users` prints, and the rebalancer's own grants
+// stay as they were.
 func TestSchedulerRBACMatchesCode(t *testing.T) {
-	run, sched := rbacOf(t, "run"), rbacOf(t, "schedule", "--leader-elect")
+	run, sched, guard := rbacOf(t, "run"), rbacOf(t, "schedule", "--leader-elect"), rbacOf(t, "scheduler-users")
 	for _, c := range []struct {
 		name string
 		objs []*unstructured.Unstructured
@@ -219,6 +220,10 @@ func TestSchedulerRBACMatchesCode(t *testing.T) {
 		}
 		checkRBAC(t, c.name, c.objs, "rebalancer", runCode, used)
 		checkRBAC(t, c.name, c.objs, "scheduler", sched, used)
+		// The chart's uninstall guard, a hook kustomize has no equivalent of.
+		if strings.HasPrefix(c.name, "chart") {
+			checkRBAC(t, c.name, c.objs, "scheduler-users", guard, used)
+		}
 		checkNoOtherRoles(t, c.name, c.objs, used)
 	}
 }

@@ -71,6 +71,16 @@ func schedulePermissions(leaderElect bool) permissions {
 	return p
 }
 
+// schedulerUsersPermissions: `rebalancer scheduler-users` lists every kind
+// of object whose pods may name the scheduler.
+func schedulerUsersPermissions() permissions {
+	return permissions{Cluster: []rbacv1.PolicyRule{
+		rule("", []string{"pods"}, "list"),
+		rule("apps", []string{"deployments", "statefulsets", "daemonsets", "replicasets"}, "list"),
+		rule("batch", []string{"cronjobs", "jobs"}, "list"),
+	}}
+}
+
 func leasePermission() rbacv1.PolicyRule {
 	return rule("coordination.k8s.io", []string{"leases"}, "get", "create", "update")
 }
@@ -89,8 +99,10 @@ func newRBACCommand() *cobra.Command {
 				p = runPermissions()
 			case "schedule":
 				p = schedulePermissions(leaderElect)
+			case "scheduler-users":
+				p = schedulerUsersPermissions()
 			default:
-				return fmt.Errorf("no RBAC list for %q (want run or schedule)", args[0])
+				return fmt.Errorf("no RBAC list for %q (want run, schedule or scheduler-users)", args[0])
 			}
 			out, err := yaml.Marshal(p)
 			if err != nil {
