@@ -2,6 +2,7 @@ package cluster
 
 import (
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -53,13 +54,26 @@ func newReplicaSetOwners(rss []appsv1.ReplicaSet) replicaSetOwners {
 // workloadOf resolves the pod's top controller. A ReplicaSet that is not in
 // the snapshot, or that no Deployment controls, is itself the workload.
 func (o replicaSetOwners) workloadOf(p *Pod) Workload {
-	c := p.Controller()
+	return WorkloadOfPod(p.Pod, func(namespace, name string) *metav1.OwnerReference {
+		if c, ok := o[namespace+"/"+name]; ok {
+			return &c
+		}
+		return nil
+	})
+}
+
+// WorkloadOfPod resolves a pod's top controller as a snapshot does, for the
+// edges that keep ReplicaSets in an informer: rsController returns a
+// ReplicaSet's own controller, nil when it has none or is unknown (the
+// ReplicaSet is then the workload).
+func WorkloadOfPod(p *corev1.Pod, rsController func(namespace, name string) *metav1.OwnerReference) Workload {
+	c := metav1.GetControllerOfNoCopy(p)
 	if c == nil {
 		return Workload{}
 	}
 	w := Workload{Kind: c.Kind, Namespace: p.Namespace, Name: c.Name}
 	if c.Kind == "ReplicaSet" {
-		if top, ok := o[p.Namespace+"/"+c.Name]; ok {
+		if top := rsController(p.Namespace, c.Name); top != nil {
 			w.Kind, w.Name = top.Kind, top.Name
 		}
 	}

@@ -76,6 +76,11 @@ type Options struct {
 	// the DaemonSet controller leaves their placement to the scheduler.
 	Scheduler bool
 
+	// SchedulerConfig is appended to kube-scheduler's
+	// KubeSchedulerConfiguration: more top-level fields, such as
+	// extenders or profiles.
+	SchedulerConfig string
+
 	// KeepLogs keeps the control plane's directory after a successful run.
 	// REBALANCER_KEEP_LOGS=1 does the same without code changes.
 	KeepLogs bool
@@ -530,7 +535,7 @@ clientConnection:
   burst: 1000
 leaderElection:
   leaderElect: false
-`, kubeconfig), 0o600)
+%s`, kubeconfig, cp.opts.SchedulerConfig), 0o600)
 	if err != nil {
 		return err
 	}

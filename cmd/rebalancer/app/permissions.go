@@ -81,6 +81,15 @@ func schedulerUsersPermissions() permissions {
 	}}
 }
 
+// extenderPermissions: `rebalancer extender` watches the ReplicaSets that
+// name a pod's workload, and the state ConfigMap in its namespace.
+func extenderPermissions() permissions {
+	return permissions{
+		Cluster:   []rbacv1.PolicyRule{rule("apps", []string{"replicasets"}, "list", "watch")},
+		Namespace: []rbacv1.PolicyRule{rule("", []string{"configmaps"}, "list", "watch")},
+	}
+}
+
 func leasePermission() rbacv1.PolicyRule {
 	return rule("coordination.k8s.io", []string{"leases"}, "get", "create", "update")
 }
@@ -101,8 +110,10 @@ func newRBACCommand() *cobra.Command {
 				p = schedulePermissions(leaderElect)
 			case "scheduler-users":
 				p = schedulerUsersPermissions()
+			case "extender":
+				p = extenderPermissions()
 			default:
-				return fmt.Errorf("no RBAC list for %q (want run, schedule or scheduler-users)", args[0])
+				return fmt.Errorf("no RBAC list for %q (want run, schedule, scheduler-users or extender)", args[0])
 			}
 			out, err := yaml.Marshal(p)
 			if err != nil {

@@ -1,0 +1,45 @@
+package extender
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// Metrics of `rebalancer extender`; docs/monitoring.md documents them.
+type Metrics struct {
+	Registry *prometheus.Registry
+
+	requests *prometheus.CounterVec
+	steered  prometheus.Counter
+	declined *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+}
+
+// Why a replacement was not steered.
+const (
+	declinedInfeasible = "planned-node-infeasible"
+)
+
+// NewMetrics registers the metrics on a fresh registry, with the Go and
+// process collectors.
+func NewMetrics() *Metrics {
+	m := &Metrics{
+		Registry: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "rebalancer_extender_requests_total", Help: "Requests from kube-scheduler, by verb (filter, prioritize) and code (ok, bad-request).",
+		}, []string{"verb", "code"}),
+		steered: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "rebalancer_extender_steered_total", Help: "Filter requests of a replacement answered with only its planned node.",
+		}),
+		declined: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "rebalancer_extender_declined_total", Help: "Filter requests of a replacement passed through unsteered, by reason.",
+		}, []string{"reason"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "rebalancer_extender_request_duration_seconds", Help: "Time to answer a request, by verb.",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 8),
+		}, []string{"verb"}),
+	}
+	m.Registry.MustRegister(m.requests, m.steered, m.declined, m.latency,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}

@@ -1,0 +1,168 @@
+package extender
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+	extenderv1 "k8s.io/kube-scheduler/extender/v1"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+)
+
+// Server answers kube-scheduler's filter and prioritize calls.
+type Server struct {
+	Intents *Intents
+	// Workload resolves the workload a pod belongs to: the Deployment of
+	// its ReplicaSet, as the plan names it.
+	Workload func(*corev1.Pod) cluster.Workload
+	Metrics  *Metrics
+	// Now is the clock; nil: time.Now.
+	Now func() time.Time
+}
+
+// The paths kube-scheduler calls: the KubeSchedulerConfiguration's
+// urlPrefix followed by its filterVerb and prioritizeVerb.
+const (
+	FilterPath     = "/filter"
+	PrioritizePath = "/prioritize"
+)
+
+// maxRequestBytes bounds a request body: a pod and up to 5,000 node names
+// take well under a megabyte.
+const maxRequestBytes = 16 << 20
+
+// Handler serves the extender's verbs, /healthz, /readyz (ready once the
+// state has been read) and /metrics.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST "+FilterPath, func(w http.ResponseWriter, r *http.Request) {
+		s.serve(w, r, "filter", func(args *extenderv1.ExtenderArgs) any { return s.filter(args) },
+			func(err error) any { return &extenderv1.ExtenderFilterResult{Error: err.Error()} })
+	})
+	mux.HandleFunc("POST "+PrioritizePath, func(w http.ResponseWriter, r *http.Request) {
+		s.serve(w, r, "prioritize", func(args *extenderv1.ExtenderArgs) any { return s.prioritize(args) },
+			func(err error) any { return &extenderv1.HostPriorityList{} })
+	})
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if !s.Intents.Loaded() {
+			http.Error(w, "the state ConfigMap has not been read yet", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	mux.Handle("GET /metrics", promhttp.HandlerFor(s.Metrics.Registry, promhttp.HandlerOpts{}))
+	return mux
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, verb string, answer func(*extenderv1.ExtenderArgs) any, failed func(error) any) {
+	start := time.Now()
+	defer func() { s.Metrics.latency.WithLabelValues(verb).Observe(time.Since(start).Seconds()) }()
+	w.Header().Set("Content-Type", "application/json")
+	var args extenderv1.ExtenderArgs
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxRequestBytes)).Decode(&args); err != nil || args.Pod == nil {
+		if err == nil {
+			err = fmt.Errorf("no pod in the request")
+		}
+		s.Metrics.requests.WithLabelValues(verb, "bad-request").Inc()
+		w.WriteHeader(http.StatusBadRequest)
+		_ = json.NewEncoder(w).Encode(failed(fmt.Errorf("decoding the %s request: %w", verb, err)))
+		return
+	}
+	s.Metrics.requests.WithLabelValues(verb, "ok").Inc()
+	if err := json.NewEncoder(w).Encode(answer(&args)); err != nil {
+		klog.ErrorS(err, "Writing the answer to kube-scheduler", "verb", verb)
+	}
+}
+
+func (s *Server) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// planned returns the node the plan chose for the pod, when the pod
+// replaces one a run evicted.
+func (s *Server) planned(pod *corev1.Pod) (cluster.Eviction, bool) {
+	return s.Intents.Claim(pod.UID, s.Workload(pod), s.now())
+}
+
+// nodeNames returns the candidate nodes of a request, by name: NodeNames
+// with nodeCacheCapable, else the names of Nodes.
+func nodeNames(args *extenderv1.ExtenderArgs) []string {
+	if args.NodeNames != nil {
+		return *args.NodeNames
+	}
+	if args.Nodes == nil {
+		return nil
+	}
+	names := make([]string, len(args.Nodes.Items))
+	for i := range args.Nodes.Items {
+		names[i] = args.Nodes.Items[i].Name
+	}
+	return names
+}
+
+// filter keeps only the planned node of a replacement, when kube-scheduler
+// found it feasible; any other pod, and a replacement whose planned node
+// no longer fits, keeps every candidate.
+func (s *Server) filter(args *extenderv1.ExtenderArgs) *extenderv1.ExtenderFilterResult {
+	names := nodeNames(args)
+	pass := &extenderv1.ExtenderFilterResult{NodeNames: args.NodeNames, Nodes: args.Nodes}
+	e, ok := s.planned(args.Pod)
+	if !ok {
+		return pass
+	}
+	feasible := false
+	for _, n := range names {
+		feasible = feasible || n == e.To
+	}
+	if !feasible {
+		s.Metrics.declined.WithLabelValues(declinedInfeasible).Inc()
+		klog.V(2).InfoS("Replacement not steered: its planned node is not among the feasible ones", "pod", klog.KObj(args.Pod), "planned", e.To)
+		return pass
+	}
+	s.Metrics.steered.Inc()
+	klog.V(2).InfoS("Replacement steered to its planned node", "pod", klog.KObj(args.Pod), "planned", e.To, "replaces", e.Pod)
+	why := fmt.Sprintf("rebalancer planned this replacement of %s on node %s", e.Pod, e.To)
+	out := &extenderv1.ExtenderFilterResult{FailedNodes: make(extenderv1.FailedNodesMap, len(names))}
+	for _, n := range names {
+		if n != e.To {
+			out.FailedNodes[n] = why
+		}
+	}
+	if args.NodeNames != nil {
+		out.NodeNames = &[]string{e.To}
+	} else {
+		out.Nodes = &corev1.NodeList{}
+		for i := range args.Nodes.Items {
+			if args.Nodes.Items[i].Name == e.To {
+				out.Nodes.Items = append(out.Nodes.Items, args.Nodes.Items[i])
+			}
+		}
+	}
+	return out
+}
+
+// prioritize gives a replacement's planned node the highest score and
+// every other node none; any other pod gets equal scores everywhere, which
+// leave kube-scheduler's ranking as it is.
+func (s *Server) prioritize(args *extenderv1.ExtenderArgs) *extenderv1.HostPriorityList {
+	names := nodeNames(args)
+	e, ok := s.planned(args.Pod)
+	out := make(extenderv1.HostPriorityList, len(names))
+	for i, n := range names {
+		out[i] = extenderv1.HostPriority{Host: n}
+		if ok && n == e.To {
+			out[i].Score = extenderv1.MaxExtenderPriority
+		}
+	}
+	return &out
+}

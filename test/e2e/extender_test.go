@@ -1,0 +1,173 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kube-rebalancer/rebalancer/evictor"
+	"github.com/kube-rebalancer/rebalancer/test/harness"
+)
+
+// TestExtenderPlacesEveryReplacementWherePlanned: a Deployment of the
+// default scheduler crammed onto one node, a run that moves pods off it,
+// and kube-scheduler, configured with `rebalancer extender`, placing the
+// replacements. Every replacement lands on the node the plan chose for it:
+// counted per node, all of them. The plan packs (its profile scores
+// MostAllocated alone) where kube-scheduler on its own spreads
+// (LeastAllocated and the default topology spread), so the count would not
+// match without the extender.
+func TestExtenderPlacesEveryReplacementWherePlanned(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	cp := ownControlPlane(t, harness.Options{Scheduler: true, SchedulerConfig: fmt.Sprintf(`extenders:
+  - urlPrefix: "http://%s/"
+    filterVerb: filter
+    prioritizeVerb: prioritize
+    weight: 5
+    nodeCacheCapable: true
+    ignorable: true
+    httpTimeout: 5s
+`, addr)})
+	ctx := t.Context()
+	f := newFixture(t, cp, "steer", 4, harness.NodeSpec{CPU: "4", Memory: "16Gi"})
+
+	// Cram: every other node cordoned while the Deployment starts.
+	setUnschedulable := func(on bool) {
+		for _, n := range f.nodes[1:] {
+			node, err := cp.Client.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			node.Spec.Unschedulable = on
+			if _, err := cp.Client.CoreV1().Nodes().Update(ctx, node, metav1.UpdateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	setUnschedulable(true)
+	web := harness.WorkloadSpec{Namespace: f.ns, Name: "web", Replicas: 8, CPU: "400m"}
+	if _, err := cp.CreateDeployment(ctx, web); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cp.WaitForPodsRunning(ctx, f.ns, web.Selector(), 8); err != nil {
+		t.Fatal(err)
+	}
+	before := pods(t, cp, f.ns, web.Selector())
+	for name, p := range before {
+		if p.Spec.NodeName != f.nodes[0] {
+			t.Fatalf("%s runs on %s; the test needs all on %s", name, p.Spec.NodeName, f.nodes[0])
+		}
+	}
+	setUnschedulable(false)
+
+	state := f.ns + "/rebalancer-state"
+	ext := startRebalancer(t, "extender", "--kubeconfig", cp.Kubeconfig, "--listen", addr, "--state-configmap", state, "-v", "2")
+	err = harness.WaitFor(ctx, time.Minute, "the extender to be ready", func(ctx context.Context) (bool, error) {
+		if err := ext.exited(); err != nil {
+			return false, err
+		}
+		resp, err := http.Get("http://" + addr + "/readyz")
+		if err != nil {
+			return false, nil
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	pol := f.policy(`limits: {total: 4}
+scheduler:
+  config:
+    apiVersion: kubescheduler.config.k8s.io/v1
+    kind: KubeSchedulerConfiguration
+    profiles:
+      - schedulerName: default-scheduler
+        plugins:
+          score:
+            disabled: [{name: "*"}]
+            enabled: [{name: NodeResourcesFit}]
+        pluginConfig:
+          - name: NodeResourcesFit
+            args:
+              scoringStrategy:
+                type: MostAllocated
+                resources: [{name: cpu, weight: 1}, {name: memory, weight: 1}]
+strategies:
+  LowNodeUtilization:
+    thresholds: {cpu: 20}
+    targetThresholds: {cpu: 50}
+`)
+	r := rebalancer(t, "run", "--kubeconfig", cp.Kubeconfig, "--policy", pol, "--state-configmap", state, "-o", "json")
+	if r.code != 0 {
+		t.Fatalf("run exited %d", r.code)
+	}
+	planned := map[string]int{}
+	for _, m := range decode(t, r).Moves {
+		if m.Result != evictor.Evicted {
+			t.Fatalf("move of %s: %s (%s)", m.Pod, m.Result, m.Message)
+		}
+		planned[m.To]++
+	}
+	if len(planned) == 0 {
+		t.Fatal("the run planned no move")
+	}
+
+	// The ReplicaSet controller replaces the evicted pods; kube-scheduler,
+	// asking the extender, binds them.
+	var landed map[string]int
+	err = harness.WaitFor(ctx, 2*time.Minute, "every replacement bound", func(ctx context.Context) (bool, error) {
+		landed = map[string]int{}
+		n := 0
+		for _, p := range pods(t, cp, f.ns, web.Selector()) {
+			if _, old := before[p.Name]; old || p.DeletionTimestamp != nil {
+				continue
+			}
+			if p.Spec.NodeName == "" {
+				return false, nil
+			}
+			landed[p.Spec.NodeName]++
+			n++
+		}
+		return n == sum(planned), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(sorted(landed)) != fmt.Sprint(sorted(planned)) {
+		t.Errorf("replacements landed %v; the plan put them on %v", sorted(landed), sorted(planned))
+	}
+	if !strings.Contains(ext.stderr.String(), "Replacement steered to its planned node") {
+		t.Errorf("the extender logged no steering")
+	}
+}
+
+func sum(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+func sorted(m map[string]int) []string {
+	var out []string
+	for k, v := range m {
+		out = append(out, fmt.Sprintf("%s:%d", k, v))
+	}
+	sort.Strings(out)
+	return out
+}
