@@ -50,11 +50,12 @@ func (s *Source) Start(ctx context.Context) error {
 		s.Intents.Set(evs)
 		klog.V(2).InfoS("Read the planned placements", "configMap", s.Namespace+"/"+s.Name, "evictions", len(evs))
 	}
-	if _, err := cms.AddEventHandler(cache.ResourceEventHandlerFuncs{
+	handled, err := cms.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    load,
 		UpdateFunc: func(_, obj any) { load(obj) },
 		DeleteFunc: func(any) { s.Intents.Set(nil) },
-	}); err != nil {
+	})
+	if err != nil {
 		return err
 	}
 	all := informers.NewSharedInformerFactory(s.Client, 0)
@@ -69,6 +70,10 @@ func (s *Source) Start(ctx context.Context) error {
 				return fmt.Errorf("watching %v: the cache did not fill before the end", kind)
 			}
 		}
+	}
+	// The handler has seen what the cache holds, not only the cache.
+	if !cache.WaitForCacheSync(ctx.Done(), handled.HasSynced) {
+		return fmt.Errorf("reading the state ConfigMap: stopped before it was read")
 	}
 	if len(cms.GetStore().List()) == 0 {
 		s.Intents.Set(nil) // no state yet: no run has evicted anything
