@@ -305,7 +305,8 @@ func (s highNodeUtilization) commit(in *Input, g highUtilizationGroup, n *cluste
 }
 
 // hasRoom reports whether the node has room for the pod's cpu, memory and
-// one more pod.
+// one more pod, counting what terminating pods still hold, as the
+// scheduler does.
 func hasRoom(n *cluster.Node, p *cluster.Pod) bool {
 	return n.Requested.Pods+1 <= n.Allocatable.Pods &&
 		n.Requested.MilliCPU+p.Requests.MilliCPU <= n.Allocatable.MilliCPU &&
@@ -317,7 +318,7 @@ func (b bands) meanLoad(n *cluster.Node) float64 {
 	var sum float64
 	var k int
 	for _, r := range b.resources {
-		if u := n.Utilization(r); !math.IsInf(u, 0) {
+		if u := n.StayingUtilization(r); !math.IsInf(u, 0) {
 			sum += u
 			k++
 		}
@@ -348,7 +349,7 @@ func compareLoad(b bands, x, y *cluster.Node, ascending bool) int {
 func (b bands) describeUnder(n *cluster.Node) string {
 	parts := make([]string, len(b.resources))
 	for i, r := range b.resources {
-		parts[i] = fmt.Sprintf("%s %s < %s", r, pct(n.Utilization(r)), pct(b.low[r]))
+		parts[i] = fmt.Sprintf("%s %s < %s", r, pct(n.StayingUtilization(r)), pct(b.low[r]))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -56,6 +56,19 @@ func TestHighNodeUtilization(t *testing.T) {
 			want:   []string{"shop/a-n1-0 n1→n3", "shop/b-n2-0 n2→n3"},
 		},
 		{
+			// n1's 1-CPU pod is terminating: what stays is 25%, under the
+			// threshold, and the live pod moves to the most used node.
+			name: "terminating pods do not keep a node above the thresholds",
+			objs: [][]any{
+				{ct.Node("n1"), ct.Node("n2")},
+				cpuPods("n1", "a", "1"), // 25%
+				{ct.DeploymentReplicaSet("shop", "old"), ct.Pod("shop", "old-0").On("n1").Requests("2", "").Deployment("old").Terminating()},
+				cpuPods("n2", "c", "2"), // 50%
+			},
+			policy: hnu(50),
+			want:   []string{"shop/a-n1-0 n1→n2"},
+		},
+		{
 			// a-n1-0 would fit on n2, a-n1-1 nowhere: a half-emptied node
 			// saves nothing, so neither moves.
 			name: "a node is emptied only when all its pods can go",
