@@ -202,3 +202,18 @@ func TestGuardKeepsPodsOffNodesBeingEmptied(t *testing.T) {
 	equal(t, "with HighNodeUtilization", moves(p), []string{"shop/v-t-0 t→f", "shop/x-e-0 e→f"})
 	equal(t, "moves of the next run", moves(plan(t, afterPlan(t, all, p), policy)), nil)
 }
+
+// With replacements predicted, kube-scheduler's default scoring
+// (LeastAllocated) would put n1's pods back on n1 once it is emptier than
+// the others: emptying it would disrupt them for nothing, and no pod moves,
+// rather than some of them.
+func TestHighNodeUtilizationPredictedReplacements(t *testing.T) {
+	objs := [][]any{
+		{ct.Node("n1"), ct.Node("n2")},
+		cpuPods("n1", "a", "500m", "500m"), // 25%
+		cpuPods("n2", "c", "2"),            // 50%
+	}
+	policy := "strategies:\n  HighNodeUtilization:\n    thresholds: {cpu: 50}\n"
+	equal(t, "steered", moves(plan(t, snapshot(t, objs...), policy)), []string{"shop/a-n1-0 n1→n2", "shop/a-n1-1 n1→n2"})
+	equal(t, "predicted", moves(plan(t, snapshot(t, objs...), "replacements: predicted\n"+policy)), nil)
+}
