@@ -61,6 +61,10 @@ type Node struct {
 	// NonZeroRequested is Requested with the scheduler's defaults for
 	// containers that request no CPU or memory.
 	NonZeroRequested Resources
+	// Leaving is the part of Requested that pods already terminating hold.
+	// The scheduler counts it until they are gone; the strategies count
+	// what stays (see StayingUtilization).
+	Leaving Resources
 
 	pods                     []*Pod
 	hostPorts                []HostPort
@@ -105,6 +109,18 @@ func (n *Node) Utilization(name corev1.ResourceName) float64 {
 	return Percent(n.Requested.Get(name), n.Allocatable.Get(name))
 }
 
+// StayingRequested returns what the node's pods that are not terminating
+// request of a resource: the load a strategy judges the node by, since a
+// terminating pod's share frees itself without anyone's help.
+func (n *Node) StayingRequested(name corev1.ResourceName) int64 {
+	return n.Requested.Get(name) - n.Leaving.Get(name)
+}
+
+// StayingUtilization is Utilization counted from StayingRequested.
+func (n *Node) StayingUtilization(name corev1.ResourceName) float64 {
+	return Percent(n.StayingRequested(name), n.Allocatable.Get(name))
+}
+
 // Percent returns used as a percentage of total, with the conventions of
 // Node.Utilization for a zero total.
 func Percent(used, total int64) float64 {
@@ -122,6 +138,9 @@ func (n *Node) add(p *Pod) {
 	n.pods = append(n.pods, p)
 	n.Requested.Add(&p.Requests)
 	n.NonZeroRequested.Add(&p.NonZeroRequests)
+	if p.IsTerminating() {
+		n.Leaving.Add(&p.Requests)
+	}
 	n.hostPorts = append(n.hostPorts, PodHostPorts(p.Pod)...)
 	if p.HasAffinity() {
 		n.withAffinity = append(n.withAffinity, p)
@@ -141,6 +160,9 @@ func (n *Node) remove(p *Pod) bool {
 	n.pods = slices.Delete(n.pods, i, i+1)
 	n.Requested.Sub(&p.Requests)
 	n.NonZeroRequested.Sub(&p.NonZeroRequests)
+	if p.IsTerminating() {
+		n.Leaving.Sub(&p.Requests)
+	}
 	for _, hp := range PodHostPorts(p.Pod) {
 		if j := slices.Index(n.hostPorts, hp); j >= 0 {
 			n.hostPorts = slices.Delete(n.hostPorts, j, j+1)
@@ -156,6 +178,7 @@ func (n *Node) clone(owner uint64) *Node {
 	c := *n
 	c.Requested = n.Requested.Clone()
 	c.NonZeroRequested = n.NonZeroRequested.Clone()
+	c.Leaving = n.Leaving.Clone()
 	c.pods = slices.Clone(n.pods)
 	c.hostPorts = slices.Clone(n.hostPorts)
 	c.withAffinity = slices.Clone(n.withAffinity)

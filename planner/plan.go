@@ -22,6 +22,10 @@ type Plan struct {
 	// Stopped says why the strategies stopped before looking at every pod
 	// (limits.total spent); empty when they looked at all.
 	Stopped string `json:"stopped,omitempty"`
+	// Predicted is set when nothing steers the replacements (the policy's
+	// replacements: predicted): each move's To is where the pod's scheduler
+	// is expected to put the replacement, not where it is sent.
+	Predicted bool `json:"predicted,omitempty"`
 }
 
 // Move is one planned eviction.
@@ -34,8 +38,9 @@ type Move struct {
 	// Workload is the pod's top controller, "Kind namespace/name".
 	Workload string `json:"workload,omitempty"`
 	From     string `json:"from"`
-	// To is the node the replacement is planned on; empty when nothing
-	// replaces the pod or it needs no node.
+	// To is the node the replacement is planned on (a prediction when the
+	// plan is Predicted); empty when nothing replaces the pod or it needs no
+	// node.
 	To       string `json:"to"`
 	Strategy string `json:"strategy"`
 	Reason   string `json:"reason"`
@@ -68,6 +73,10 @@ const (
 	PDBBudget    Category = "pdb"
 	NoFit        Category = "no-fit"
 	Cooldown     Category = "cooldown"
+	// Futile: with replacements predicted, the pod's scheduler would put
+	// the replacement back on the node it left, or on a node the strategy
+	// would not move it to: the eviction would disrupt the pod for nothing.
+	Futile Category = "futile"
 )
 
 // NodeUsage is a node's requested share of its allocatable resources, in

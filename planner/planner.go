@@ -47,7 +47,7 @@ func (pl *Planner) newCycle(snap *cluster.Snapshot) *cycle {
 		budgets: newBudgets(),
 		moved:   make(map[*cluster.Pod]bool),
 		skips:   newSkips(pl.Policy.Enabled()),
-		plan:    &Plan{At: snap.Now, Moves: []Move{}, Skipped: []Skip{}},
+		plan:    &Plan{At: snap.Now, Moves: []Move{}, Skipped: []Skip{}, Predicted: pl.Policy.Replacements == policy.ReplacementsPredicted},
 		recent:  recentEvictions(pl.History, snap, pl.Policy.Cooldown.Duration),
 	}
 }
@@ -154,7 +154,14 @@ func (c *cycle) Move(strategy string, cand strategies.Candidate) strategies.Outc
 	if from != nil {
 		m.From = from.Name
 	}
-	if needsPlace(p) {
+	if needsPlace(p) && c.plan.Predicted && from != nil {
+		res, cat, why := c.predict(p, from, cand.Accept)
+		if why != "" {
+			logSkipped(strategy, p, cat, why)
+			return strategies.Outcome{Reason: why, Category: string(cat)}
+		}
+		m.To, m.Score, m.RunnerUp, m.RunnerUpScore = res.Node, res.Score, res.RunnerUp, res.RunnerUpScore
+	} else if needsPlace(p) {
 		res := c.place(p, from, cand.Accept)
 		if res.Node == "" {
 			why := "no other node can take it: " + res.Message
@@ -184,21 +191,7 @@ func needsPlace(p *cluster.Pod) bool {
 // off its node, and applies the answer to the working snapshot. When no
 // node fits, the pod goes back where it was.
 func (c *cycle) place(p *cluster.Pod, from *cluster.Node, accept func(*cluster.Node) (bool, string)) scheduler.Result {
-	pol := c.planner.Policy
-	opts := scheduler.Options{Accept: func(n *cluster.Node) (bool, string) {
-		if !pol.SelectsNode(n.Labels) {
-			return false, "node(s) were not selected by the policy's nodeSelector"
-		}
-		if c.guard != nil {
-			if ok, why := c.guard(p, n); !ok {
-				return false, why
-			}
-		}
-		if accept != nil {
-			return accept(n)
-		}
-		return true, ""
-	}}
+	opts := scheduler.Options{Accept: c.acceptor(p, accept)}
 	if from != nil {
 		opts.Exclude = []string{from.Name}
 		c.snap.Remove(p)
@@ -215,6 +208,27 @@ func (c *cycle) place(p *cluster.Pod, from *cluster.Node, accept func(*cluster.N
 		}
 	}
 	return res
+}
+
+// acceptor is the condition every target of p's move must meet beyond the
+// scheduler's filters: one of the policy's nodes, the guard, the strategy's
+// own condition.
+func (c *cycle) acceptor(p *cluster.Pod, accept func(*cluster.Node) (bool, string)) func(*cluster.Node) (bool, string) {
+	pol := c.planner.Policy
+	return func(n *cluster.Node) (bool, string) {
+		if !pol.SelectsNode(n.Labels) {
+			return false, "node(s) were not selected by the policy's nodeSelector"
+		}
+		if c.guard != nil {
+			if ok, why := c.guard(p, n); !ok {
+				return false, why
+			}
+		}
+		if accept != nil {
+			return accept(n)
+		}
+		return true, ""
+	}
 }
 
 // Skip implements strategies.Mover.

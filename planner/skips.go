@@ -69,8 +69,9 @@ func (s *skips) put(strategy string, k Skip) {
 // a pod one strategy could not move and a later one did is not left in
 // place. Of two strategies that skipped the same pod, a reason that keeps
 // the pod from being evicted at all (protected, pdb, limit, cooldown, ...)
-// wins over no-fit, which only says that no node suited that strategy's
-// move: it is what a user must change for any strategy to move the pod.
+// wins over no-fit and futile, which only say that no node suited that
+// strategy's move: it is what a user must change for any strategy to move
+// the pod.
 // Between reasons of the same kind, the strategy that runs first wins, as
 // its move would have been planned first. The list goes strategy by
 // strategy in run order, each in the order it recorded its pods.
@@ -88,9 +89,11 @@ func (s *skips) list(moved map[string]bool) []Skip {
 	slices.SortFunc(strategies, func(a, b string) int {
 		return cmp.Or(cmp.Compare(rank(a), rank(b)), cmp.Compare(a, b))
 	})
+	// Futile, like no-fit, is about where one strategy's move would lead.
+	placement := func(c Category) bool { return c == NoFit || c == Futile }
 	better := func(a, b Skip) bool {
-		if (a.Category == NoFit) != (b.Category == NoFit) {
-			return b.Category == NoFit
+		if placement(a.Category) != placement(b.Category) {
+			return placement(b.Category)
 		}
 		return rank(a.Strategy) < rank(b.Strategy)
 	}

@@ -17,7 +17,8 @@ type RemovePodsViolatingNodeTaintsArgs struct {
 	Common `json:",inline"`
 
 	// ExcludedTaints are taints never acted on, as "key" (any value) or
-	// "key=value".
+	// "key=value". Unset, and with IncludedTaints unset, the taints the node
+	// lifecycle controller derives from node conditions (ConditionTaints).
 	ExcludedTaints []string `json:"excludedTaints,omitempty"`
 	// IncludedTaints, when set, are the only taints acted on, in the same
 	// form.
@@ -25,6 +26,19 @@ type RemovePodsViolatingNodeTaintsArgs struct {
 	// IncludePreferNoSchedule acts on PreferNoSchedule taints too (default
 	// false).
 	IncludePreferNoSchedule *bool `json:"includePreferNoSchedule,omitempty"`
+}
+
+// ConditionTaints are the NoSchedule taints the node lifecycle controller
+// puts on a node while a condition lasts (memory, disk or PID pressure, a
+// network not set up). The kubelet is already handling the pressure, by
+// evicting pods of its own choosing; moving every pod that does not
+// tolerate the taint would be a stampede on top of it. They are excluded
+// unless includedTaints or excludedTaints say otherwise.
+var ConditionTaints = []string{
+	"node.kubernetes.io/memory-pressure",
+	"node.kubernetes.io/disk-pressure",
+	"node.kubernetes.io/pid-pressure",
+	"node.kubernetes.io/network-unavailable",
 }
 
 // Default fills in unset arguments; RemovePodsViolatingNodeTaints has none
@@ -46,10 +60,14 @@ func (a *RemovePodsViolatingNodeTaintsArgs) Considers(key, value, effect string)
 	default:
 		return false
 	}
-	if len(a.IncludedTaints) > 0 && !matchesTaint(a.IncludedTaints, key, value) {
-		return false
+	if len(a.IncludedTaints) > 0 {
+		return matchesTaint(a.IncludedTaints, key, value)
 	}
-	return !matchesTaint(a.ExcludedTaints, key, value)
+	excluded := a.ExcludedTaints
+	if len(excluded) == 0 {
+		excluded = ConditionTaints
+	}
+	return !matchesTaint(excluded, key, value)
 }
 
 // IncludesPreferNoSchedule reports whether PreferNoSchedule taints count.
@@ -57,14 +75,11 @@ func (a *RemovePodsViolatingNodeTaintsArgs) IncludesPreferNoSchedule() bool {
 	return isTrue(a.IncludePreferNoSchedule)
 }
 
+// matchesTaint reports whether an entry of the list names the taint, as the
+// descheduler matches them: "key" matches every value of the key,
+// "key=value" a taint with that non-empty value.
 func matchesTaint(list []string, key, value string) bool {
-	for _, t := range list {
-		k, v, hasValue := strings.Cut(t, "=")
-		if k == key && (!hasValue || v == value) {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(list, key) || (value != "" && slices.Contains(list, key+"="+value))
 }
 
 // Validate reports every invalid argument.

@@ -14,6 +14,21 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
+// Replacements is how the replacements of evicted pods find their nodes.
+type Replacements string
+
+const (
+	// ReplacementsSteered: the rebalancer scheduler (pods opt in with
+	// spec.schedulerName) or a scheduler extender places each replacement
+	// on the node the plan chose, never on the node its pod left.
+	ReplacementsSteered Replacements = "steered"
+	// ReplacementsPredicted: the pods' own scheduler places the
+	// replacements as it sees fit, the node the pod left included. The plan
+	// predicts its choice and leaves out a move whose replacement would
+	// land back where it was, or where the strategy would not want it.
+	ReplacementsPredicted Replacements = "predicted"
+)
+
 // DefaultCooldown is how long a workload is left alone after an eviction
 // when the policy does not say: two or three CronJob periods.
 const DefaultCooldown = 5 * time.Minute
@@ -136,6 +151,9 @@ func (p *Policy) build(doc RebalancePolicy) field.ErrorList {
 	written := doc.settings()
 	if doc.Cooldown == nil {
 		doc.Cooldown = &metav1.Duration{Duration: DefaultCooldown}
+	}
+	if doc.Replacements == "" {
+		doc.Replacements = ReplacementsSteered
 	}
 	doc.Evictable.defaults()
 	for _, n := range doc.Strategies.List() {

@@ -125,6 +125,11 @@ strategies:
 			want: []string{`policy.yaml: cooldown: "-1m0s" is negative (0 turns the cooldown off)`},
 		},
 		{
+			name: "replacements neither steered nor predicted",
+			yaml: header + "replacements: guessed\n",
+			want: []string{`policy.yaml: replacements: "guessed" is not supported; supported values: "steered", "predicted"`},
+		},
+		{
 			name: "negative minPodAge",
 			yaml: header + "evictable: {minPodAge: -5m}\n",
 			want: []string{`policy.yaml: evictable.minPodAge: "-5m0s" is negative`},

@@ -41,6 +41,11 @@ type RebalancePolicy struct {
 	// Scheduler names the scheduler profiles a plan simulates, so that it
 	// predicts where the scheduler that will place each replacement puts it.
 	Scheduler *Scheduler `json:"scheduler,omitempty"`
+	// Replacements says whether something steers the replacements of
+	// evicted pods to the nodes the plan chose (ReplacementsSteered, the
+	// default) or nothing does and the plan can only predict where they
+	// land (ReplacementsPredicted).
+	Replacements Replacements `json:"replacements,omitempty"`
 	// Overrides tune the pod-level settings of some namespaces. A pod's
 	// settings are the global ones overlaid by the first override that
 	// matches its namespace.

@@ -32,6 +32,12 @@ func (p *RebalancePolicy) validate() field.ErrorList {
 	if c := p.Cooldown; c != nil && c.Duration < 0 {
 		errs = append(errs, field.Invalid(field.NewPath("cooldown"), c.Duration.String(), "is negative (0 turns the cooldown off)"))
 	}
+	switch p.Replacements {
+	case ReplacementsSteered, ReplacementsPredicted:
+	default:
+		errs = append(errs, field.NotSupported(field.NewPath("replacements"), p.Replacements,
+			[]Replacements{ReplacementsSteered, ReplacementsPredicted}))
+	}
 	if s := p.Scheduler; s != nil {
 		path := field.NewPath("scheduler")
 		switch {

@@ -53,10 +53,14 @@ func printTable(out io.Writer, r *Report, verbose bool) error {
 	}
 	fmt.Fprintf(w, "%s: %d\n", title, len(r.Moves))
 	if len(r.Moves) > 0 {
+		to := "TO"
+		if r.Predicted {
+			to = "TO (predicted)"
+		}
 		if executed {
-			fmt.Fprintln(w, "POD\tFROM\t\tTO\tSTRATEGY\tRESULT\tREASON")
+			fmt.Fprintf(w, "POD\tFROM\t\t%s\tSTRATEGY\tRESULT\tREASON\n", to)
 		} else {
-			fmt.Fprintln(w, "POD\tFROM\t\tTO\tSTRATEGY\tREASON")
+			fmt.Fprintf(w, "POD\tFROM\t\t%s\tSTRATEGY\tREASON\n", to)
 		}
 		for _, m := range r.Moves {
 			to := m.To
@@ -75,6 +79,9 @@ func printTable(out io.Writer, r *Report, verbose bool) error {
 		}
 	}
 
+	if r.Predicted && len(r.Moves) > 0 {
+		fmt.Fprintln(w, "\nTO is a prediction, not a promise: nothing steers the replacements (replacements: predicted), and their scheduler decides when they are created.")
+	}
 	if r.Stopped != "" {
 		fmt.Fprintf(w, "\nSTOPPED: %s\n", r.Stopped)
 	}

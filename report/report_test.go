@@ -226,3 +226,36 @@ func squeeze(s string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// With replacements predicted, TO is where the pods' scheduler is expected
+// to put each replacement: the table heads the column so and says it, and
+// the JSON carries predicted: true. A steered plan says neither.
+func TestPredictedTo(t *testing.T) {
+	for _, predicted := range []bool{false, true} {
+		p := samplePlan()
+		p.Predicted = predicted
+		var table, js bytes.Buffer
+		if err := Print(&table, FromPlan(p), Table, false); err != nil {
+			t.Fatal(err)
+		}
+		if err := Print(&js, FromPlan(p), JSON, false); err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Predicted *bool `json:"predicted"`
+		}
+		if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		text := squeeze(table.String())
+		if got := strings.Contains(text, "POD FROM TO (predicted) STRATEGY REASON"); got != predicted {
+			t.Errorf("predicted %v: the header says TO (predicted): %v\n%s", predicted, got, table.String())
+		}
+		if got := strings.Contains(text, "TO is a prediction, not a promise"); got != predicted {
+			t.Errorf("predicted %v: the table says TO is a prediction: %v\n%s", predicted, got, table.String())
+		}
+		if got := doc.Predicted != nil && *doc.Predicted; got != predicted {
+			t.Errorf("predicted %v: JSON predicted %v", predicted, doc.Predicted)
+		}
+	}
+}

@@ -76,6 +76,22 @@ func TestInterPodAffinityFilter(t *testing.T) {
 		pod:      incomingPod().Label("app", "web"),
 		feasible: []string{"n3", "n4"},
 	}, {
+		// kube-scheduler's InterPodAffinity counts every pod its cache
+		// holds on a node, terminating ones too (unlike PodTopologySpread):
+		// until the loner is gone, its zone stays closed to web pods.
+		name:  "a terminating pod's required anti-affinity still keeps matching pods out",
+		nodes: zones,
+		pods: []corev1.Pod{ct.Pod("default", "loner").On("n1").Terminating().
+			AntiAffinityTerm(ct.AffinityTerm(corev1.LabelTopologyZone, ct.Selector("app", "web"))).Obj()},
+		pod:      incomingPod().Label("app", "web"),
+		feasible: []string{"n3", "n4"},
+	}, {
+		name:     "a terminating pod matches an incoming pod's required anti-affinity",
+		nodes:    hosts,
+		pods:     []corev1.Pod{ct.Pod("default", "w1").On("n1").Label("app", "web-store").Terminating().Obj()},
+		pod:      incomingPod().AntiAffinityTerm(ct.AffinityTerm(corev1.LabelHostname, ct.Selector("app", "web-store"))),
+		feasible: []string{"n2", "n3", "n4"},
+	}, {
 		name:  "the first pod of a group that wants its own kind may start anywhere",
 		nodes: hosts,
 		pod: incomingPod().Label("app", "store").

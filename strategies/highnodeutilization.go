@@ -11,6 +11,7 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/policy"
+	"github.com/kube-rebalancer/rebalancer/scheduler"
 )
 
 // highNodeUtilization empties the least used nodes onto the others, so that
@@ -204,7 +205,17 @@ func (highNodeUtilization) place(in *Input, fork *cluster.Snapshot, targets *tar
 		in.edits++
 		v := view{fork, in.edits}
 		target := ""
+		if in.Policy.Replacements == policy.ReplacementsPredicted {
+			target = predictedTarget(in, v, targets, n, p, emptied)
+			if target == "" {
+				undo()
+				return nil, false
+			}
+		}
 		for _, name := range targets.names {
+			if target != "" {
+				break
+			}
 			if name == n.Name || emptied[name] {
 				continue
 			}
@@ -228,6 +239,25 @@ func (highNodeUtilization) place(in *Input, fork *cluster.Snapshot, targets *tar
 		targets.update(fork, target)
 	}
 	return chosen, true
+}
+
+// predictedTarget returns the node the pod's scheduler would put its
+// replacement on, when nothing steers replacements, if that node may take
+// it: a target of the group, not n, not being emptied. Otherwise "", and n
+// cannot be emptied: the planner would refuse the move as futile.
+func predictedTarget(in *Input, v view, targets *targetList, n *cluster.Node, p *cluster.Pod, emptied map[string]bool) string {
+	res := in.Placer.Schedule(v.snap, p, scheduler.Options{})
+	name := res.Node
+	if _, ok := targets.at[name]; !ok || name == n.Name || emptied[name] {
+		return ""
+	}
+	if res.RunnerUp == n.Name && res.RunnerUpScore == res.Score {
+		return "" // a tie: the scheduler may pick n as well
+	}
+	if !in.canTake(v, highNodeUtilizationName, p, v.snap.Node(name)) {
+		return ""
+	}
+	return name
 }
 
 // targetList is the nodes of a group that can take pods (Ready, not
@@ -305,7 +335,8 @@ func (s highNodeUtilization) commit(in *Input, g highUtilizationGroup, n *cluste
 }
 
 // hasRoom reports whether the node has room for the pod's cpu, memory and
-// one more pod.
+// one more pod, counting what terminating pods still hold, as the
+// scheduler does.
 func hasRoom(n *cluster.Node, p *cluster.Pod) bool {
 	return n.Requested.Pods+1 <= n.Allocatable.Pods &&
 		n.Requested.MilliCPU+p.Requests.MilliCPU <= n.Allocatable.MilliCPU &&
@@ -317,7 +348,7 @@ func (b bands) meanLoad(n *cluster.Node) float64 {
 	var sum float64
 	var k int
 	for _, r := range b.resources {
-		if u := n.Utilization(r); !math.IsInf(u, 0) {
+		if u := n.StayingUtilization(r); !math.IsInf(u, 0) {
 			sum += u
 			k++
 		}
@@ -348,7 +379,7 @@ func compareLoad(b bands, x, y *cluster.Node, ascending bool) int {
 func (b bands) describeUnder(n *cluster.Node) string {
 	parts := make([]string, len(b.resources))
 	for i, r := range b.resources {
-		parts[i] = fmt.Sprintf("%s %s < %s", r, pct(n.Utilization(r)), pct(b.low[r]))
+		parts[i] = fmt.Sprintf("%s %s < %s", r, pct(n.StayingUtilization(r)), pct(b.low[r]))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -56,6 +56,19 @@ func TestHighNodeUtilization(t *testing.T) {
 			want:   []string{"shop/a-n1-0 n1→n3", "shop/b-n2-0 n2→n3"},
 		},
 		{
+			// n1's 1-CPU pod is terminating: what stays is 25%, under the
+			// threshold, and the live pod moves to the most used node.
+			name: "terminating pods do not keep a node above the thresholds",
+			objs: [][]any{
+				{ct.Node("n1"), ct.Node("n2")},
+				cpuPods("n1", "a", "1"), // 25%
+				{ct.DeploymentReplicaSet("shop", "old"), ct.Pod("shop", "old-0").On("n1").Requests("2", "").Deployment("old").Terminating()},
+				cpuPods("n2", "c", "2"), // 50%
+			},
+			policy: hnu(50),
+			want:   []string{"shop/a-n1-0 n1→n2"},
+		},
+		{
 			// a-n1-0 would fit on n2, a-n1-1 nowhere: a half-emptied node
 			// saves nothing, so neither moves.
 			name: "a node is emptied only when all its pods can go",
@@ -188,4 +201,19 @@ func TestGuardKeepsPodsOffNodesBeingEmptied(t *testing.T) {
 	p := plan(t, build(t, all), policy)
 	equal(t, "with HighNodeUtilization", moves(p), []string{"shop/v-t-0 t→f", "shop/x-e-0 e→f"})
 	equal(t, "moves of the next run", moves(plan(t, afterPlan(t, all, p), policy)), nil)
+}
+
+// With replacements predicted, kube-scheduler's default scoring
+// (LeastAllocated) would put n1's pods back on n1 once it is emptier than
+// the others: emptying it would disrupt them for nothing, and no pod moves,
+// rather than some of them.
+func TestHighNodeUtilizationPredictedReplacements(t *testing.T) {
+	objs := [][]any{
+		{ct.Node("n1"), ct.Node("n2")},
+		cpuPods("n1", "a", "500m", "500m"), // 25%
+		cpuPods("n2", "c", "2"),            // 50%
+	}
+	policy := "strategies:\n  HighNodeUtilization:\n    thresholds: {cpu: 50}\n"
+	equal(t, "steered", moves(plan(t, snapshot(t, objs...), policy)), []string{"shop/a-n1-0 n1→n2", "shop/a-n1-1 n1→n2"})
+	equal(t, "predicted", moves(plan(t, snapshot(t, objs...), "replacements: predicted\n"+policy)), nil)
 }

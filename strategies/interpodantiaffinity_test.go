@@ -94,6 +94,20 @@ func TestRemovePodsViolatingInterPodAntiAffinity(t *testing.T) {
 			want: []string{"blog/b-0 n1"},
 		},
 		{
+			// b-0 is being deleted: the conflict clears itself, and the
+			// scheduler keeps the replacement of neither next to the other.
+			name: "a terminating pod is in no conflict",
+			objs: []any{ct.Node("n1"), ct.Node("n2"),
+				pod("shop", "a-0", "n1", "a").AntiAffinity(host, avoid("b")),
+				pod("shop", "b-0", "n1", "b").Priority(-1).Terminating()},
+		},
+		{
+			name: "a terminating pod's own term breaks nothing either",
+			objs: []any{ct.Node("n1"), ct.Node("n2"),
+				pod("shop", "a-0", "n1", "a").AntiAffinity(host, avoid("b")).Terminating(),
+				pod("shop", "b-0", "n1", "b")},
+		},
+		{
 			name: "when the lower priority pod cannot move, the other one does",
 			objs: []any{ct.Node("n1"), ct.Node("n2"),
 				pod("shop", "a-0", "n1", "a").AntiAffinity(host, avoid("b")),

@@ -35,7 +35,7 @@ func logClassified(strategy, pool string, n *cluster.Node, class string, b bands
 		if i > 0 {
 			by.WriteString(", ")
 		}
-		u := n.Utilization(r)
+		u := n.StayingUtilization(r)
 		c := classTarget
 		switch {
 		case u < b.low[r]:

@@ -195,7 +195,7 @@ func (b bands) needed(n *cluster.Node, refused []refusal) int {
 	shed := make(map[corev1.ResourceName]int64, len(over))
 	within := func() bool {
 		for _, r := range over {
-			if cluster.Percent(n.Requested.Get(r)-shed[r], n.Allocatable.Get(r)) > b.high[r] {
+			if cluster.Percent(n.StayingRequested(r)-shed[r], n.Allocatable.Get(r)) > b.high[r] {
 				return false
 			}
 		}
@@ -218,7 +218,9 @@ func (b bands) needed(n *cluster.Node, refused []refusal) int {
 func (lowNodeUtilization) podsToMove(in *Input, n *cluster.Node) []*cluster.Pod {
 	var pods []*cluster.Pod
 	for _, p := range n.Pods() {
-		if in.Args(lowNodeUtilizationName, p) != nil {
+		// A terminating pod is on its way out: it relieves the node
+		// without an eviction.
+		if !p.IsTerminating() && in.Args(lowNodeUtilizationName, p) != nil {
 			pods = append(pods, p)
 		}
 	}
@@ -288,7 +290,7 @@ func meanUtilization(nodes []*cluster.Node, r corev1.ResourceName) float64 {
 		if !node.Ready() {
 			continue
 		}
-		if u := node.Utilization(r); !math.IsInf(u, 0) {
+		if u := node.StayingUtilization(r); !math.IsInf(u, 0) {
 			sum += u
 			n++
 		}
@@ -306,7 +308,7 @@ func (b bands) isUnder(n *cluster.Node) bool {
 		return false
 	}
 	for _, r := range b.resources {
-		if n.Utilization(r) >= b.low[r] {
+		if n.StayingUtilization(r) >= b.low[r] {
 			return false
 		}
 	}
@@ -319,7 +321,7 @@ func (b bands) isOver(n *cluster.Node) bool { return len(b.overResources(n)) > 0
 func (b bands) overResources(n *cluster.Node) []corev1.ResourceName {
 	var over []corev1.ResourceName
 	for _, r := range b.resources {
-		if n.Utilization(r) > b.high[r] {
+		if n.StayingUtilization(r) > b.high[r] {
 			over = append(over, r)
 		}
 	}
@@ -331,7 +333,7 @@ func (b bands) overResources(n *cluster.Node) []corev1.ResourceName {
 func (b bands) load(n *cluster.Node) float64 {
 	var sum float64
 	for _, r := range b.overResources(n) {
-		sum += math.Min(n.Utilization(r), 1000) - b.high[r]
+		sum += math.Min(n.StayingUtilization(r), 1000) - b.high[r]
 	}
 	return sum
 }
@@ -343,7 +345,7 @@ func (b bands) hasHeadroom(in *Input, under []string) bool {
 		var room float64
 		for _, name := range under {
 			n := in.Snapshot.Node(name)
-			room += b.high[r]*float64(n.Allocatable.Get(r))/100 - float64(n.Requested.Get(r))
+			room += b.high[r]*float64(n.Allocatable.Get(r))/100 - float64(n.StayingRequested(r))
 		}
 		if room <= 0 {
 			return false
@@ -355,7 +357,7 @@ func (b bands) hasHeadroom(in *Input, under []string) bool {
 func (b bands) describeOver(n *cluster.Node, over []corev1.ResourceName) string {
 	parts := make([]string, len(over))
 	for i, r := range over {
-		parts[i] = fmt.Sprintf("%s %s > %s", r, pct(n.Utilization(r)), pct(b.high[r]))
+		parts[i] = fmt.Sprintf("%s %s > %s", r, pct(n.StayingUtilization(r)), pct(b.high[r]))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -418,7 +420,7 @@ func newLowUtilizationRule(in *Input) guardRule {
 
 func (r *lowUtilizationRule) check(_ view, _ string, p *cluster.Pod, n *cluster.Node) (bool, string) {
 	for _, t := range r.targets[n.Index()] {
-		if cluster.Percent(n.Requested.Get(t.name)+p.Requests.Get(t.name), n.Allocatable.Get(t.name)) > t.limit {
+		if cluster.Percent(n.StayingRequested(t.name)+p.Requests.Get(t.name), n.Allocatable.Get(t.name)) > t.limit {
 			return false, "node(s) would go above LowNodeUtilization's target utilization"
 		}
 	}
@@ -452,7 +454,7 @@ func (b bands) fitsSomewhere(in *Input, names []string, p *cluster.Pod) bool {
 // target.
 func (b bands) wouldExceed(n *cluster.Node, p *cluster.Pod) bool {
 	for _, r := range b.resources {
-		if cluster.Percent(n.Requested.Get(r)+p.Requests.Get(r), n.Allocatable.Get(r)) > b.high[r] {
+		if cluster.Percent(n.StayingRequested(r)+p.Requests.Get(r), n.Allocatable.Get(r)) > b.high[r] {
 			return true
 		}
 	}

@@ -66,6 +66,46 @@ func TestLowNodeUtilization(t *testing.T) {
 			want: []string{"shop/web-hot-0 hot→idle"},
 		},
 		{
+			// Two of hot's pods are terminating: the 800m they hold frees
+			// itself. What stays is 50%, not above the target.
+			name: "terminating pods do not make a node over-utilized",
+			objs: [][]any{
+				{ct.Node("hot"), ct.Node("idle")},
+				pods("hot", "web", 5, "400m"), // 50%
+				{ct.Pod("shop", "web-old-0").On("hot").Requests("400m", "").Deployment("web").Terminating(),
+					ct.Pod("shop", "web-old-1").On("hot").Requests("400m", "").Deployment("web").Terminating()},
+			},
+			policy: lnu20x50,
+		},
+		{
+			// idle's pods are all terminating: it is under-utilized, and
+			// the scheduler still counts the 1.6 CPU they hold, which
+			// leaves room for hot's two pods.
+			name: "a node whose pods are terminating is under-utilized",
+			objs: [][]any{
+				{ct.Node("hot"), ct.Node("idle")},
+				pods("hot", "web", 7, "400m"), // 70%
+				{ct.DeploymentReplicaSet("shop", "old"),
+					ct.Pod("shop", "old-0").On("idle").Requests("800m", "").Deployment("old").Terminating(),
+					ct.Pod("shop", "old-1").On("idle").Requests("800m", "").Deployment("old").Terminating()},
+			},
+			policy: lnu20x50,
+			want:   []string{"shop/web-hot-0 hot→idle", "shop/web-hot-1 hot→idle"},
+		},
+		{
+			// The terminating pods hold 3.8 of idle's 4 CPU until they are
+			// gone: idle is under-utilized, but no 400m pod fits there yet.
+			name: "the capacity terminating pods hold stays held",
+			objs: [][]any{
+				{ct.Node("hot"), ct.Node("idle")},
+				pods("hot", "web", 7, "400m"), // 70%
+				{ct.DeploymentReplicaSet("shop", "old"),
+					ct.Pod("shop", "old-0").On("idle").Requests("1900m", "").Deployment("old").Terminating(),
+					ct.Pod("shop", "old-1").On("idle").Requests("1900m", "").Deployment("old").Terminating()},
+			},
+			policy: lnu20x50,
+		},
+		{
 			name: "nothing moves when no node is under-utilized",
 			objs: [][]any{
 				{ct.Node("hot"), ct.Node("warm")},

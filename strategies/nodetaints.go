@@ -17,7 +17,10 @@ import (
 // controller's template dropped. NoExecute taints are the kubelet's taint
 // manager's to act on; a cordoned node's node.kubernetes.io/unschedulable
 // taint counts like any other, as it does for the descheduler (list it in
-// excludedTaints to leave cordoned nodes to whoever cordoned them).
+// excludedTaints to leave cordoned nodes to whoever cordoned them). The
+// taints derived from node conditions (memory pressure and the like) are
+// the kubelet's to handle and excluded unless the arguments name them
+// (policy.ConditionTaints).
 type nodeTaints struct{}
 
 // nodeTaintsName is the strategy's key under strategies: in a policy.

@@ -67,6 +67,46 @@ func TestRemovePodsViolatingNodeTaints(t *testing.T) {
 			want:   []string{"shop/web-1 b→c"},
 		},
 		{
+			// The node lifecycle controller taints a node under memory
+			// pressure; the kubelet evicts pods of its choosing. Moving every
+			// pod that does not tolerate the taint would be a stampede.
+			name: "the taints of node conditions are excluded by default",
+			objs: []any{ct.Node("a").Taint(corev1.TaintNodeMemoryPressure, "", noSchedule), ct.Node("b").Taint(corev1.TaintNodeDiskPressure, "", noSchedule),
+				ct.Node("c").Taint(corev1.TaintNodePIDPressure, "", noSchedule), ct.Node("d").Taint(corev1.TaintNodeNetworkUnavailable, "", noSchedule),
+				ct.Node("e"), web("web-0", "a"), web("web-1", "b"), web("web-2", "c"), web("web-3", "d")},
+		},
+		{
+			name: "a condition taint beside another: the other one moves the pod",
+			objs: []any{ct.Node("a").Taint(corev1.TaintNodeMemoryPressure, "", noSchedule).Taint("dedicated", "gpu", noSchedule), ct.Node("b"),
+				web("web-0", "a")},
+			want:   []string{"shop/web-0 a→b"},
+			reason: "untolerated taint dedicated=gpu:NoSchedule on a",
+		},
+		{
+			name:   "includedTaints naming a condition taint acts on it",
+			objs:   []any{ct.Node("a").Taint(corev1.TaintNodeDiskPressure, "", noSchedule), ct.Node("b"), web("web-0", "a")},
+			policy: "strategies:\n  RemovePodsViolatingNodeTaints: {includedTaints: [node.kubernetes.io/disk-pressure]}\n",
+			want:   []string{"shop/web-0 a→b"},
+			reason: "untolerated taint node.kubernetes.io/disk-pressure:NoSchedule on a",
+		},
+		{
+			// excludedTaints is the whole list of what is excluded, as in
+			// the descheduler: the condition taints are no longer in it.
+			name: "excludedTaints replaces the default exclusions",
+			objs: []any{ct.Node("a").Taint(corev1.TaintNodeMemoryPressure, "", noSchedule), ct.Node("b").Taint("dedicated", "gpu", noSchedule), ct.Node("c"),
+				web("web-0", "a"), web("web-1", "b")},
+			policy: "strategies:\n  RemovePodsViolatingNodeTaints: {excludedTaints: [dedicated]}\n",
+			want:   []string{"shop/web-0 a→c"},
+		},
+		{
+			// The descheduler matches "key=value" only against a taint
+			// with a value.
+			name:   "a key=value entry does not match a taint without a value",
+			objs:   []any{ct.Node("a").Taint("maintenance", "", noSchedule), ct.Node("b"), web("web-0", "a")},
+			policy: "strategies:\n  RemovePodsViolatingNodeTaints: {excludedTaints: [maintenance=]}\n",
+			want:   []string{"shop/web-0 a→b"},
+		},
+		{
 			name: "namespaces and labelSelector limit the strategy",
 			objs: []any{ct.Node("a").Taint("dedicated", "gpu", noSchedule), ct.Node("b"),
 				web("web-0", "a"), web("web-1", "a").Label("tier", "db"), ct.DeploymentReplicaSet("blog", "web"),

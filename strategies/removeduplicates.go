@@ -42,12 +42,14 @@ func groupedAsDuplicate(in *Input, p *cluster.Pod) bool {
 }
 
 // groups returns the workload's pods this strategy may move, that hold a
-// node, grouped by their set of container images, in a stable order.
+// node and are not terminating, grouped by their set of container images, in
+// a stable order. A terminating pod is no replica any more: counting it
+// would evict a healthy one beside it during every rollout.
 func (removeDuplicates) groups(in *Input, w cluster.Workload) [][]*cluster.Pod {
 	byImages := make(map[string][]*cluster.Pod)
 	var keys []string
 	for _, p := range in.Snapshot.PodsOf(w) {
-		if in.Snapshot.NodeOf(p) == nil || !groupedAsDuplicate(in, p) {
+		if in.Snapshot.NodeOf(p) == nil || p.IsTerminating() || !groupedAsDuplicate(in, p) {
 			continue
 		}
 		k := in.imageKey(p)
@@ -184,7 +186,8 @@ func (r *duplicatesRule) check(v view, _ string, p *cluster.Pod, n *cluster.Node
 	return true, ""
 }
 
-// prepare counts, per node, the pods of p's group other than p.
+// prepare counts, per node, the pods of p's group other than p, terminating
+// ones left out as the strategy leaves them out.
 func (r *duplicatesRule) prepare(v view, p *cluster.Pod) {
 	in := r.in
 	r.active = false
@@ -198,7 +201,7 @@ func (r *duplicatesRule) prepare(v view, p *cluster.Pod) {
 	images := in.imageKey(p)
 	size := 0
 	for _, m := range v.snap.PodsOf(p.Workload) {
-		if in.imageKey(m) != images || !groupedAsDuplicate(in, m) {
+		if in.imageKey(m) != images || m.IsTerminating() || !groupedAsDuplicate(in, m) {
 			continue
 		}
 		node := v.snap.NodeOf(m)

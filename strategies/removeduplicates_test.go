@@ -60,6 +60,22 @@ func TestRemoveDuplicates(t *testing.T) {
 			},
 			want: []string{"shop/db-0 n1"},
 		},
+		{
+			// Two replicas of n1 are being deleted (a rollout, or an
+			// eviction whose grace period outlasts the cooldown): they
+			// are no replicas any more. n1 holds one live pod of three,
+			// its share.
+			name: "terminating pods are not counted: a healthy replica beside them stays",
+			objs: []any{web("web-0", "n1").Terminating(), web("web-1", "n1").Terminating(), web("web-2", "n1"),
+				web("web-3", "n2"), web("web-4", "n3")},
+		},
+		{
+			// Three live replicas on n1 and a terminating one on n2: one
+			// live pod per node is the share, and n2 has room for one.
+			name: "a terminating pod does not fill its node's share",
+			objs: []any{web("web-0", "n1"), web("web-1", "n1"), web("web-2", "n1"), web("web-3", "n2").Terminating()},
+			want: []string{"shop/web-0 n1", "shop/web-1 n1"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

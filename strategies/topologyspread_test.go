@@ -58,6 +58,17 @@ func TestRemovePodsViolatingTopologySpreadConstraint(t *testing.T) {
 			reason: "topology spread on topology.kubernetes.io/zone (maxSkew 1, DoNotSchedule): zone-a has 4 matching pods, zone-c 0: skew 4",
 		},
 		{
+			// kube-scheduler's spread counting skips terminating pods: the
+			// two n2 pods being deleted leave zone-a with two, as many as
+			// the other zones.
+			name:  "terminating pods are not counted",
+			nodes: fourNodes,
+			pods: append(zonePods(map[string]int{"n1": 2, "n3": 2, "n4": 2}, names, spreadOn(zone, 1, corev1.DoNotSchedule)),
+				spreadOn(zone, 1, corev1.DoNotSchedule)(ct.Pod("shop", "web-old-0").On("n2").Requests("100m", "").Deployment("web").Terminating()),
+				spreadOn(zone, 1, corev1.DoNotSchedule)(ct.Pod("shop", "web-old-1").On("n2").Requests("100m", "").Deployment("web").Terminating())),
+			policy: doNotSchedule,
+		},
+		{
 			// Taking both from n1 would leave it empty and break the
 			// hostname constraint: the second pod comes from n2.
 			name:   "zone and hostname constraints are fixed together",

@@ -180,6 +180,16 @@ func (b *PodBuilder) CreatedAgo(d time.Duration) *PodBuilder {
 // Phase sets status.phase.
 func (b *PodBuilder) Phase(p corev1.PodPhase) *PodBuilder { b.p.Status.Phase = p; return b }
 
+// Terminating marks the pod as being deleted, 10 seconds ago with a grace
+// period of 30 seconds: what the API server records when it accepts an
+// eviction, until the kubelet has stopped the containers.
+func (b *PodBuilder) Terminating() *PodBuilder {
+	at := metav1.NewTime(Now.Add(-10 * time.Second))
+	grace := int64(30)
+	b.p.DeletionTimestamp, b.p.DeletionGracePeriodSeconds = &at, &grace
+	return b
+}
+
 // NotReady marks the pod's Ready condition false.
 func (b *PodBuilder) NotReady() *PodBuilder {
 	b.p.Status.Conditions[0].Status = corev1.ConditionFalse
