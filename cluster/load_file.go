@@ -13,6 +13,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,7 +32,7 @@ import (
 var dumpScheme = func() *runtime.Scheme {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
-		corev1.AddToScheme, appsv1.AddToScheme, policyv1.AddToScheme, schedulingv1.AddToScheme,
+		corev1.AddToScheme, appsv1.AddToScheme, policyv1.AddToScheme, schedulingv1.AddToScheme, nodev1.AddToScheme,
 	} {
 		utilruntime.Must(add(s))
 	}
@@ -49,7 +50,8 @@ var dumpDecoder = serializer.NewCodecFactory(dumpScheme).UniversalDeserializer()
 // The file may hold a List (kind: List or any *List kind), a stream of YAML
 // documents separated by "---", a stream of JSON objects, or a mix. Objects of
 // kinds a snapshot does not use are counted in ignored, by kind, and
-// otherwise left out.
+// otherwise left out. RuntimeClasses (add runtimeclasses to the command) are
+// read for placing a new pod.
 func ReadFile(path string) (objs Objects, ignored map[string]int, err error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -254,6 +256,8 @@ func (o *Objects) addObject(raw json.RawMessage, ignored map[string]int) error {
 		o.PriorityClasses = append(o.PriorityClasses, *t)
 	case *appsv1.ReplicaSet:
 		o.ReplicaSets = append(o.ReplicaSets, *t)
+	case *nodev1.RuntimeClass:
+		o.RuntimeClasses = append(o.RuntimeClasses, *t)
 	case *corev1.ConfigMap:
 		if t.Labels[ManagedByLabel] != ManagedBy {
 			ignored[gvk.Kind]++

@@ -133,13 +133,25 @@ func Percent(used, total int64) float64 {
 	return float64(used) * 100 / float64(total)
 }
 
+// requestsOf returns what p takes from the node: on the node it is bound
+// to, what it holds there (its status's resources count while a resize is
+// under way); anywhere else it is a replacement, a new pod that asks for
+// its spec. Add and remove agree, so that an edit and its undo cancel out.
+func (n *Node) requestsOf(p *Pod) (req, nonZero *Resources) {
+	if p.Spec.NodeName == n.Name {
+		return &p.Requests, &p.NonZeroRequests
+	}
+	return &p.SpecRequests, &p.SpecNonZeroRequests
+}
+
 // add accounts for p on the node.
 func (n *Node) add(p *Pod) {
 	n.pods = append(n.pods, p)
-	n.Requested.Add(&p.Requests)
-	n.NonZeroRequested.Add(&p.NonZeroRequests)
+	req, nonZero := n.requestsOf(p)
+	n.Requested.Add(req)
+	n.NonZeroRequested.Add(nonZero)
 	if p.IsTerminating() {
-		n.Leaving.Add(&p.Requests)
+		n.Leaving.Add(req)
 	}
 	n.hostPorts = append(n.hostPorts, PodHostPorts(p.Pod)...)
 	if p.HasAffinity() {
@@ -158,10 +170,11 @@ func (n *Node) remove(p *Pod) bool {
 		return false
 	}
 	n.pods = slices.Delete(n.pods, i, i+1)
-	n.Requested.Sub(&p.Requests)
-	n.NonZeroRequested.Sub(&p.NonZeroRequests)
+	req, nonZero := n.requestsOf(p)
+	n.Requested.Sub(req)
+	n.NonZeroRequested.Sub(nonZero)
 	if p.IsTerminating() {
-		n.Leaving.Sub(&p.Requests)
+		n.Leaving.Sub(req)
 	}
 	for _, hp := range PodHostPorts(p.Pod) {
 		if j := slices.Index(n.hostPorts, hp); j >= 0 {

@@ -26,14 +26,26 @@ type Pod struct {
 	*corev1.Pod
 	// Key is "namespace/name", the pod's identity in plans and reports.
 	Key string
-	// Requests is what the pod takes from its node: the effective requests of
-	// its containers, init and sidecar containers, pod-level resources and
-	// overhead, by the rule kube-scheduler and the kubelet apply. Requests.Pods
-	// is 1.
+	// Requests is what the pod holds on the node it is bound to, as
+	// kube-scheduler accounts a scheduled pod: the effective requests of its
+	// containers, init and sidecar containers, pod-level resources and
+	// overhead, read with the resources its status reports (see
+	// heldRequestsOptions). While an in-place resize is pending or in progress
+	// that is the larger of the spec, the allocated and the actual resources;
+	// when the kubelet found the resize Infeasible, the allocated and actual
+	// ones, for the node never granted the spec. Requests.Pods is 1.
 	Requests Resources
 	// NonZeroRequests is Requests with kube-scheduler's defaults for
 	// containers that request no CPU or memory; scoring plugins use it.
 	NonZeroRequests Resources
+	// SpecRequests is what a pod with this spec asks for when it is
+	// scheduled: kube-scheduler's filter reads a pod it places from its spec
+	// alone, and a replacement is a new pod without status. It equals
+	// Requests unless the pod's status reports other resources than its spec.
+	SpecRequests Resources
+	// SpecNonZeroRequests is SpecRequests with kube-scheduler's defaults,
+	// as NonZeroRequests is for Requests.
+	SpecNonZeroRequests Resources
 	// Workload is the top controller the pod belongs to (a ReplicaSet's pods
 	// belong to its Deployment); zero for a bare pod.
 	Workload Workload
@@ -50,28 +62,71 @@ func newPod(p *corev1.Pod, id int) *Pod {
 	return newPodWith(p, id, nil)
 }
 
+// heldRequestsOptions are the options kube-scheduler 1.36 reads a
+// scheduled pod's requests with (its NodeInfo): InPlacePodVerticalScaling is
+// GA and InPlacePodLevelResourcesVerticalScaling beta, both on, so the
+// status's container and pod-level resources count; DRANodeAllocatableResources
+// is alpha and off.
+func heldRequestsOptions(scratch corev1.ResourceList) resourcehelper.PodResourcesOptions {
+	return resourcehelper.PodResourcesOptions{
+		Reuse:              scratch,
+		UseStatusResources: true,
+		InPlacePodLevelResourcesVerticalScalingEnabled: true,
+	}
+}
+
 // newPodWith computes a pod's facts using scratch, when given, to add up its
 // requests, so that loading 150,000 pods does not allocate a ResourceList
 // for each.
 func newPodWith(p *corev1.Pod, id int, scratch corev1.ResourceList) *Pod {
-	req := ResourcesFromList(resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{Reuse: scratch}))
-	req.Pods = 1
-	nonZero := req
-	if missesCPUOrMemoryRequest(p) {
-		nonZero = ResourcesFromList(resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{
-			Reuse: scratch, NonMissingContainerRequests: nonZeroDefaults,
-		}))
-		nonZero.Pods = 1
+	spec, specNonZero := requests(p, resourcehelper.PodResourcesOptions{Reuse: scratch}, nonZeroDefaults)
+	held, heldNonZero := spec, specNonZero
+	if hasStatusResources(p) {
+		held, heldNonZero = requests(p, heldRequestsOptions(scratch), nonZeroDefaults)
 	}
 	return &Pod{
-		Pod:             p,
-		Key:             p.Namespace + "/" + p.Name,
-		Requests:        req,
-		NonZeroRequests: nonZero,
-		Priority:        corev1helpers.PodPriority(p),
-		QoS:             qosClass(p),
-		id:              id,
+		Pod:                 p,
+		Key:                 p.Namespace + "/" + p.Name,
+		Requests:            held,
+		NonZeroRequests:     heldNonZero,
+		SpecRequests:        spec,
+		SpecNonZeroRequests: specNonZero,
+		Priority:            corev1helpers.PodPriority(p),
+		QoS:                 qosClass(p),
+		id:                  id,
 	}
+}
+
+// requests returns the pod's requests under opts, and the same with
+// nonMissing for the CPU and memory requests its containers leave out.
+func requests(p *corev1.Pod, opts resourcehelper.PodResourcesOptions, nonMissing corev1.ResourceList) (req, nonZero Resources) {
+	req = ResourcesFromList(resourcehelper.PodRequests(p, opts))
+	req.Pods = 1
+	nonZero = req
+	if missesCPUOrMemoryRequest(p) {
+		opts.NonMissingContainerRequests = nonMissing
+		nonZero = ResourcesFromList(resourcehelper.PodRequests(p, opts))
+		nonZero.Pods = 1
+	}
+	return req, nonZero
+}
+
+// hasStatusResources reports whether the kubelet reported a container's or
+// the pod's resources in its status: only then can what the pod holds differ
+// from its spec (the helper reads a container's allocated resources only
+// beside its reported ones).
+func hasStatusResources(p *corev1.Pod) bool {
+	if p.Status.Resources != nil {
+		return true
+	}
+	for _, list := range [][]corev1.ContainerStatus{p.Status.ContainerStatuses, p.Status.InitContainerStatuses} {
+		for i := range list {
+			if list[i].Resources != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // missesCPUOrMemoryRequest reports whether the scheduler's defaults would
@@ -100,13 +155,13 @@ func missesCPUOrMemoryRequest(p *corev1.Pod) bool {
 	return false
 }
 
-// ContainerNonZeroRequests is NonZeroRequests counted from the containers
-// alone, pod-level requests ignored: what kube-scheduler 1.36's
+// ContainerNonZeroRequests is SpecNonZeroRequests counted from the
+// containers alone, pod-level requests ignored: what kube-scheduler 1.36's
 // NodeResourcesFit score counts for the pod it places (its filter and
 // BalancedAllocation do count pod-level requests).
 func (p *Pod) ContainerNonZeroRequests() Resources {
 	if !resourcehelper.IsPodLevelRequestsSet(p.Pod) {
-		return p.NonZeroRequests
+		return p.SpecNonZeroRequests
 	}
 	r := ResourcesFromList(resourcehelper.PodRequests(p.Pod, resourcehelper.PodResourcesOptions{
 		SkipPodLevelResources: true, NonMissingContainerRequests: nonZeroDefaults,

@@ -9,6 +9,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 )
@@ -21,6 +22,9 @@ type Objects struct {
 	Namespaces      []corev1.Namespace
 	PriorityClasses []schedulingv1.PriorityClass
 	ReplicaSets     []appsv1.ReplicaSet
+	// RuntimeClasses are read for placing a new pod, whose RuntimeClass adds
+	// overhead and scheduling constraints (see DefaultPod).
+	RuntimeClasses []nodev1.RuntimeClass
 	// StateConfigMaps are rebalancer's own state ConfigMaps found in a dump:
 	// they carry the eviction history a dry run would see.
 	StateConfigMaps []corev1.ConfigMap

@@ -24,8 +24,9 @@ const (
 )
 
 // nodeResourcesFit keeps a pod off nodes that lack room for its effective
-// requests (cluster.Pod.Requests: containers, init containers and
-// sidecars, pod-level resources and overhead) or for one more pod, and
+// requests (cluster.Pod.SpecRequests: containers, init containers and
+// sidecars, pod-level resources and overhead; a pod being placed asks for
+// its spec, as kube-scheduler's PreFilter reads it) or for one more pod, and
 // scores nodes by the profile's scoring strategy (fitScore).
 type nodeResourcesFit struct {
 	key           StateKey
@@ -148,7 +149,7 @@ func (*nodeResourcesFit) Name() string { return NodeResourcesFit }
 func (f *nodeResourcesFit) PreFilter(c *Cycle) PreFilterResult {
 	st := State[fitState](c, f.key)
 	st.scalars = st.scalars[:0]
-	for name, v := range c.pod.Requests.Scalar {
+	for name, v := range c.pod.SpecRequests.Scalar {
 		if v == 0 || (isExtendedResource(name) && (f.ignored[name] || f.ignoredGroups[strings.SplitN(string(name), "/", 2)[0]])) {
 			continue
 		}
@@ -167,7 +168,7 @@ func (f *nodeResourcesFit) Score(c *Cycle, feasible []int32, out []int64) bool {
 func (f *nodeResourcesFit) Filter(c *Cycle, i int) []string {
 	st := State[fitState](c, f.key)
 	n := c.nodes[i]
-	req := &c.pod.Requests
+	req := &c.pod.SpecRequests
 	short := 0
 	if n.Requested.Pods+1 > n.Allocatable.Pods {
 		short |= shortPods

@@ -76,6 +76,24 @@ func TestNodeResourcesFitFilter(t *testing.T) {
 			Requests("4", "").
 			Phase(corev1.PodSucceeded).Obj()},
 		pod: incomingPod().Requests("4", ""),
+	}, {
+		// kube-scheduler counts a scheduled pod for the larger of its spec,
+		// allocated and actual resources while a resize is under way.
+		name: "a resize down the kubelet has not applied yet frees nothing",
+		others: []corev1.Pod{ct.Pod("default", "other").On("node1").
+			Requests("1", "").Allocated("3", "").Actual("3", "").ResizePending(corev1.PodReasonDeferred).Obj()},
+		pod:     incomingPod().Requests("2", ""),
+		message: "0/1 nodes are available: 1 Insufficient cpu.",
+	}, {
+		name: "an Infeasible resize up holds only what the node granted",
+		others: []corev1.Pod{ct.Pod("default", "other").On("node1").
+			Requests("6", "").Allocated("1", "").Actual("1", "").ResizePending(corev1.PodReasonInfeasible).Obj()},
+		pod: incomingPod().Requests("3", ""),
+	}, {
+		// The pod being placed is a new pod: it asks for its spec.
+		name:    "a pod being placed asks for its spec, whatever its old status said",
+		pod:     incomingPod().Requests("6", "").Allocated("1", "").Actual("1", "").ResizePending(corev1.PodReasonInfeasible),
+		message: "0/1 nodes are available: 1 Insufficient cpu.",
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -55,7 +55,7 @@ func newScoredResources(specs []configv1.ResourceSpec) []scoredResource {
 func requestsFor(p *cluster.Pod, resources []scoredResource, actual bool) ([]scoredResource, []int64) {
 	used := make([]scoredResource, 0, len(resources))
 	reqs := make([]int64, 0, len(resources))
-	nonZero := p.NonZeroRequests
+	nonZero := p.SpecNonZeroRequests
 	if !actual {
 		// Found by the differential test against kube-scheduler: its
 		// NodeResourcesFit score ignores pod-level requests.
@@ -79,20 +79,20 @@ func scoringRequest(p *cluster.Pod, nonZero *cluster.Resources, r scoredResource
 	switch r.kind {
 	case kindCPU:
 		if actual {
-			return p.Requests.MilliCPU
+			return p.SpecRequests.MilliCPU
 		}
 		return nonZero.MilliCPU
 	case kindMemory:
 		if actual {
-			return p.Requests.Memory
+			return p.SpecRequests.Memory
 		}
 		return nonZero.Memory
 	case kindEphemeral:
-		return p.Requests.EphemeralStorage
+		return p.SpecRequests.EphemeralStorage
 	case kindPods:
 		return 0
 	}
-	return p.Requests.Scalar[r.name]
+	return p.SpecRequests.Scalar[r.name]
 }
 
 // nodeAmounts returns what a node offers of a resource and what its pods

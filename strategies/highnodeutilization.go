@@ -166,13 +166,14 @@ func (highNodeUtilization) leaving(in *Input, n *cluster.Node) ([]*cluster.Pod, 
 			return nil, why
 		}
 	}
-	// The biggest first: they are the hardest to fit.
+	// The biggest first: they are the hardest to fit. Their replacements
+	// ask for their specs.
 	slices.SortStableFunc(pods, func(a, b *cluster.Pod) int {
-		if a.Requests.MilliCPU != b.Requests.MilliCPU {
-			return int(b.Requests.MilliCPU - a.Requests.MilliCPU)
+		if a.SpecRequests.MilliCPU != b.SpecRequests.MilliCPU {
+			return int(b.SpecRequests.MilliCPU - a.SpecRequests.MilliCPU)
 		}
-		if a.Requests.Memory != b.Requests.Memory {
-			if a.Requests.Memory > b.Requests.Memory {
+		if a.SpecRequests.Memory != b.SpecRequests.Memory {
+			if a.SpecRequests.Memory > b.SpecRequests.Memory {
 				return -1
 			}
 			return 1
@@ -334,13 +335,13 @@ func (s highNodeUtilization) commit(in *Input, g highUtilizationGroup, n *cluste
 	return true
 }
 
-// hasRoom reports whether the node has room for the pod's cpu, memory and
-// one more pod, counting what terminating pods still hold, as the
-// scheduler does.
+// hasRoom reports whether the node has room for the cpu and memory the
+// pod's replacement asks for, and for one more pod, counting what
+// terminating pods still hold, as the scheduler does.
 func hasRoom(n *cluster.Node, p *cluster.Pod) bool {
 	return n.Requested.Pods+1 <= n.Allocatable.Pods &&
-		n.Requested.MilliCPU+p.Requests.MilliCPU <= n.Allocatable.MilliCPU &&
-		n.Requested.Memory+p.Requests.Memory <= n.Allocatable.Memory
+		n.Requested.MilliCPU+p.SpecRequests.MilliCPU <= n.Allocatable.MilliCPU &&
+		n.Requested.Memory+p.SpecRequests.Memory <= n.Allocatable.Memory
 }
 
 // meanLoad is a node's mean utilization over the listed resources.

@@ -420,7 +420,7 @@ func newLowUtilizationRule(in *Input) guardRule {
 
 func (r *lowUtilizationRule) check(_ view, _ string, p *cluster.Pod, n *cluster.Node) (bool, string) {
 	for _, t := range r.targets[n.Index()] {
-		if cluster.Percent(n.StayingRequested(t.name)+p.Requests.Get(t.name), n.Allocatable.Get(t.name)) > t.limit {
+		if cluster.Percent(n.StayingRequested(t.name)+p.SpecRequests.Get(t.name), n.Allocatable.Get(t.name)) > t.limit {
 			return false, "node(s) would go above LowNodeUtilization's target utilization"
 		}
 	}
@@ -450,11 +450,11 @@ func (b bands) fitsSomewhere(in *Input, names []string, p *cluster.Pod) bool {
 	return false
 }
 
-// wouldExceed reports whether the node, with the pod added, is above any
-// target.
+// wouldExceed reports whether the node, with the pod's replacement added,
+// is above any target.
 func (b bands) wouldExceed(n *cluster.Node, p *cluster.Pod) bool {
 	for _, r := range b.resources {
-		if cluster.Percent(n.StayingRequested(r)+p.Requests.Get(r), n.Allocatable.Get(r)) > b.high[r] {
+		if cluster.Percent(n.StayingRequested(r)+p.SpecRequests.Get(r), n.Allocatable.Get(r)) > b.high[r] {
 			return true
 		}
 	}

@@ -16,7 +16,6 @@ import (
 	"testing"
 
 	"github.com/kube-rebalancer/rebalancer/report"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
 )
 
 // outputDoc is where users read what each field of the output means.
@@ -38,7 +37,7 @@ func TestOutputDocListsEveryField(t *testing.T) {
 		typ     reflect.Type
 	}{
 		{"## Report: `plan` and `run`", reflect.TypeFor[report.Report]()},
-		{"## Placement: `place`", reflect.TypeFor[scheduler.Result]()},
+		{"## Placement: `place`", reflect.TypeFor[placement]()},
 	}
 	for _, s := range sections {
 		t.Run(s.heading, func(t *testing.T) {

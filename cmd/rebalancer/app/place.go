@@ -14,6 +14,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/yaml"
@@ -41,7 +42,13 @@ fits nowhere gets kube-scheduler's message, e.g.
 POD_FILE holds a Pod, or a Deployment, ReplicaSet, StatefulSet, DaemonSet or
 Job whose pod template is placed. A pod of the same namespace and name already
 in the cluster is taken off its node first: the question is where it would go
-now. The cluster comes from --snapshot, or from the API server.`,
+now. The cluster comes from --snapshot, or from the API server.
+
+The pod is placed as the API server would create it: a container's requests
+left out default to its limits, a hostNetwork pod's ports are bound on the
+node, and the RuntimeClass it names (from the cluster, or from the dump when
+it holds runtimeclasses) adds its overhead, nodeSelector and tolerations. The
+output lists the defaults applied.`,
 		Example: `  # Why is my pod Pending?
   kubectl get pod web-7d9f-abcde -o yaml > pod.yaml
   rebalancer place --kubeconfig ~/.kube/config pod.yaml
@@ -79,6 +86,15 @@ now. The cluster comes from --snapshot, or from the API server.`,
 				defer cancel()
 				if objs, err = kube.ReadObjects(ctx, client); err != nil {
 					return runtimeErr(fmt.Errorf("reading the cluster: %w", err))
+				}
+				if name := pod.Spec.RuntimeClassName; name != nil && *name != "" {
+					rc, err := client.NodeV1().RuntimeClasses().Get(ctx, *name, metav1.GetOptions{})
+					switch {
+					case err == nil:
+						objs.RuntimeClasses = append(objs.RuntimeClasses, *rc)
+					case !apierrors.IsNotFound(err):
+						return runtimeErr(fmt.Errorf("reading RuntimeClass %s: %w", *name, err))
+					}
 				}
 			}
 			res, err := place(objs, pod, engine)
@@ -122,12 +138,23 @@ func engineFor(file, name string, plugins scheduler.Registry) (*scheduler.Engine
 	return scheduler.NewEngine(p, plugins)
 }
 
-// place adds the pod, unbound, to the cluster (replacing a pod of the same
-// name) and schedules it with every node's detail.
-func place(objs cluster.Objects, pod *corev1.Pod, engine *scheduler.Engine) (scheduler.Result, error) {
+// placement is place's answer: the engine's, and the defaults the API
+// server would have given the pod.
+type placement struct {
+	scheduler.Result
+	// Defaults lists, one sentence each, the defaults applied to the pod
+	// before placing it (cluster.DefaultPod).
+	Defaults []string `json:"defaults,omitempty"`
+}
+
+// place adds the pod, unbound and defaulted as the API server would create
+// it, to the cluster (replacing a pod of the same name) and schedules it with
+// every node's detail.
+func place(objs cluster.Objects, pod *corev1.Pod, engine *scheduler.Engine) (placement, error) {
 	pod = pod.DeepCopy()
 	pod.Spec.NodeName = ""
 	pod.Status = corev1.PodStatus{Phase: corev1.PodPending}
+	defaults := cluster.DefaultPod(pod, objs.RuntimeClasses)
 	kept := objs.Pods[:0]
 	for _, p := range objs.Pods {
 		if p.Namespace != pod.Namespace || p.Name != pod.Name {
@@ -137,9 +164,10 @@ func place(objs cluster.Objects, pod *corev1.Pod, engine *scheduler.Engine) (sch
 	objs.Pods = append(kept, *pod)
 	snap, err := cluster.New(objs, time.Now())
 	if err != nil {
-		return scheduler.Result{}, err
+		return placement{}, err
 	}
-	return engine.Schedule(snap, snap.Pod(pod.Namespace+"/"+pod.Name), scheduler.Options{Explain: true}), nil
+	res := engine.Schedule(snap, snap.Pod(pod.Namespace+"/"+pod.Name), scheduler.Options{Explain: true})
+	return placement{Result: res, Defaults: defaults}, nil
 }
 
 // readPodFile reads a Pod, or the pod template of a workload.
@@ -187,7 +215,14 @@ func readPodFile(path string) (*corev1.Pod, error) {
 	return p, nil
 }
 
-func printPlacement(out io.Writer, pod *corev1.Pod, res scheduler.Result) error {
+func printPlacement(out io.Writer, pod *corev1.Pod, res placement) error {
+	if len(res.Defaults) > 0 {
+		fmt.Fprintln(out, "DEFAULTS the API server gives the pod:")
+		for _, d := range res.Defaults {
+			fmt.Fprintf(out, "  %s\n", d)
+		}
+		fmt.Fprintln(out)
+	}
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	var plugins []string
 	seen := map[string]bool{}

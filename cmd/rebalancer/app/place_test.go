@@ -78,3 +78,138 @@ func TestPlaceRejectsWhatHasNoPod(t *testing.T) {
 		t.Errorf("exit %d, error %v; want 2 and a clear message", code, err)
 	}
 }
+
+// placeDump is a small cluster: node-a runs a node exporter on host port
+// 9100, node-b has 2 CPUs, node-c has 4 CPUs free and runs kata containers.
+const placeDump = `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: node-a, labels: {kubernetes.io/hostname: node-a}}
+  status: {allocatable: {cpu: "4", memory: 16Gi, pods: "110"}}
+- apiVersion: v1
+  kind: Node
+  metadata: {name: node-b, labels: {kubernetes.io/hostname: node-b}}
+  status: {allocatable: {cpu: "2", memory: 16Gi, pods: "110"}}
+- apiVersion: v1
+  kind: Node
+  metadata: {name: node-c, labels: {kubernetes.io/hostname: node-c, runtime: kata}}
+  status: {allocatable: {cpu: "4", memory: 16Gi, pods: "110"}}
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: node-exporter-a
+    namespace: monitoring
+    ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: node-exporter, uid: ds-1, controller: true}]
+  spec:
+    nodeName: node-a
+    hostNetwork: true
+    containers: [{name: exporter, image: exporter:1, ports: [{containerPort: 9100, hostPort: 9100}], resources: {requests: {cpu: 100m}}}]
+  status: {phase: Running}
+- apiVersion: node.k8s.io/v1
+  kind: RuntimeClass
+  metadata: {name: kata}
+  handler: kata
+  overhead: {podFixed: {cpu: 250m, memory: 120Mi}}
+  scheduling: {nodeSelector: {runtime: kata}}
+`
+
+// A Deployment whose containers give limits only and bind a port under
+// hostNetwork: the API server gives the pod requests equal to the limits
+// and the port as a host port, and the placement must see both.
+func TestPlaceDefaultsThePodAsTheAPIServerWould(t *testing.T) {
+	tests := []struct {
+		name         string
+		spec         string
+		node         string
+		reasons      map[string]string
+		wantDefaults []string
+	}{
+		{
+			name: "requests from limits, host port from hostNetwork",
+			spec: `      hostNetwork: true
+      containers:
+      - name: agent
+        image: agent:1
+        ports: [{containerPort: 9100}]
+        resources: {limits: {cpu: "3", memory: 1Gi}}`,
+			node: "node-c",
+			reasons: map[string]string{
+				"node-a": "node(s) didn't have free ports for the requested pod ports",
+				"node-b": "Insufficient cpu",
+			},
+			wantDefaults: []string{
+				"containers[agent]: requests of cpu, memory default to the limits",
+				"containers[agent]: hostNetwork binds containerPort 9100 on the node as hostPort 9100",
+			},
+		},
+		{
+			name: "the RuntimeClass's overhead and nodeSelector",
+			spec: `      runtimeClassName: kata
+      containers:
+      - name: agent
+        image: agent:1
+        resources: {requests: {cpu: 100m}}`,
+			node: "node-c",
+			reasons: map[string]string{
+				"node-a": "node(s) didn't match Pod's node affinity/selector",
+				"node-b": "node(s) didn't match Pod's node affinity/selector",
+			},
+			wantDefaults: []string{
+				"RuntimeClass kata adds its overhead cpu 250m, memory 120Mi to the pod's requests",
+				"RuntimeClass kata adds nodeSelector runtime=kata",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dump := writeFile(t, "dump.yaml", placeDump)
+			deployment := writeFile(t, "deployment.yaml", `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: agent, namespace: monitoring}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+`+tt.spec+"\n")
+			out, code, err := execute(t, "place", "--snapshot", dump, deployment, "-o", "json")
+			if code != exitOK {
+				t.Fatal(err)
+			}
+			var res struct {
+				Node     string   `json:"node"`
+				Defaults []string `json:"defaults"`
+				Nodes    []struct {
+					Name   string `json:"name"`
+					Reason string `json:"reason"`
+				} `json:"nodes"`
+			}
+			if err := json.Unmarshal([]byte(out), &res); err != nil {
+				t.Fatal(err)
+			}
+			if res.Node != tt.node {
+				t.Errorf("node %q, want %q", res.Node, tt.node)
+			}
+			for _, n := range res.Nodes {
+				if want := tt.reasons[n.Name]; n.Reason != want {
+					t.Errorf("%s: reason %q, want %q", n.Name, n.Reason, want)
+				}
+			}
+			if strings.Join(res.Defaults, "\n") != strings.Join(tt.wantDefaults, "\n") {
+				t.Errorf("defaults:\n  %s\nwant:\n  %s", strings.Join(res.Defaults, "\n  "), strings.Join(tt.wantDefaults, "\n  "))
+			}
+
+			table, code, err := execute(t, "place", "--snapshot", dump, deployment)
+			if code != exitOK {
+				t.Fatal(err)
+			}
+			for _, d := range tt.wantDefaults {
+				if !strings.Contains(table, d) {
+					t.Errorf("the table does not say %q:\n%s", d, table)
+				}
+			}
+		})
+	}
+}
