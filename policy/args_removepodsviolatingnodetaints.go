@@ -1,6 +1,8 @@
 package policy
 
 import (
+	corev1 "k8s.io/api/core/v1"
+
 	"slices"
 	"strings"
 
@@ -18,7 +20,8 @@ type RemovePodsViolatingNodeTaintsArgs struct {
 
 	// ExcludedTaints are taints never acted on, as "key" (any value) or
 	// "key=value". Unset, and with IncludedTaints unset, the taints the node
-	// lifecycle controller derives from node conditions (ConditionTaints).
+	// controllers put on a node for a cordon or a condition
+	// (DefaultExcludedTaints).
 	ExcludedTaints []string `json:"excludedTaints,omitempty"`
 	// IncludedTaints, when set, are the only taints acted on, in the same
 	// form.
@@ -28,17 +31,20 @@ type RemovePodsViolatingNodeTaintsArgs struct {
 	IncludePreferNoSchedule *bool `json:"includePreferNoSchedule,omitempty"`
 }
 
-// ConditionTaints are the NoSchedule taints the node lifecycle controller
-// puts on a node while a condition lasts (memory, disk or PID pressure, a
-// network not set up). The kubelet is already handling the pressure, by
-// evicting pods of its own choosing; moving every pod that does not
-// tolerate the taint would be a stampede on top of it. They are excluded
-// unless includedTaints or excludedTaints say otherwise.
-var ConditionTaints = []string{
-	"node.kubernetes.io/memory-pressure",
-	"node.kubernetes.io/disk-pressure",
-	"node.kubernetes.io/pid-pressure",
-	"node.kubernetes.io/network-unavailable",
+// DefaultExcludedTaints are the NoSchedule taints left alone unless
+// includedTaints or excludedTaints say otherwise: the cordon taint, and the
+// taints the node lifecycle controller puts on a node while a condition
+// lasts (memory, disk or PID pressure, a network not set up). A cordon says
+// "no new pods here", not "move these": draining is for whoever cordoned
+// the node, in their order. Under a condition the kubelet is already
+// handling the pressure, evicting pods of its own choosing; moving every
+// pod that does not tolerate the taint would be a stampede on top of it.
+var DefaultExcludedTaints = []string{
+	corev1.TaintNodeUnschedulable,
+	corev1.TaintNodeMemoryPressure,
+	corev1.TaintNodeDiskPressure,
+	corev1.TaintNodePIDPressure,
+	corev1.TaintNodeNetworkUnavailable,
 }
 
 // Default fills in unset arguments; RemovePodsViolatingNodeTaints has none
@@ -65,7 +71,7 @@ func (a *RemovePodsViolatingNodeTaintsArgs) Considers(key, value, effect string)
 	}
 	excluded := a.ExcludedTaints
 	if len(excluded) == 0 {
-		excluded = ConditionTaints
+		excluded = DefaultExcludedTaints
 	}
 	return !matchesTaint(excluded, key, value)
 }

@@ -20,7 +20,7 @@ import (
 const everyStrategy = `
 namespaces: {exclude: [kube-system]}
 strategies:
-  RemovePodsViolatingNodeTaints: {}
+  RemovePodsViolatingNodeTaints: {includedTaints: [node.kubernetes.io/unschedulable]}
   RemovePodsViolatingNodeAffinity:
     nodeAffinityType: [requiredDuringSchedulingIgnoredDuringExecution, preferredDuringSchedulingIgnoredDuringExecution]
   RemovePodsViolatingInterPodAntiAffinity: {}
@@ -42,7 +42,7 @@ const highUtilization = `  HighNodeUtilization:
 
 // exampleCluster is examples/cluster.yaml with pods that each violation
 // strategy acts on. node-b3 is cordoned in the example, which the taint
-// strategy acts on already.
+// strategy acts on when the policy includes the cordon taint.
 func exampleCluster(t *testing.T) cluster.Objects {
 	t.Helper()
 	objs, _, err := cluster.ReadFile("../examples/cluster.yaml")

@@ -15,12 +15,11 @@ import (
 // nodeTaints moves pods off nodes with a NoSchedule taint they do not
 // tolerate: a taint added after they were scheduled, or a toleration their
 // controller's template dropped. NoExecute taints are the kubelet's taint
-// manager's to act on; a cordoned node's node.kubernetes.io/unschedulable
-// taint counts like any other, as it does for the descheduler (list it in
-// excludedTaints to leave cordoned nodes to whoever cordoned them). The
-// taints derived from node conditions (memory pressure and the like) are
-// the kubelet's to handle and excluded unless the arguments name them
-// (policy.ConditionTaints).
+// manager's to act on. The cordon taint and the taints derived from node
+// conditions (memory pressure and the like) are left alone unless the
+// arguments name them (policy.DefaultExcludedTaints): a cordoned node is
+// for whoever cordoned it to drain, and a node under pressure is the
+// kubelet's to relieve.
 type nodeTaints struct{}
 
 // nodeTaintsName is the strategy's key under strategies: in a policy.

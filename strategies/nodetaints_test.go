@@ -115,14 +115,14 @@ func TestRemovePodsViolatingNodeTaints(t *testing.T) {
 			want:   []string{"shop/web-1 a→b"},
 		},
 		{
-			name: "a cordoned node's taint counts, unless excluded",
+			name: "a cordoned node is left to whoever cordoned it",
 			objs: []any{ct.Node("a").Cordoned(), ct.Node("b"), web("web-0", "a")},
-			want: []string{"shop/web-0 a→b"},
 		},
 		{
-			name:   "excluding the cordon taint leaves cordoned nodes alone",
+			name:   "including the cordon taint drains cordoned nodes, as the descheduler does",
 			objs:   []any{ct.Node("a").Cordoned(), ct.Node("b"), web("web-0", "a")},
-			policy: "strategies:\n  RemovePodsViolatingNodeTaints: {excludedTaints: [node.kubernetes.io/unschedulable]}\n",
+			policy: "strategies:\n  RemovePodsViolatingNodeTaints: {includedTaints: [node.kubernetes.io/unschedulable]}\n",
+			want:   []string{"shop/web-0 a→b"},
 		},
 	}
 	for _, tt := range tests {
