@@ -226,6 +226,10 @@ func TestApplyToAPIServer(t *testing.T) {
 		{"kustomize-cronjob", func(ns string) []*unstructured.Unstructured { return kustomizeInto(t, "cronjob", ns, "kc-") }},
 		{"kustomize-deployment", func(ns string) []*unstructured.Unstructured { return kustomizeInto(t, "deployment", ns, "kd-") }},
 		{"kustomize-scheduler", func(ns string) []*unstructured.Unstructured { return kustomizeInto(t, "scheduler", ns, "ks-") }},
+		{"chart-extender", func(ns string) []*unstructured.Unstructured {
+			return helmTemplate(t, "ce", ns, "--set", "extender.enabled=true,extender.tlsSecretName=ce-extender-tls")
+		}},
+		{"kustomize-extender", func(ns string) []*unstructured.Unstructured { return kustomizeInto(t, "extender", ns, "ke-") }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

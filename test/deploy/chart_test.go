@@ -19,7 +19,8 @@ import (
 // workloads (TestChartRefusesWithoutImage shows the failure).
 func TestHelmLint(t *testing.T) {
 	helm := tools(t).helm
-	for _, args := range [][]string{nil, {"--values", testdata("values-custom.yaml")}} {
+	for _, args := range [][]string{nil, {"--values", testdata("values-custom.yaml")},
+		{"--set", "extender.enabled=true,extender.tlsSecretName=rebalancer-extender-tls"}} {
 		cmd := append([]string{"lint", "--strict", chartDir(t)}, withTestImage...)
 		out := run(t, repoRoot(t), nil, helm, append(cmd, args...)...)
 		if strings.Contains(out, "[WARNING]") || strings.Contains(out, "[ERROR]") || !strings.Contains(out, "0 chart(s) failed") {
@@ -281,6 +282,9 @@ func renderings(t *testing.T) map[string][]*unstructured.Unstructured {
 		"kustomize/cronjob":    kustomizeBuild(t, kustomizeDir(t, "cronjob")),
 		"kustomize/deployment": kustomizeBuild(t, kustomizeDir(t, "deployment")),
 		"kustomize/scheduler":  kustomizeBuild(t, kustomizeDir(t, "scheduler")),
+		"chart with the extender (HTTPS)": helmTemplate(t, docRelease, docNamespace,
+			"--set", "extender.enabled=true,extender.tlsSecretName=rebalancer-extender-tls"),
+		"kustomize/extender": kustomizeBuild(t, kustomizeDir(t, "extender")),
 	}
 }
 

@@ -64,6 +64,7 @@ func TestKustomizeMatchesChart(t *testing.T) {
 		{"cronjob", nil},
 		{"deployment", []string{"--set", "mode=deployment"}},
 		{"scheduler", []string{"--set", "scheduler.enabled=true"}},
+		{"extender", []string{"--set", "extender.enabled=true"}},
 	} {
 		t.Run(c.overlay, func(t *testing.T) {
 			// The overlays have no install-time check: a kustomize user

@@ -198,6 +198,24 @@ func TestRunRBACMatchesCode(t *testing.T) {
 	}
 }
 
+// TestExtenderRBACMatchesCode: the extender's ServiceAccount gets exactly
+// what `rebalancer rbac extender` prints, in the chart and in kustomize.
+func TestExtenderRBACMatchesCode(t *testing.T) {
+	run, ext := rbacOf(t, "run"), rbacOf(t, "extender")
+	for _, c := range []struct {
+		name string
+		objs []*unstructured.Unstructured
+	}{
+		{"chart with the extender", helmTemplate(t, docRelease, docNamespace, "--set", "extender.enabled=true")},
+		{"kustomize/extender", kustomizeBuild(t, kustomizeDir(t, "extender"))},
+	} {
+		used := map[string]bool{}
+		checkRBAC(t, c.name, c.objs, "rebalancer", run, used)
+		checkRBAC(t, c.name, c.objs, "extender", ext, used)
+		checkNoOtherRoles(t, c.name, c.objs, used)
+	}
+}
+
 // TestSchedulerRBACMatchesCode: with the scheduler, its ServiceAccount gets
 // exactly what `rebalancer rbac schedule --leader-elect` prints (the chart
 // always elects a leader for it), the chart's uninstall guard exactly what
