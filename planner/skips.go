@@ -13,12 +13,16 @@ type skips struct {
 	// rank is each strategy's place in the policy's run order.
 	rank       map[string]int
 	byStrategy map[string][]Skip
+	// at indexes byStrategy: strategy -> pod -> position, so that a
+	// strategy that skips thousands of pods stays linear.
+	at map[string]map[string]int
 	// stale holds, while a strategy runs, what its previous run recorded.
 	stale map[string][]Skip
 }
 
 func newSkips(order []string) *skips {
-	s := &skips{rank: make(map[string]int, len(order)), byStrategy: make(map[string][]Skip), stale: make(map[string][]Skip)}
+	s := &skips{rank: make(map[string]int, len(order)), byStrategy: make(map[string][]Skip),
+		at: make(map[string]map[string]int), stale: make(map[string][]Skip)}
 	for i, name := range order {
 		s.rank[name] = i
 	}
@@ -30,6 +34,7 @@ func newSkips(order []string) *skips {
 func (s *skips) begin(strategy string) {
 	s.stale[strategy] = s.byStrategy[strategy]
 	s.byStrategy[strategy] = nil
+	s.at[strategy] = make(map[string]int)
 }
 
 // end ends a run. A run cut short (the cycle can evict nothing more) did
@@ -39,15 +44,14 @@ func (s *skips) end(strategy string, cutShort bool) {
 	if cutShort {
 		// The earlier pods first, as they were recorded; a pod both runs
 		// skipped keeps the later reason.
-		current := s.byStrategy[strategy]
-		merged := make([]Skip, 0, len(s.stale[strategy])+len(current))
+		current, at := s.byStrategy[strategy], s.at[strategy]
+		s.byStrategy[strategy], s.at[strategy] = nil, make(map[string]int)
 		for _, k := range s.stale[strategy] {
-			if i := slices.IndexFunc(current, func(c Skip) bool { return c.Pod == k.Pod }); i >= 0 {
+			if i, ok := at[k.Pod]; ok {
 				k = current[i]
 			}
-			merged = append(merged, k)
+			s.put(strategy, k)
 		}
-		s.byStrategy[strategy] = merged
 		for _, k := range current {
 			s.put(strategy, k)
 		}
@@ -57,11 +61,15 @@ func (s *skips) end(strategy string, cutShort bool) {
 
 // put records a pod once per strategy: the first reason stands.
 func (s *skips) put(strategy string, k Skip) {
-	for _, have := range s.byStrategy[strategy] {
-		if have.Pod == k.Pod {
-			return
-		}
+	at := s.at[strategy]
+	if at == nil {
+		at = make(map[string]int)
+		s.at[strategy] = at
 	}
+	if _, ok := at[k.Pod]; ok {
+		return
+	}
+	at[k.Pod] = len(s.byStrategy[strategy])
 	s.byStrategy[strategy] = append(s.byStrategy[strategy], k)
 }
 
