@@ -130,7 +130,7 @@ func Gaps(objs Objects, needs DumpNeeds) []Gap {
 			gaps = append(gaps, Gap{
 				Kind: "PriorityClass", Resource: "priorityclasses",
 				Because: "the policy or pods without spec.priority name " + strings.Join(unknown, ", "),
-				Effect: "their values are unknown: a priorityThreshold naming one falls back to system-cluster-critical's, " +
+				Effect: "their values are unknown: a priorityThreshold naming one refuses the plan, " +
 					"and a pod naming one has priority 0",
 			})
 		}

@@ -164,7 +164,7 @@ func TestGapWarning(t *testing.T) {
 		"PodDisruptionBudget": {"dump.yaml lists no PodDisruptionBudget although 1 pod has a controller", "may plan evictions that a budget would refuse",
 			"If the cluster has none, nothing is missing", "kubectl get pdb -A -o yaml", DumpCommand},
 		"ReplicaSet":    {"1 pod is owned by a ReplicaSet", "Deployments cannot be found", "kubectl get replicasets -A -o yaml"},
-		"PriorityClass": {"business-critical", "falls back to system-cluster-critical", "kubectl get priorityclasses -o yaml"},
+		"PriorityClass": {"business-critical", "a priorityThreshold naming one refuses the plan", "kubectl get priorityclasses -o yaml"},
 	}
 	if len(gaps) != len(want) {
 		t.Fatalf("%d gaps, want %d: %+v", len(gaps), len(want), gaps)

@@ -41,6 +41,13 @@ var builtinPriorityClasses = map[string]int32{
 	"system-node-critical":    2000001000,
 }
 
+// IsBuiltinPriorityClass reports whether the API server creates the class
+// itself. It admits no other class whose name starts with "system-".
+func IsBuiltinPriorityClass(name string) bool {
+	_, ok := builtinPriorityClasses[name]
+	return ok
+}
+
 // Snapshot is the state of a cluster at one moment. Its nodes are sorted by
 // name and its pods by namespace and name, so that everything computed from
 // it is deterministic.

@@ -44,7 +44,13 @@ func protection(snap *cluster.Snapshot, pol *policy.Policy, s *policy.Settings, 
 		return Protected, "not selected by evictable.labelSelector"
 	}
 	if !*ev.SystemCritical {
-		if threshold, name := priorityThreshold(snap, ev); p.Priority >= threshold {
+		threshold, name, known := priorityThreshold(snap, ev)
+		if !known {
+			// The commands refuse such a policy; a program that plans with
+			// it anyway must not move what the policy meant to protect.
+			return Protected, fmt.Sprintf("evictable.priorityThreshold.name names %s, which the cluster does not have", name)
+		}
+		if p.Priority >= threshold {
 			return Protected, fmt.Sprintf("priority %d is at or above the protected threshold %d (%s)", p.Priority, threshold, name)
 		}
 	}
@@ -66,17 +72,16 @@ func protection(snap *cluster.Snapshot, pol *policy.Policy, s *policy.Settings, 
 }
 
 // priorityThreshold returns the priority at and above which pods are
-// protected, and where it comes from.
-func priorityThreshold(snap *cluster.Snapshot, ev *policy.Evictable) (int32, string) {
+// protected and where it comes from; known is false when the policy names a
+// class the snapshot does not hold.
+func priorityThreshold(snap *cluster.Snapshot, ev *policy.Evictable) (threshold int32, from string, known bool) {
+	name := systemClusterCritical
 	if t := ev.PriorityThreshold; t != nil {
 		if t.Value != nil {
-			return *t.Value, "evictable.priorityThreshold.value"
+			return *t.Value, "evictable.priorityThreshold.value", true
 		}
-		if v, ok := snap.PriorityClassValue(t.Name); ok {
-			return v, "PriorityClass " + t.Name
-		}
-		// An unknown class protects nothing less than the default does.
+		name = t.Name
 	}
-	v, _ := snap.PriorityClassValue(systemClusterCritical)
-	return v, "PriorityClass " + systemClusterCritical
+	v, ok := snap.PriorityClassValue(name)
+	return v, "PriorityClass " + name, ok
 }

@@ -78,6 +78,9 @@ Without --policy, the built-in default policy runs:
 			if err != nil {
 				return fmt.Errorf("%s: %w", snapshot, err)
 			}
+			if err := rebalance.CheckPriorityClasses(pol, snap, snapshot); err != nil {
+				return err
+			}
 			rebalance.LogStrays(snap)
 			history, err := objs.Evictions()
 			if err != nil {
@@ -99,16 +102,9 @@ Without --policy, the built-in default policy runs:
 
 // dumpNeeds says what of the kinds a dump may leave out the policy reads.
 func dumpNeeds(pol *policy.Policy) cluster.DumpNeeds {
-	var needs cluster.DumpNeeds
-	class := func(ev policy.Evictable) {
-		if t := ev.PriorityThreshold; t != nil && t.Value == nil && t.Name != "" {
-			needs.PriorityClasses = append(needs.PriorityClasses, t.Name)
-		}
-	}
-	class(pol.Evictable)
+	needs := cluster.DumpNeeds{PriorityClasses: pol.PriorityClassNames()}
 	for _, o := range pol.Overrides {
 		needs.NamespaceSelectors = needs.NamespaceSelectors || o.NamespaceSelector != nil
-		class(o.Evictable)
 	}
 	return needs
 }
