@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/policy"
 )
@@ -12,6 +14,14 @@ import (
 // past a PodDisruptionBudget or a limit, or opt out ("false") of every
 // eviction.
 const EvictAnnotation = "rebalancer.dev/evict"
+
+// The annotations by which the cluster autoscaler and Karpenter are told to
+// leave a pod in place: rebalancer, which works to the same end when it
+// empties nodes for them, honours them too.
+const (
+	safeToEvictAnnotation  = "cluster-autoscaler.kubernetes.io/safe-to-evict"
+	doNotDisruptAnnotation = "karpenter.sh/do-not-disrupt"
+)
 
 // systemClusterCritical is the PriorityClass whose value is the default
 // threshold of protected priorities.
@@ -43,6 +53,11 @@ func protection(snap *cluster.Snapshot, pol *policy.Policy, s *policy.Settings, 
 	if !ev.Matches(p.Labels) {
 		return Protected, "not selected by evictable.labelSelector"
 	}
+	if !*ev.DoNotDisruptPods {
+		if why := autoscalerProtection(p); why != "" {
+			return Protected, why
+		}
+	}
 	if !*ev.SystemCritical {
 		threshold, name, known := priorityThreshold(snap, ev)
 		if !known {
@@ -62,6 +77,11 @@ func protection(snap *cluster.Snapshot, pol *policy.Policy, s *policy.Settings, 
 	}
 	if !*ev.BarePods && p.Controller() == nil {
 		return Protected, "bare pod: no controller would recreate it; allow with evictable.barePods"
+	}
+	if !*ev.JobPods {
+		if why := jobProtection(snap, p); why != "" {
+			return Protected, why
+		}
 	}
 	if min := ev.MinPodAge.Duration; min > 0 {
 		if age := snap.Now.Sub(p.CreationTimestamp.Time); age < min {
@@ -84,4 +104,41 @@ func priorityThreshold(snap *cluster.Snapshot, ev *policy.Evictable) (threshold 
 	}
 	v, ok := snap.PriorityClassValue(name)
 	return v, "PriorityClass " + name, ok
+}
+
+// autoscalerProtection returns why an autoscaler's annotation keeps the pod
+// in place, or "". The values are compared as the autoscalers compare them.
+func autoscalerProtection(p *cluster.Pod) string {
+	if p.Annotations[safeToEvictAnnotation] == "false" {
+		return fmt.Sprintf("annotated %s: \"false\" for the cluster autoscaler; allow with evictable.doNotDisruptPods", safeToEvictAnnotation)
+	}
+	if p.Annotations[doNotDisruptAnnotation] == "true" {
+		return fmt.Sprintf("annotated %s: \"true\" for Karpenter; allow with evictable.doNotDisruptPods", doNotDisruptAnnotation)
+	}
+	return ""
+}
+
+// jobProtection returns why the pod, one of a Job's, must not be evicted, or
+// "". The Job controller counts an unfinished pod that is deleted as a
+// failed attempt against backoffLimit, and its work is lost, unless the
+// Job's podFailurePolicy ignores disruptions. A finished pod has been
+// counted already.
+func jobProtection(snap *cluster.Snapshot, p *cluster.Pod) string {
+	job, owned := snap.JobOf(p)
+	if !owned || p.IsTerminal() {
+		return ""
+	}
+	name := p.Namespace + "/" + p.Controller().Name
+	switch {
+	case job == nil:
+		return fmt.Sprintf("pod of Job %s, which the snapshot does not hold: evicting it may count as a failed attempt against the Job's backoffLimit and lose its work; allow with evictable.jobPods", name)
+	case cluster.JobIgnoresDisruptions(job):
+		return ""
+	}
+	of := ""
+	if c := metav1.GetControllerOfNoCopy(job); c != nil && c.Kind == "CronJob" {
+		of = fmt.Sprintf(" (of CronJob %s/%s)", job.Namespace, c.Name)
+	}
+	return fmt.Sprintf("pod of Job %s%s: evicting it counts as a failed attempt against the Job's backoffLimit and loses its work; "+
+		"allow with evictable.jobPods, or give the Job a podFailurePolicy that ignores DisruptionTarget", name, of)
 }
