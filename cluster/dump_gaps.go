@@ -10,7 +10,7 @@ import (
 )
 
 // DumpCommand is the kubectl command that dumps everything a plan reads.
-const DumpCommand = "kubectl get nodes,pods,pdb,namespaces,replicasets,priorityclasses,configmaps -A -o yaml"
+const DumpCommand = "kubectl get nodes,pods,pdb,namespaces,replicasets,jobs,priorityclasses,configmaps -A -o yaml"
 
 // DumpNeeds are what a policy reads from the kinds a dump may leave out; the
 // objects themselves show the rest.
@@ -20,6 +20,9 @@ type DumpNeeds struct {
 	NamespaceSelectors bool
 	// PriorityClasses are the classes the policy names.
 	PriorityClasses []string
+	// Jobs is true when the policy keeps the pods of some Jobs in place,
+	// which it decides by each Job's podFailurePolicy.
+	Jobs bool
 }
 
 // Gap is a kind a dump does not list although the plan depends on it.
@@ -65,9 +68,9 @@ func (g Gap) Warning(path string) string {
 // have no PodDisruptionBudget at all, so that gap is only ever a maybe.
 func Gaps(objs Objects, needs DumpNeeds) []Gap {
 	var (
-		controlled, ofReplicaSets int
-		nsSelectors               bool
-		classes                   []string
+		controlled, ofReplicaSets, ofJobs int
+		nsSelectors                       bool
+		classes                           []string
 	)
 	for i := range objs.Pods {
 		p := &objs.Pods[i]
@@ -75,6 +78,9 @@ func Gaps(objs Objects, needs DumpNeeds) []Gap {
 			controlled++
 			if c.Kind == "ReplicaSet" {
 				ofReplicaSets++
+			}
+			if c.Kind == "Job" && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+				ofJobs++
 			}
 		}
 		nsSelectors = nsSelectors || hasNamespaceSelector(p.Spec.Affinity)
@@ -100,6 +106,13 @@ func Gaps(objs Objects, needs DumpNeeds) []Gap {
 			Because: count(ofReplicaSets, "pod is owned by a ReplicaSet", "pods are owned by ReplicaSets"),
 			Effect: "their Deployments cannot be found, so each ReplicaSet counts as a workload of its own " +
 				"(per-workload limits, the cooldown, duplicates and topology spreading see two ReplicaSets of one rollout as two workloads)",
+		})
+	}
+	if needs.Jobs && ofJobs > 0 && missing("Job", len(objs.Jobs)) {
+		gaps = append(gaps, Gap{
+			Kind: "Job", Resource: "jobs",
+			Because: count(ofJobs, "unfinished pod is owned by a Job", "unfinished pods are owned by Jobs"),
+			Effect:  "whether their Jobs' podFailurePolicy ignores disruptions is unknown, so they stay in place as pods whose eviction would cost their Job a retry",
 		})
 	}
 	if len(objs.Pods) > 0 && missing("Namespace", len(objs.Namespaces)) {
@@ -130,7 +143,7 @@ func Gaps(objs Objects, needs DumpNeeds) []Gap {
 			gaps = append(gaps, Gap{
 				Kind: "PriorityClass", Resource: "priorityclasses",
 				Because: "the policy or pods without spec.priority name " + strings.Join(unknown, ", "),
-				Effect: "their values are unknown: a priorityThreshold naming one falls back to system-cluster-critical's, " +
+				Effect: "their values are unknown: a priorityThreshold naming one refuses the plan, " +
 					"and a pod naming one has priority 0",
 			})
 		}

@@ -55,6 +55,33 @@ kind: PodDisruptionBudget
 metadata: {name: web, namespace: shop}
 spec: {minAvailable: 1, selector: {matchLabels: {app: web}}}
 `
+	// A running pod of a CronJob's Job, and one that has finished.
+	gapJobPod = `apiVersion: v1
+kind: Pod
+metadata:
+  name: report-29150000-q8d4z
+  namespace: shop
+  ownerReferences: [{apiVersion: batch/v1, kind: Job, name: report-29150000, uid: u2, controller: true}]
+spec: {nodeName: node-a, containers: [{name: report, image: report}]}
+status: {phase: Running}
+`
+	gapFinishedJobPod = `apiVersion: v1
+kind: Pod
+metadata:
+  name: report-29149000-m2x7k
+  namespace: shop
+  ownerReferences: [{apiVersion: batch/v1, kind: Job, name: report-29149000, uid: u3, controller: true}]
+spec: {nodeName: node-a, containers: [{name: report, image: report}]}
+status: {phase: Succeeded}
+`
+	gapJob = `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: report-29150000
+  namespace: shop
+  ownerReferences: [{apiVersion: batch/v1, kind: CronJob, name: report, uid: u4, controller: true}]
+spec: {template: {spec: {restartPolicy: Never, containers: [{name: report, image: report}]}}}
+`
 	gapNamespace     = "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n"
 	gapPriorityClass = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: system-node-critical}\nvalue: 2000001000\n"
 	// What the API server returns for a LIST of a kind the cluster has none of.
@@ -126,6 +153,26 @@ func TestGaps(t *testing.T) {
 			want: []string{"PriorityClass"},
 		},
 		{
+			name:  "no Job, and the policy keeps the pods of Jobs in place",
+			docs:  []string{gapNode, gapEmptyPDBList, gapJobPod},
+			needs: DumpNeeds{Jobs: true},
+			want:  []string{"Job"},
+		},
+		{
+			name:  "Jobs listed",
+			docs:  []string{gapNode, gapEmptyPDBList, gapJob, gapJobPod},
+			needs: DumpNeeds{Jobs: true},
+		},
+		{
+			name: "no Job, and the policy moves the pods of Jobs whatever their Job",
+			docs: []string{gapNode, gapEmptyPDBList, gapJobPod},
+		},
+		{
+			name:  "no Job, and only finished pods of Jobs, which nothing keeps",
+			docs:  []string{gapNode, gapEmptyPDBList, gapFinishedJobPod},
+			needs: DumpNeeds{Jobs: true},
+		},
+		{
 			name:  "some PriorityClasses listed: the kind was dumped",
 			docs:  []string{gapNode, gapPriorityClass, gapHandWrittenPod},
 			needs: DumpNeeds{PriorityClasses: []string{"business-critical"}},
@@ -155,16 +202,18 @@ func TestGaps(t *testing.T) {
 // A warning names the kind, what the plan does without it, and the kubectl
 // command that adds it.
 func TestGapWarning(t *testing.T) {
-	objs, _, err := Decode(strings.NewReader(strings.Join([]string{gapNode, gapDeploymentPod}, "---\n")))
+	objs, _, err := Decode(strings.NewReader(strings.Join([]string{gapNode, gapDeploymentPod, gapJobPod}, "---\n")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	gaps := Gaps(objs, DumpNeeds{PriorityClasses: []string{"business-critical"}})
+	gaps := Gaps(objs, DumpNeeds{PriorityClasses: []string{"business-critical"}, Jobs: true})
 	want := map[string][]string{
-		"PodDisruptionBudget": {"dump.yaml lists no PodDisruptionBudget although 1 pod has a controller", "may plan evictions that a budget would refuse",
+		"PodDisruptionBudget": {"dump.yaml lists no PodDisruptionBudget although 2 pods have a controller", "may plan evictions that a budget would refuse",
 			"If the cluster has none, nothing is missing", "kubectl get pdb -A -o yaml", DumpCommand},
 		"ReplicaSet":    {"1 pod is owned by a ReplicaSet", "Deployments cannot be found", "kubectl get replicasets -A -o yaml"},
-		"PriorityClass": {"business-critical", "falls back to system-cluster-critical", "kubectl get priorityclasses -o yaml"},
+		"PriorityClass": {"business-critical", "a priorityThreshold naming one refuses the plan", "kubectl get priorityclasses -o yaml"},
+		"Job": {"dump.yaml lists no Job although 1 unfinished pod is owned by a Job", "podFailurePolicy ignores disruptions is unknown",
+			"kubectl get jobs -A -o yaml"},
 	}
 	if len(gaps) != len(want) {
 		t.Fatalf("%d gaps, want %d: %+v", len(gaps), len(want), gaps)

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -32,7 +33,7 @@ import (
 var dumpScheme = func() *runtime.Scheme {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
-		corev1.AddToScheme, appsv1.AddToScheme, policyv1.AddToScheme, schedulingv1.AddToScheme, nodev1.AddToScheme,
+		corev1.AddToScheme, appsv1.AddToScheme, batchv1.AddToScheme, policyv1.AddToScheme, schedulingv1.AddToScheme, nodev1.AddToScheme,
 	} {
 		utilruntime.Must(add(s))
 	}
@@ -45,7 +46,7 @@ var dumpDecoder = serializer.NewCodecFactory(dumpScheme).UniversalDeserializer()
 
 // ReadFile reads the objects of a cluster dump, as written by
 //
-//	kubectl get nodes,pods,pdb,namespaces,replicasets,priorityclasses,configmaps -A -o yaml
+//	kubectl get nodes,pods,pdb,namespaces,replicasets,jobs,priorityclasses,configmaps -A -o yaml
 //
 // The file may hold a List (kind: List or any *List kind), a stream of YAML
 // documents separated by "---", a stream of JSON objects, or a mix. Objects of
@@ -258,6 +259,8 @@ func (o *Objects) addObject(raw json.RawMessage, ignored map[string]int) error {
 		o.ReplicaSets = append(o.ReplicaSets, *t)
 	case *nodev1.RuntimeClass:
 		o.RuntimeClasses = append(o.RuntimeClasses, *t)
+	case *batchv1.Job:
+		o.Jobs = append(o.Jobs, *t)
 	case *corev1.ConfigMap:
 		if t.Labels[ManagedByLabel] != ManagedBy {
 			ignored[gvk.Kind]++

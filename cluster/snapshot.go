@@ -8,6 +8,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -25,6 +26,9 @@ type Objects struct {
 	// RuntimeClasses are read for placing a new pod, whose RuntimeClass adds
 	// overhead and scheduling constraints (see DefaultPod).
 	RuntimeClasses []nodev1.RuntimeClass
+	// Jobs tell whether evicting one of their pods costs the Job a retry
+	// (see JobOf).
+	Jobs []batchv1.Job
 	// StateConfigMaps are rebalancer's own state ConfigMaps found in a dump:
 	// they carry the eviction history a dry run would see.
 	StateConfigMaps []corev1.ConfigMap
@@ -39,6 +43,13 @@ type Objects struct {
 var builtinPriorityClasses = map[string]int32{
 	"system-cluster-critical": 2000000000,
 	"system-node-critical":    2000001000,
+}
+
+// IsBuiltinPriorityClass reports whether the API server creates the class
+// itself. It admits no other class whose name starts with "system-".
+func IsBuiltinPriorityClass(name string) bool {
+	_, ok := builtinPriorityClasses[name]
+	return ok
 }
 
 // Snapshot is the state of a cluster at one moment. Its nodes are sorted by
@@ -65,6 +76,7 @@ type Snapshot struct {
 	namespaces      map[string]*corev1.Namespace
 	priorityClasses map[string]*schedulingv1.PriorityClass
 	workloads       map[Workload][]*Pod
+	jobs            map[string]*batchv1.Job
 
 	// id identifies this snapshot as the owner of the nodes it may edit in
 	// place; see Fork.
@@ -106,6 +118,10 @@ func New(objs Objects, now time.Time) (*Snapshot, error) {
 	}
 	for i := range objs.PriorityClasses {
 		s.priorityClasses[objs.PriorityClasses[i].Name] = &objs.PriorityClasses[i]
+	}
+	s.jobs = make(map[string]*batchv1.Job, len(objs.Jobs))
+	for i := range objs.Jobs {
+		s.jobs[objs.Jobs[i].Namespace+"/"+objs.Jobs[i].Name] = &objs.Jobs[i]
 	}
 
 	pods := make([]*corev1.Pod, len(objs.Pods))

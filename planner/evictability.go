@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/policy"
 )
@@ -12,6 +14,14 @@ import (
 // past a PodDisruptionBudget or a limit, or opt out ("false") of every
 // eviction.
 const EvictAnnotation = "rebalancer.dev/evict"
+
+// The annotations by which the cluster autoscaler and Karpenter are told to
+// leave a pod in place: rebalancer, which works to the same end when it
+// empties nodes for them, honours them too.
+const (
+	safeToEvictAnnotation  = "cluster-autoscaler.kubernetes.io/safe-to-evict"
+	doNotDisruptAnnotation = "karpenter.sh/do-not-disrupt"
+)
 
 // systemClusterCritical is the PriorityClass whose value is the default
 // threshold of protected priorities.
@@ -43,8 +53,19 @@ func protection(snap *cluster.Snapshot, pol *policy.Policy, s *policy.Settings, 
 	if !ev.Matches(p.Labels) {
 		return Protected, "not selected by evictable.labelSelector"
 	}
+	if !*ev.DoNotDisruptPods {
+		if why := autoscalerProtection(p); why != "" {
+			return Protected, why
+		}
+	}
 	if !*ev.SystemCritical {
-		if threshold, name := priorityThreshold(snap, ev); p.Priority >= threshold {
+		threshold, name, known := priorityThreshold(snap, ev)
+		if !known {
+			// The commands refuse such a policy; a program that plans with
+			// it anyway must not move what the policy meant to protect.
+			return Protected, fmt.Sprintf("evictable.priorityThreshold.name names %s, which the cluster does not have", name)
+		}
+		if p.Priority >= threshold {
 			return Protected, fmt.Sprintf("priority %d is at or above the protected threshold %d (%s)", p.Priority, threshold, name)
 		}
 	}
@@ -57,6 +78,11 @@ func protection(snap *cluster.Snapshot, pol *policy.Policy, s *policy.Settings, 
 	if !*ev.BarePods && p.Controller() == nil {
 		return Protected, "bare pod: no controller would recreate it; allow with evictable.barePods"
 	}
+	if !*ev.JobPods {
+		if why := jobProtection(snap, p); why != "" {
+			return Protected, why
+		}
+	}
 	if min := ev.MinPodAge.Duration; min > 0 {
 		if age := snap.Now.Sub(p.CreationTimestamp.Time); age < min {
 			return Protected, fmt.Sprintf("younger than evictable.minPodAge (%s < %s)", age.Round(time.Second), min)
@@ -66,17 +92,53 @@ func protection(snap *cluster.Snapshot, pol *policy.Policy, s *policy.Settings, 
 }
 
 // priorityThreshold returns the priority at and above which pods are
-// protected, and where it comes from.
-func priorityThreshold(snap *cluster.Snapshot, ev *policy.Evictable) (int32, string) {
+// protected and where it comes from; known is false when the policy names a
+// class the snapshot does not hold.
+func priorityThreshold(snap *cluster.Snapshot, ev *policy.Evictable) (threshold int32, from string, known bool) {
+	name := systemClusterCritical
 	if t := ev.PriorityThreshold; t != nil {
 		if t.Value != nil {
-			return *t.Value, "evictable.priorityThreshold.value"
+			return *t.Value, "evictable.priorityThreshold.value", true
 		}
-		if v, ok := snap.PriorityClassValue(t.Name); ok {
-			return v, "PriorityClass " + t.Name
-		}
-		// An unknown class protects nothing less than the default does.
+		name = t.Name
 	}
-	v, _ := snap.PriorityClassValue(systemClusterCritical)
-	return v, "PriorityClass " + systemClusterCritical
+	v, ok := snap.PriorityClassValue(name)
+	return v, "PriorityClass " + name, ok
+}
+
+// autoscalerProtection returns why an autoscaler's annotation keeps the pod
+// in place, or "". The values are compared as the autoscalers compare them.
+func autoscalerProtection(p *cluster.Pod) string {
+	if p.Annotations[safeToEvictAnnotation] == "false" {
+		return fmt.Sprintf("annotated %s: \"false\" for the cluster autoscaler; allow with evictable.doNotDisruptPods", safeToEvictAnnotation)
+	}
+	if p.Annotations[doNotDisruptAnnotation] == "true" {
+		return fmt.Sprintf("annotated %s: \"true\" for Karpenter; allow with evictable.doNotDisruptPods", doNotDisruptAnnotation)
+	}
+	return ""
+}
+
+// jobProtection returns why the pod, one of a Job's, must not be evicted, or
+// "". The Job controller counts an unfinished pod that is deleted as a
+// failed attempt against backoffLimit, and its work is lost, unless the
+// Job's podFailurePolicy ignores disruptions. A finished pod has been
+// counted already.
+func jobProtection(snap *cluster.Snapshot, p *cluster.Pod) string {
+	job, owned := snap.JobOf(p)
+	if !owned || p.IsTerminal() {
+		return ""
+	}
+	name := p.Namespace + "/" + p.Controller().Name
+	switch {
+	case job == nil:
+		return fmt.Sprintf("pod of Job %s, which the snapshot does not hold: evicting it may count as a failed attempt against the Job's backoffLimit and lose its work; allow with evictable.jobPods", name)
+	case cluster.JobIgnoresDisruptions(job):
+		return ""
+	}
+	of := ""
+	if c := metav1.GetControllerOfNoCopy(job); c != nil && c.Kind == "CronJob" {
+		of = fmt.Sprintf(" (of CronJob %s/%s)", job.Namespace, c.Name)
+	}
+	return fmt.Sprintf("pod of Job %s%s: evicting it counts as a failed attempt against the Job's backoffLimit and loses its work; "+
+		"allow with evictable.jobPods, or give the Job a podFailurePolicy that ignores DisruptionTarget", name, of)
 }

@@ -259,6 +259,8 @@ func TestProtections(t *testing.T) {
 		{name: "system-critical pods allowed", policy: "evictable: {systemCritical: true}", pod: web("p").PriorityClass("system-cluster-critical")},
 		{name: "custom priority threshold", policy: "evictable: {priorityThreshold: {value: 1000}}", pod: web("p").Priority(1000),
 			skip: "protected: priority 1000 is at or above the protected threshold 1000 (evictable.priorityThreshold.value)"},
+		{name: "a priority class the cluster does not have protects every pod", policy: "evictable: {priorityThreshold: {name: gold}}", pod: web("p"),
+			skip: "protected: evictable.priorityThreshold.name names PriorityClass gold, which the cluster does not have"},
 		{name: "local storage", pod: web("p").Volume(emptyDir),
 			skip: "protected: uses local storage (emptyDir or hostPath), which eviction would lose; allow with evictable.localStorage"},
 		{name: "local storage allowed", policy: "evictable: {localStorage: true}", pod: web("p").Volume(emptyDir)},

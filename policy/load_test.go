@@ -258,6 +258,13 @@ overrides:
 			},
 		},
 		{
+			name: "a grace period of 0 is a force deletion",
+			yaml: header + "gracePeriodSeconds: 0\n",
+			want: []string{"policy.yaml: gracePeriodSeconds: 0 is a force deletion: the pod object goes at once while its containers may still run, " +
+				"so its replacement can run beside it (two StatefulSet pods with one identity, a ReadWriteOnce volume used twice); " +
+				"set 1 or more, or leave it out to keep each pod's own"},
+		},
+		{
 			name: "a policy that is not an object says so alone",
 			yaml: "just a string\n",
 			want: []string{"policy.yaml: the policy: a string where an object is expected"},

@@ -63,6 +63,12 @@ func (e *Evictable) defaults() {
 	if e.BarePods == nil {
 		e.BarePods = new(false)
 	}
+	if e.JobPods == nil {
+		e.JobPods = new(false)
+	}
+	if e.DoNotDisruptPods == nil {
+		e.DoNotDisruptPods = new(false)
+	}
 	if e.MinPodAge == nil {
 		e.MinPodAge = &metav1.Duration{}
 	}

@@ -112,6 +112,15 @@ type Evictable struct {
 	// BarePods allows evicting pods that no controller will recreate
 	// (default false).
 	BarePods *bool `json:"barePods,omitempty"`
+	// JobPods allows evicting the unfinished pods of Jobs (and so of
+	// CronJobs), which the Job controller counts as failures against
+	// backoffLimit and whose work is lost (default false). The pods of a Job
+	// whose podFailurePolicy ignores DisruptionTarget may move regardless.
+	JobPods *bool `json:"jobPods,omitempty"`
+	// DoNotDisruptPods allows evicting pods that an autoscaler's annotation
+	// keeps in place: cluster-autoscaler.kubernetes.io/safe-to-evict: "false"
+	// or karpenter.sh/do-not-disrupt: "true" (default false).
+	DoNotDisruptPods *bool `json:"doNotDisruptPods,omitempty"`
 	// MinPodAge protects pods younger than this (default 0: none).
 	MinPodAge *metav1.Duration `json:"minPodAge,omitempty"`
 	// LabelSelector, when set, limits eviction to the pods it selects.

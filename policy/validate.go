@@ -26,8 +26,19 @@ func (p *RebalancePolicy) validate() field.ErrorList {
 	errs = append(errs, validateLimit(p.Limits.PerNamespace, limits.Child("perNamespace"))...)
 	errs = append(errs, validateLimit(p.Limits.PerWorkload, limits.Child("perWorkload"))...)
 	errs = append(errs, validateLimit(p.Limits.Total, limits.Child("total"))...)
-	if g := p.GracePeriodSeconds; g != nil && *g < 0 {
-		errs = append(errs, field.Invalid(field.NewPath("gracePeriodSeconds"), *g, "is negative"))
+	if g := p.GracePeriodSeconds; g != nil {
+		switch {
+		case *g < 0:
+			errs = append(errs, field.Invalid(field.NewPath("gracePeriodSeconds"), *g, "is negative"))
+		case *g == 0:
+			// The API server takes a grace period of 0 as a force deletion:
+			// the object goes at once while the kubelet may still run the
+			// containers, so a StatefulSet's replacement can start beside
+			// the old pod under the same identity, on the same volume.
+			errs = append(errs, field.Invalid(field.NewPath("gracePeriodSeconds"), *g,
+				"is a force deletion: the pod object goes at once while its containers may still run, so its replacement can run beside it "+
+					"(two StatefulSet pods with one identity, a ReadWriteOnce volume used twice); set 1 or more, or leave it out to keep each pod's own"))
+		}
 	}
 	if c := p.Cooldown; c != nil && c.Duration < 0 {
 		errs = append(errs, field.Invalid(field.NewPath("cooldown"), c.Duration.String(), "is negative (0 turns the cooldown off)"))

@@ -171,6 +171,11 @@ func (r *Runner) cycle(ctx context.Context) (*report.Report, error) {
 	}
 	klog.InfoS("Read the cluster", "nodes", len(snap.Nodes()), "pods", len(snap.Pods()), "pdbs", len(snap.PDBs()),
 		"took", time.Since(start).Round(time.Millisecond))
+	// Before anything is written or evicted: the policy is wrong for this
+	// cluster.
+	if err := CheckPriorityClasses(r.cfg.Policy, snap, "the cluster"); err != nil {
+		return nil, err
+	}
 	LogStrays(snap)
 
 	var past []cluster.Eviction

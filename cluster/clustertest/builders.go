@@ -10,6 +10,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -234,6 +235,16 @@ func DeploymentReplicaSet(namespace, name string) appsv1.ReplicaSet {
 		OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: name, Controller: &yes}}}}
 }
 
+// Job is a Job whose pods are those built with OwnedBy("Job", name); rules
+// is its podFailurePolicy, if any.
+func Job(namespace, name string, rules ...batchv1.PodFailurePolicyRule) batchv1.Job {
+	j := batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}
+	if len(rules) > 0 {
+		j.Spec.PodFailurePolicy = &batchv1.PodFailurePolicy{Rules: rules}
+	}
+	return j
+}
+
 // PDB is a PodDisruptionBudget over the pods labelled app=<app>, whose status
 // allows the given number of disruptions.
 func PDB(namespace, app string, allowed int32) policyv1.PodDisruptionBudget {
@@ -281,6 +292,8 @@ func Objects(objs ...any) cluster.Objects {
 			o.PriorityClasses = append(o.PriorityClasses, v)
 		case appsv1.ReplicaSet:
 			o.ReplicaSets = append(o.ReplicaSets, v)
+		case batchv1.Job:
+			o.Jobs = append(o.Jobs, v)
 		default:
 			panic("clustertest.Objects: unsupported type")
 		}

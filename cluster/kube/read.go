@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -23,7 +24,7 @@ import (
 const pageSize = 500
 
 // ReadObjects reads the objects a cluster.Snapshot needs from the API server with
-// paginated LISTs, the six kinds in parallel. managedFields are dropped as
+// paginated LISTs, the seven kinds in parallel. managedFields are dropped as
 // they arrive: nothing uses them and they are a large part of every object.
 func ReadObjects(ctx context.Context, client kubernetes.Interface) (cluster.Objects, error) {
 	var (
@@ -72,6 +73,9 @@ func ReadObjects(ctx context.Context, client kubernetes.Interface) (cluster.Obje
 	list("replicasets", func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 		return client.AppsV1().ReplicaSets(metav1.NamespaceAll).List(ctx, o)
 	}, func(obj runtime.Object) { objs.ReplicaSets = append(objs.ReplicaSets, *obj.(*appsv1.ReplicaSet)) })
+	list("jobs", func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		return client.BatchV1().Jobs(metav1.NamespaceAll).List(ctx, o)
+	}, func(obj runtime.Object) { objs.Jobs = append(objs.Jobs, *obj.(*batchv1.Job)) })
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return cluster.Objects{}, err

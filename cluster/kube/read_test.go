@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -72,4 +73,26 @@ func TestReadObjectsReportsTheFailingList(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "listing poddisruptionbudgets: connection refused") {
 		t.Errorf("ReadObjects() error = %v, want it to name the list", err)
 	}
+}
+
+// Jobs are read, in pages like every kind, so that the planner knows whether
+// evicting one of their pods costs the Job a retry.
+func TestReadObjectsReadsJobs(t *testing.T) {
+	client := fake.NewClientset(&batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: "batch", Name: "pi"}})
+	objs, err := ReadObjects(context.Background(), client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objs.Jobs) != 1 || objs.Jobs[0].Name != "pi" {
+		t.Errorf("read Jobs %v, want batch/pi", objs.Jobs)
+	}
+	for _, a := range client.Actions() {
+		if a.GetVerb() == "list" && a.GetResource().Resource == "jobs" {
+			if l := a.(k8stesting.ListActionImpl).ListOptions.Limit; l != pageSize {
+				t.Errorf("Job LIST with limit %d, want pages of %d", l, pageSize)
+			}
+			return
+		}
+	}
+	t.Error("no LIST of jobs")
 }

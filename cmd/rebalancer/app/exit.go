@@ -2,6 +2,8 @@ package app
 
 import (
 	"errors"
+
+	"github.com/kube-rebalancer/rebalancer/policy"
 )
 
 // Exit codes, as documented in the README.
@@ -30,6 +32,12 @@ func runtimeErr(err error) error {
 func exitCode(err error) int {
 	if err == nil {
 		return exitOK
+	}
+	// A policy that the cluster shows to be wrong (a priority class it
+	// lacks) is found during the cycle, and is still bad input.
+	var bad *policy.Error
+	if errors.As(err, &bad) {
+		return exitUsage
 	}
 	var rt *runtimeError
 	if errors.As(err, &rt) {

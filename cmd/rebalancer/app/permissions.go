@@ -30,6 +30,7 @@ func runPermissions() permissions {
 		Cluster: []rbacv1.PolicyRule{
 			rule("", []string{"nodes", "pods", "namespaces"}, "list"),
 			rule("apps", []string{"replicasets"}, "list"),
+			rule("batch", []string{"jobs"}, "list"),
 			rule("policy", []string{"poddisruptionbudgets"}, "list"),
 			rule("scheduling.k8s.io", []string{"priorityclasses"}, "list"),
 			rule("", []string{"pods/eviction"}, "create"),

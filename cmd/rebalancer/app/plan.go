@@ -33,7 +33,7 @@ kubectl command.
 Without --policy, the built-in default policy runs:
 
 ` + indent(string(policy.DefaultYAML()), "  "),
-		Example: `  kubectl get nodes,pods,pdb,namespaces,replicasets,priorityclasses,configmaps -A -o yaml > dump.yaml
+		Example: `  kubectl get nodes,pods,pdb,namespaces,replicasets,jobs,priorityclasses,configmaps -A -o yaml > dump.yaml
   rebalancer plan --snapshot dump.yaml
   rebalancer plan --snapshot dump.yaml --policy policy.yaml -o json`,
 		Args: cobra.NoArgs,
@@ -78,6 +78,9 @@ Without --policy, the built-in default policy runs:
 			if err != nil {
 				return fmt.Errorf("%s: %w", snapshot, err)
 			}
+			if err := rebalance.CheckPriorityClasses(pol, snap, snapshot); err != nil {
+				return err
+			}
 			rebalance.LogStrays(snap)
 			history, err := objs.Evictions()
 			if err != nil {
@@ -90,7 +93,7 @@ Without --policy, the built-in default policy runs:
 			return report.Print(c.OutOrStdout(), report.FromPlan(plan), output, verbose(c))
 		},
 	}
-	c.Flags().StringVar(&snapshot, "snapshot", "", "cluster dump to plan against: a List or multi-document YAML/JSON of nodes, pods, PDBs, namespaces, ReplicaSets, priority classes and (for the cooldown) rebalancer's state ConfigMap")
+	c.Flags().StringVar(&snapshot, "snapshot", "", "cluster dump to plan against: a List or multi-document YAML/JSON of nodes, pods, PDBs, namespaces, ReplicaSets, Jobs, priority classes and (for the cooldown) rebalancer's state ConfigMap")
 	c.Flags().StringVar(&policyFile, "policy", "", "RebalancePolicy file (default: the built-in policy)")
 	c.Flags().StringVar(&now, "now", "", "evaluate pod ages at this RFC 3339 time instead of the current time, for reproducible plans")
 	addOutputFlag(c, &output)
@@ -99,16 +102,10 @@ Without --policy, the built-in default policy runs:
 
 // dumpNeeds says what of the kinds a dump may leave out the policy reads.
 func dumpNeeds(pol *policy.Policy) cluster.DumpNeeds {
-	var needs cluster.DumpNeeds
-	class := func(ev policy.Evictable) {
-		if t := ev.PriorityThreshold; t != nil && t.Value == nil && t.Name != "" {
-			needs.PriorityClasses = append(needs.PriorityClasses, t.Name)
-		}
-	}
-	class(pol.Evictable)
+	needs := cluster.DumpNeeds{PriorityClasses: pol.PriorityClassNames(), Jobs: !*pol.Evictable.JobPods}
 	for _, o := range pol.Overrides {
 		needs.NamespaceSelectors = needs.NamespaceSelectors || o.NamespaceSelector != nil
-		class(o.Evictable)
+		needs.Jobs = needs.Jobs || o.Evictable.JobPods != nil && !*o.Evictable.JobPods
 	}
 	return needs
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/policy"
 )
 
@@ -16,12 +17,21 @@ func newValidateCommand(s *settings) *cobra.Command {
 		Long: `Check a RebalancePolicy file: unknown fields, bad values and conflicting
 settings are all reported at once, each with the field path and the value.
 The scheduler configuration the policy names is loaded and checked too.
-Exit code 0 when the policy is valid, 2 when it is not.`,
+Exit code 0 when the policy is valid, 2 when it is not.
+
+validate reads no cluster, so it cannot tell whether a PriorityClass that
+evictable.priorityThreshold.name names exists: it refuses only the names the
+API server never admits (system-… other than system-cluster-critical and
+system-node-critical) and says which classes plan and run will look up; they
+refuse the policy (exit 2, before any eviction) when the class is missing.`,
 		Example: "  rebalancer validate examples/policy.yaml",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			p, err := policy.LoadFile(args[0])
 			if err != nil {
+				return err
+			}
+			if err := p.CheckPriorityClasses(reservedPriorityClass); err != nil {
 				return err
 			}
 			if _, err := newPlacer(p, s.plugins); err != nil {
@@ -31,8 +41,23 @@ Exit code 0 when the policy is valid, 2 when it is not.`,
 			if len(enabled) == 0 {
 				enabled = []string{"none: this policy moves nothing"}
 			}
-			fmt.Fprintf(c.OutOrStdout(), "%s: valid; strategies: %s\n", args[0], strings.Join(enabled, ", "))
+			out := c.OutOrStdout()
+			fmt.Fprintf(out, "%s: valid; strategies: %s\n", args[0], strings.Join(enabled, ", "))
+			for _, name := range p.PriorityClassNames() {
+				if !cluster.IsBuiltinPriorityClass(name) {
+					fmt.Fprintf(out, "%s: PriorityClass %s must exist in the cluster: plan and run look it up and refuse the policy without it\n", args[0], name)
+				}
+			}
 			return nil
 		},
 	}
+}
+
+// reservedPriorityClass refuses a class name the API server never admits:
+// it reserves the "system-" prefix for the classes it creates itself.
+func reservedPriorityClass(name string) string {
+	if strings.HasPrefix(name, "system-") && !cluster.IsBuiltinPriorityClass(name) {
+		return "is no PriorityClass: the API server reserves the system- prefix for system-cluster-critical and system-node-critical"
+	}
+	return ""
 }
