@@ -11,6 +11,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kube-rebalancer/rebalancer/evictor"
 	"github.com/kube-rebalancer/rebalancer/test/harness"
@@ -45,13 +46,10 @@ func TestExtenderPlacesEveryReplacementWherePlanned(t *testing.T) {
 
 	// Cram: every other node cordoned while the Deployment starts.
 	setUnschedulable := func(on bool) {
+		// A patch, as kubectl cordon sends: kwok keeps updating the nodes.
+		patch := fmt.Appendf(nil, `{"spec":{"unschedulable":%v}}`, on)
 		for _, n := range f.nodes[1:] {
-			node, err := cp.Client.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			node.Spec.Unschedulable = on
-			if _, err := cp.Client.CoreV1().Nodes().Update(ctx, node, metav1.UpdateOptions{}); err != nil {
+			if _, err := cp.Client.CoreV1().Nodes().Patch(ctx, n, types.StrategicMergePatchType, patch, metav1.PatchOptions{}); err != nil {
 				t.Fatal(err)
 			}
 		}
