@@ -64,7 +64,7 @@ output lists the defaults applied.`,
 			if err != nil {
 				return err
 			}
-			engine, err := engineFor(schedulerConfig, schedulerName, s.plugins)
+			engine, err := engineFor(schedulerConfig, schedulerName, pod.Spec.SchedulerName, s.plugins)
 			if err != nil {
 				return err
 			}
@@ -118,9 +118,11 @@ output lists the defaults applied.`,
 	return c
 }
 
-// engineFor builds the engine of a profile; with no file, the default one.
-// plugins are the out-of-tree plugins the profile may enable.
-func engineFor(file, name string, plugins scheduler.Registry) (*scheduler.Engine, error) {
+// engineFor builds the engine of a profile of the file: the one named by
+// --scheduler-name, else the one of the pod's own spec.schedulerName, else
+// the first; with no file, kube-scheduler's default profile. plugins are the
+// out-of-tree plugins the profile may enable.
+func engineFor(file, name, podScheduler string, plugins scheduler.Registry) (*scheduler.Engine, error) {
 	if file == "" {
 		return scheduler.NewEngine(scheduler.DefaultProfile(), plugins)
 	}
@@ -128,14 +130,17 @@ func engineFor(file, name string, plugins scheduler.Registry) (*scheduler.Engine
 	if err != nil {
 		return nil, fileError("--scheduler-config", file, err)
 	}
-	p := profiles[0]
 	if name != "" {
-		var ok bool
-		if p, ok = scheduler.ProfileByName(profiles, name); !ok {
+		p, ok := scheduler.ProfileByName(profiles, name)
+		if !ok {
 			return nil, fmt.Errorf("%s: no profile with schedulerName %q", file, name)
 		}
+		return scheduler.NewEngine(p, plugins)
 	}
-	return scheduler.NewEngine(p, plugins)
+	if p, ok := scheduler.ProfileByName(profiles, podScheduler); ok && podScheduler != "" {
+		return scheduler.NewEngine(p, plugins)
+	}
+	return scheduler.NewEngine(profiles[0], plugins)
 }
 
 // placement is place's answer: the engine's, and the defaults the API

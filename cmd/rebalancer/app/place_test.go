@@ -213,3 +213,38 @@ spec:
 		})
 	}
 }
+
+// Without --scheduler-name, place simulates the profile the pod names in
+// spec.schedulerName, as the scheduler that will bind it; a pod of a
+// scheduler the file does not describe gets the first profile.
+func TestPlaceSimulatesThePodsOwnProfile(t *testing.T) {
+	cfg := writeFile(t, "ksc.yaml", `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+  - schedulerName: default-scheduler
+  - schedulerName: packer
+    pluginConfig:
+      - name: NodeResourcesFit
+        args: {scoringStrategy: {type: MostAllocated}}
+`)
+	tests := []struct {
+		flag, podScheduler, want string
+	}{
+		{podScheduler: "packer", want: "packer"},
+		{podScheduler: "default-scheduler", want: "default-scheduler"},
+		{podScheduler: "someone-else", want: "default-scheduler"},
+		{flag: "default-scheduler", podScheduler: "packer", want: "default-scheduler"},
+	}
+	for _, tt := range tests {
+		e, err := engineFor(cfg, tt.flag, tt.podScheduler, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := e.Profile().SchedulerName; got != tt.want {
+			t.Errorf("--scheduler-name %q, pod's %q: profile %q, want %q", tt.flag, tt.podScheduler, got, tt.want)
+		}
+	}
+	if _, err := engineFor(cfg, "nobody", "", nil); err == nil {
+		t.Error("a --scheduler-name the file lacks was accepted")
+	}
+}
