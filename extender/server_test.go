@@ -228,3 +228,24 @@ func BenchmarkFilter5000Nodes(b *testing.B) {
 		}
 	}
 }
+
+// Without nodeCacheCapable kube-scheduler sends whole Node objects, and
+// takes them back the same way.
+func TestFilterWithNodeObjects(t *testing.T) {
+	s := testServer()
+	nodes := &corev1.NodeList{}
+	for _, n := range []string{"node-a", "node-c", "node-d"} {
+		nodes.Items = append(nodes.Items, corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n}})
+	}
+	rec := call(t, s.Handler(), FilterPath, extenderv1.ExtenderArgs{Pod: replacement("web-7d9f8-new01"), Nodes: nodes})
+	var res extenderv1.ExtenderFilterResult
+	if err := json.Unmarshal(rec.Body.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.NodeNames != nil || res.Nodes == nil || len(res.Nodes.Items) != 1 || res.Nodes.Items[0].Name != "node-c" {
+		t.Errorf("filter answered %+v, want the Node node-c alone", res)
+	}
+	if len(res.FailedNodes) != 2 {
+		t.Errorf("failed nodes %v, want node-a and node-d", res.FailedNodes)
+	}
+}
