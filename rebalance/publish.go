@@ -22,8 +22,11 @@ const publishTimeout = 10 * time.Second
 // fails every tick must show as failing, not as quiet.
 type Publisher struct {
 	Metrics *report.Metrics
-	// Pushgateway, when set, is the URL the metrics are pushed to.
-	Pushgateway string
+	// Pushgateway, when set, is the URL the metrics are pushed to, grouped
+	// under PushInstance, which must be the same for every run of one
+	// installation so that each push replaces the last.
+	Pushgateway  string
+	PushInstance string
 	// MetricsFile, when set, is where the metrics are written in the text
 	// format.
 	MetricsFile string
@@ -61,7 +64,7 @@ func (p *Publisher) Publish(ctx context.Context, start time.Time, dryRun bool, r
 	}
 	if p.Pushgateway != "" {
 		pctx, cancel := context.WithTimeout(ctx, publishTimeout)
-		if werr := p.Metrics.Push(pctx, p.Pushgateway); werr != nil {
+		if werr := p.Metrics.Push(pctx, p.Pushgateway, p.PushInstance); werr != nil {
 			klog.ErrorS(werr, "Pushing metrics failed", "pushgateway", p.Pushgateway)
 		}
 		cancel()

@@ -50,7 +50,7 @@ func TestFailedCyclesArePublished(t *testing.T) {
 	srv := httptest.NewServer(gw)
 	defer srv.Close()
 	file := filepath.Join(t.TempDir(), "rebalancer.prom")
-	cfg.Publisher = &Publisher{Pushgateway: srv.URL, MetricsFile: file, Record: cfg.History}
+	cfg.Publisher = &Publisher{Pushgateway: srv.URL, PushInstance: "rebalancer", MetricsFile: file, Record: cfg.History}
 	r := New(cfg)
 
 	if err := r.Cycle(context.Background()); err != nil {
@@ -87,7 +87,7 @@ func TestFailedCyclesArePublished(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pushed := gw.last["PUT /metrics/job/rebalancer"]
+	pushed := gw.last["PUT /metrics/job/rebalancer/instance/rebalancer"]
 	wantLines := []string{
 		"rebalancer_last_cycle_success 0",
 		fmt.Sprintf("rebalancer_last_success_timestamp_seconds %s", promFloat(float64(ok.End.UnixNano())/1e9)),

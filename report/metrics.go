@@ -110,11 +110,11 @@ func boolValue(b bool) float64 {
 	return 0
 }
 
-// Push sends the metrics to a Prometheus Pushgateway under job "rebalancer",
-// replacing what the previous run pushed: a CronJob's process is gone before
-// any scrape could reach it.
-func (m *Metrics) Push(ctx context.Context, url string) error {
-	return push.New(url, "rebalancer").Gatherer(m.Registry).PushContext(ctx)
+// Push sends the metrics to a Prometheus Pushgateway under job "rebalancer"
+// and the instance, replacing what the previous run of that instance
+// pushed: a CronJob's process is gone before any scrape could reach it.
+func (m *Metrics) Push(ctx context.Context, url, instance string) error {
+	return push.New(url, "rebalancer").Grouping("instance", instance).Gatherer(m.Registry).PushContext(ctx)
 }
 
 // WriteFile writes the metrics in Prometheus' text format to path, through

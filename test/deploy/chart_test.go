@@ -154,7 +154,7 @@ func TestChartCustomValues(t *testing.T) {
 
 	d := find(t, objs, "Deployment", "rb-rebalancer")
 	wantArgs := []string{"run", "--policy=/etc/rebalancer/policy.yaml", "--interval=90s", "--output=json", "--qps=10", "--burst=15",
-		"--v=2", "--pushgateway=http://pushgateway.monitoring.svc:9091", "--metrics-addr=:9090", "--leader-elect"}
+		"--v=2", "--pushgateway=http://pushgateway.monitoring.svc:9091", "--pushgateway-instance=prod-eu-1", "--metrics-addr=:9090", "--leader-elect"}
 	if got := containerArgs(t, d, "rebalancer"); !reflect.DeepEqual(got, wantArgs) {
 		t.Errorf("Deployment args %q, want %q", got, wantArgs)
 	}

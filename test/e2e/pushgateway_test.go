@@ -34,7 +34,7 @@ func TestRunsPushTheirOutcomeToAPushgateway(t *testing.T) {
 	state := f.ns + "/rebalancer-state"
 	run := func(policy, kubeconfig string) *result {
 		return rebalancer(t, "run", "--kubeconfig", kubeconfig, "--policy", policy, "--state-configmap", state,
-			"--pushgateway", gw, "-o", "json")
+			"--pushgateway", gw, "--pushgateway-instance", "e2e-cluster", "-o", "json")
 	}
 
 	// Nothing to move: a run that succeeds and evicts nothing.
@@ -147,8 +147,8 @@ func scrape(t *testing.T, gw string) map[string]float64 {
 		}
 		series, value, _ := strings.Cut(line, " ")
 		name, labels, _ := strings.Cut(series, "{")
-		if !strings.Contains(labels, `job="rebalancer"`) {
-			t.Errorf("%s is not grouped under job rebalancer", series)
+		if !strings.Contains(labels, `job="rebalancer"`) || !strings.Contains(labels, `instance="e2e-cluster"`) {
+			t.Errorf("%s is not grouped under job rebalancer and instance e2e-cluster", series)
 		}
 		if strings.HasPrefix(name, "rebalancer_last_cycle_evictions") {
 			continue // one series per result

@@ -27,6 +27,9 @@ defaults to $POD_NAMESPACE/rebalancer-state, the one the scheduler reads.
     {{- with .Values.metrics.pushgateway }}
     - --pushgateway={{ . }}
     {{- end }}
+    {{- with .Values.metrics.pushgatewayInstance }}
+    - --pushgateway-instance={{ . }}
+    {{- end }}
     {{- if and (eq .Values.mode "deployment") (gt (int .Values.metrics.port) 0) }}
     - --metrics-addr=:{{ .Values.metrics.port }}
     {{- end }}

@@ -25,6 +25,7 @@ type runOptions struct {
 	interval    time.Duration
 	output      string
 	pushgateway string
+	pushInst    string
 	metricsAddr string
 	metricsFile string
 	state       string
@@ -65,7 +66,8 @@ run records itself only when it runs in the cluster ($POD_NAMESPACE set).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			start := time.Now()
-			pub := &rebalance.Publisher{Metrics: report.NewMetrics(), Pushgateway: o.pushgateway, MetricsFile: o.metricsFile}
+			pub := &rebalance.Publisher{Metrics: report.NewMetrics(), Pushgateway: o.pushgateway,
+				PushInstance: pushInstance(o.pushInst), MetricsFile: o.metricsFile}
 			runner, client, err := o.setUp(c, s, pub)
 			if err != nil {
 				// A run that cannot even start must still show as failed
@@ -94,6 +96,7 @@ run records itself only when it runs in the cluster ($POD_NAMESPACE set).`,
 	f.BoolVar(&o.dryRun, "dry-run", false, "plan and print, evict nothing")
 	f.DurationVar(&o.interval, "interval", 0, "time between cycles; 0 runs one cycle and exits (for a CronJob)")
 	f.StringVar(&o.pushgateway, "pushgateway", "", "Prometheus Pushgateway URL to push each cycle's metrics to (for a CronJob, whose process is gone before a scrape)")
+	f.StringVar(&o.pushInst, "pushgateway-instance", "", "the instance label the metrics are pushed under, the same for every run of one installation (default: $POD_NAMESPACE inside a pod, else the host name); give each cluster its own when several push to one Pushgateway")
 	f.StringVar(&o.state, "state-configmap", "", "NAMESPACE/NAME of the ConfigMap that remembers recent evictions across runs, for the policy's cooldown and the scheduler's hand-off (default: $POD_NAMESPACE/rebalancer-state inside a pod, none outside)")
 	f.StringVar(&o.metricsFile, "metrics-file", "", "write each cycle's metrics to this file in the Prometheus text format (for node-exporter's textfile collector, which reads *.prom files)")
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "serve /metrics and /healthz on this address (e.g. :8080), for --interval runs")
@@ -157,4 +160,19 @@ func (o *runOptions) setUp(c *cobra.Command, s *settings, pub *rebalance.Publish
 		},
 	})
 	return r, client, nil
+}
+
+// pushInstance is the instance the runs of one installation push under: a
+// CronJob's pods each have a name of their own, their namespace does not.
+func pushInstance(flag string) string {
+	if flag != "" {
+		return flag
+	}
+	if inPod() {
+		return os.Getenv("POD_NAMESPACE")
+	}
+	if host, err := os.Hostname(); err == nil {
+		return host
+	}
+	return "unknown"
 }

@@ -50,7 +50,7 @@ current-context: c
 			}))
 			defer gw.Close()
 			file := filepath.Join(t.TempDir(), "rebalancer.prom")
-			args := append([]string{"run", "--metrics-file", file, "--pushgateway", gw.URL}, tt.args...)
+			args := append([]string{"run", "--metrics-file", file, "--pushgateway", gw.URL, "--pushgateway-instance", "prod-eu-1"}, tt.args...)
 			_, code, err := execute(t, args...)
 			if code != tt.code {
 				t.Fatalf("exit code %d (%v), want %d", code, err, tt.code)
@@ -66,7 +66,7 @@ current-context: c
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			if !strings.HasPrefix(pushed, "PUT /metrics/job/rebalancer\n") || !strings.Contains(pushed, "rebalancer_last_cycle_success") {
+			if !strings.HasPrefix(pushed, "PUT /metrics/job/rebalancer/instance/prod-eu-1\n") || !strings.Contains(pushed, "rebalancer_last_cycle_success") {
 				t.Errorf("pushed %q, want the run's metrics", pushed)
 			}
 		})
