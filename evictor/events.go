@@ -20,6 +20,7 @@ import (
 const (
 	ReasonRebalanced = "Rebalanced"
 	ReasonRefused    = "RebalanceRefused"
+	ReasonDenied     = "RebalanceDenied"
 )
 
 // Events records Kubernetes Events through client-go's event broadcaster,
@@ -59,6 +60,12 @@ func (e *Events) Evicted(m planner.Move) {
 func (e *Events) Refused(m planner.Move, message string) {
 	e.record(m, corev1.EventTypeWarning, ReasonRefused,
 		fmt.Sprintf("rebalancer (%s) could not evict the pod: %s", m.Strategy, message))
+}
+
+// Denied implements Recorder.
+func (e *Events) Denied(m planner.Move, message string) {
+	e.record(m, corev1.EventTypeWarning, ReasonDenied,
+		fmt.Sprintf("rebalancer (%s) could not evict the pod, the API server denied it: %s", m.Strategy, message))
 }
 
 func (e *Events) record(m planner.Move, eventType, reason, note string) {

@@ -21,6 +21,7 @@ import (
 type Recorder interface {
 	Evicted(m planner.Move)
 	Refused(m planner.Move, message string)
+	Denied(m planner.Move, message string)
 }
 
 // Evictor executes plans.
@@ -42,7 +43,7 @@ type Evictor struct {
 var DefaultBackoff = wait.Backoff{Duration: time.Second, Factor: 2, Jitter: 0.1, Steps: 4}
 
 // FatalError stops a run: every later eviction would fail the same way
-// (no permission, API server unreachable).
+// (no permission, no valid credentials, API server unreachable).
 type FatalError struct{ Err error }
 
 func (e *FatalError) Error() string { return e.Err.Error() }
@@ -112,9 +113,13 @@ func (e *Evictor) evict(ctx context.Context, m planner.Move) (Outcome, error) {
 			return Outcome{Move: m, Result: Gone, Message: "pod no longer exists"}, nil
 		case apierrors.IsConflict(err):
 			return Outcome{Move: m, Result: Gone, Message: "pod was replaced by another of the same name since the plan"}, nil
-		case apierrors.IsForbidden(err), apierrors.IsUnauthorized(err):
+		case apierrors.IsForbidden(err):
+			return e.forbidden(ctx, m, err)
+		case isDenial(err):
+			return e.denied(m, err), nil
+		case apierrors.IsUnauthorized(err):
 			return Outcome{Move: m, Result: Failed, Message: err.Error()},
-				&FatalError{fmt.Errorf("evicting %s: %w (the identity rebalancer runs as needs create on pods/eviction)", m.Pod, err)}
+				&FatalError{fmt.Errorf("evicting %s: %w (the API server does not accept rebalancer's credentials)", m.Pod, err)}
 		case ctx.Err() != nil:
 			return Outcome{Move: m, Result: NotAttempted, Message: "run stopped: " + ctx.Err().Error()}, ctx.Err()
 		}

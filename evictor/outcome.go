@@ -12,6 +12,11 @@ const (
 	// Refused: the API server refused the eviction because of a
 	// PodDisruptionBudget (429). Not retried this cycle.
 	Refused Result = "refused"
+	// Denied: the API server refused the eviction of this pod for a
+	// reason other than a PodDisruptionBudget or a missing permission: an
+	// admission webhook or ValidatingAdmissionPolicy, a namespace being
+	// deleted, its own checks. Not retried this cycle; the run goes on.
+	Denied Result = "denied"
 	// Gone: the pod no longer exists, or a new pod now has its name.
 	Gone Result = "gone"
 	// Failed: the eviction failed for another reason, after retries.

@@ -89,8 +89,8 @@ func (r *Runner) Run(ctx context.Context) error {
 // Cycle reads the cluster, plans, records the planned evictions, evicts,
 // forgets those that did not happen, prints the report, and publishes the
 // outcome (metrics and last-run record), a failed cycle's too. It returns an
-// error when the cycle failed, or any eviction did; evictions a
-// PodDisruptionBudget refused are reported, not failures.
+// error when the cycle failed, or any eviction did; evictions that a
+// PodDisruptionBudget refused or admission denied are reported, not failures.
 func (r *Runner) Cycle(ctx context.Context) error {
 	start := time.Now()
 	lctx, unlock, err := r.lock(ctx)

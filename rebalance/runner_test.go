@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -88,24 +89,31 @@ func TestEvictionsAreRecordedBeforeTheyAreMade(t *testing.T) {
 
 // A dry run changes nothing; when the history cannot be read, a real run
 // stops before planning (it must not forget the cooldown) and a dry run plans
-// anyway. A forbidden eviction fails the cycle.
+// anyway. An eviction forbidden for want of the permission fails the cycle;
+// one that admission denies (a 403 for a permission the authorizer grants)
+// is that move's result, and the cycle goes on.
 func TestCycleOutcomes(t *testing.T) {
 	tests := []struct {
 		name string
 		// failing is the verb and resource (subresource after a /) the
 		// fake API server forbids.
 		failing string
-		dryRun  bool
-		wantErr string
+		// admitted: the authorizer grants the failing call, so that the
+		// 403 is admission's.
+		admitted bool
+		dryRun   bool
+		wantErr  string
 		// wantMoves is the number of moves reported; 0: no report.
-		wantMoves  int
-		wantWrites bool
+		wantMoves   int
+		wantWrites  bool
+		wantResults string
 	}{
 		{name: "real run", wantMoves: 2, wantWrites: true},
 		{name: "dry run", dryRun: true, wantMoves: 2},
 		{name: "real run, history unreadable", failing: "get configmaps", wantErr: "reading ConfigMap rebalancer/rebalancer-state"},
 		{name: "dry run, history unreadable", failing: "get configmaps", dryRun: true, wantMoves: 2},
-		{name: "eviction forbidden", failing: "create pods/eviction", wantErr: "needs create on pods/eviction", wantMoves: 2, wantWrites: true},
+		{name: "eviction forbidden", failing: "create pods/eviction", wantErr: "lacks create on pods/eviction in namespace shop", wantMoves: 2, wantWrites: true},
+		{name: "eviction denied by admission", failing: "create pods/eviction", admitted: true, wantMoves: 2, wantWrites: true, wantResults: "denied,denied"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -118,6 +126,12 @@ func TestCycleOutcomes(t *testing.T) {
 						return false, nil, nil
 					}
 					return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: resource}, "", fmt.Errorf("%s refused", tt.failing))
+				})
+				client.PrependReactor("create", "selfsubjectaccessreviews", func(a k8stesting.Action) (bool, runtime.Object, error) {
+					r := a.(k8stesting.CreateAction).GetObject().(*authorizationv1.SelfSubjectAccessReview).DeepCopy()
+					attrs := r.Spec.ResourceAttributes
+					r.Status.Allowed = tt.admitted || attrs.Verb != verb || attrs.Resource != resource || attrs.Subresource != sub
+					return true, r, nil
 				})
 			}
 			var printed *report.Report
@@ -132,6 +146,15 @@ func TestCycleOutcomes(t *testing.T) {
 				t.Errorf("printed %+v, want no report", printed)
 			case tt.wantMoves > 0 && (printed == nil || len(printed.Moves) != tt.wantMoves):
 				t.Errorf("printed %+v, want a report of %d moves", printed, tt.wantMoves)
+			}
+			if tt.wantResults != "" {
+				var results []string
+				for _, m := range printed.Moves {
+					results = append(results, string(m.Result))
+				}
+				if got := strings.Join(results, ","); got != tt.wantResults {
+					t.Errorf("results %s, want %s", got, tt.wantResults)
+				}
 			}
 			var writes []string
 			for _, a := range client.Actions() {

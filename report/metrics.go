@@ -31,7 +31,7 @@ type Metrics struct {
 
 // results are every result a move can have, so that the last cycle's
 // evictions are exported as 0 rather than absent when none had that result.
-var results = []evictor.Result{evictor.Evicted, evictor.Refused, evictor.Gone, evictor.Failed, evictor.NotAttempted}
+var results = []evictor.Result{evictor.Evicted, evictor.Refused, evictor.Denied, evictor.Gone, evictor.Failed, evictor.NotAttempted}
 
 // NewMetrics registers the metrics on a fresh registry.
 func NewMetrics() *Metrics {
@@ -41,7 +41,7 @@ func NewMetrics() *Metrics {
 			Name: "rebalancer_moves_planned_total", Help: "Moves planned, by strategy.",
 		}, []string{"strategy"}),
 		evictions: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "rebalancer_evictions_total", Help: "Planned moves by strategy and result (evicted, refused, gone, failed, not-attempted); dry runs count no result.",
+			Name: "rebalancer_evictions_total", Help: "Planned moves by strategy and result (evicted, refused, denied, gone, failed, not-attempted); dry runs count no result.",
 		}, []string{"strategy", "result"}),
 		skipped: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "rebalancer_candidates_skipped_total", Help: "Candidates left in place, by category of reason.",
@@ -63,7 +63,7 @@ func NewMetrics() *Metrics {
 			Name: "rebalancer_last_cycle_dry_run", Help: "1 when the last cycle was a dry run, which evicts nothing.",
 		}),
 		lastEvictions: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "rebalancer_last_cycle_evictions", Help: "Planned moves of the last cycle by result (evicted, refused, gone, failed, not-attempted).",
+			Name: "rebalancer_last_cycle_evictions", Help: "Planned moves of the last cycle by result (evicted, refused, denied, gone, failed, not-attempted).",
 		}, []string{"result"}),
 		lastSuccess: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "rebalancer_last_success_timestamp_seconds", Help: "When the last cycle that succeeded ended, in Unix seconds; carried across CronJob runs by the state ConfigMap's last-run record.",

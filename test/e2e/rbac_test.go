@@ -6,14 +6,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
-	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kube-rebalancer/rebalancer/evictor"
 	"github.com/kube-rebalancer/rebalancer/test/harness"
@@ -30,77 +27,12 @@ func TestRunWithoutEvictionPermission(t *testing.T) {
 	web := harness.WorkloadSpec{Name: "web", Replicas: 6, CPU: "500m"}
 	before := f.pile(web, f.nodes[0])
 
-	out := rebalancer(t, "rbac", "run")
-	if out.code != 0 {
-		t.Fatalf("rbac run exited %d", out.code)
-	}
-	var perms struct {
-		Cluster   []rbacv1.PolicyRule `json:"cluster"`
-		Namespace []rbacv1.PolicyRule `json:"namespace"`
-	}
-	if err := yaml.UnmarshalStrict([]byte(out.stdout), &perms); err != nil {
-		t.Fatalf("rbac run output: %v", err)
-	}
+	perms, printed := rbacOf(t, "run")
 	cluster, removed := withoutResource(perms.Cluster, "", "pods/eviction")
 	if !removed {
-		t.Fatalf("rbac run lists no create on pods/eviction:\n%s", out.stdout)
+		t.Fatalf("rbac run lists no create on pods/eviction:\n%s", printed)
 	}
-
-	const sa = "runner"
-	name := "e2e-rbac-no-eviction"
-	create := func(what string, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatalf("create %s: %v", what, err)
-		}
-	}
-	_, err := cp.Client.CoreV1().ServiceAccounts(f.ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: sa}}, metav1.CreateOptions{})
-	create("ServiceAccount", err)
-	subjects := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: f.ns, Name: sa}}
-	_, err = cp.Client.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: cluster}, metav1.CreateOptions{})
-	create("ClusterRole", err)
-	_, err = cp.Client.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name},
-		Subjects:   subjects,
-	}, metav1.CreateOptions{})
-	create("ClusterRoleBinding", err)
-	t.Cleanup(func() {
-		// Cluster-scoped: they would outlive the test's namespace.
-		ctx := t.Context()
-		_ = cp.Client.RbacV1().ClusterRoleBindings().Delete(ctx, name, metav1.DeleteOptions{})
-		_ = cp.Client.RbacV1().ClusterRoles().Delete(ctx, name, metav1.DeleteOptions{})
-	})
-	_, err = cp.Client.RbacV1().Roles(f.ns).Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: perms.Namespace}, metav1.CreateOptions{})
-	create("Role", err)
-	_, err = cp.Client.RbacV1().RoleBindings(f.ns).Create(ctx, &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: name},
-		Subjects:   subjects,
-	}, metav1.CreateOptions{})
-	create("RoleBinding", err)
-
-	kubeconfig, cfg, err := cp.ServiceAccountKubeconfig(ctx, f.ns, sa)
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// RBAC is enforced from the API server's informer cache: wait until the
-	// grants are in effect, so the run fails for the missing rule alone.
-	err = harness.WaitFor(ctx, time.Minute, "the ServiceAccount's grants to take effect", func(ctx context.Context) (bool, error) {
-		listPods, err := allowed(ctx, client, authorizationv1.ResourceAttributes{Verb: "list", Resource: "pods"})
-		if err != nil {
-			return false, err
-		}
-		writeState, err := allowed(ctx, client, authorizationv1.ResourceAttributes{Namespace: f.ns, Verb: "update", Resource: "configmaps"})
-		return listPods && writeState, err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig, client := serviceAccountWith(t, f, "runner", grants{Cluster: cluster, Namespace: perms.Namespace})
 	if ok, err := allowed(ctx, client, authorizationv1.ResourceAttributes{Namespace: f.ns, Verb: "create", Resource: "pods", Subresource: "eviction"}); err != nil || ok {
 		t.Fatalf("the ServiceAccount may create pods/eviction (%v, %v); the test needs it not to", ok, err)
 	}
