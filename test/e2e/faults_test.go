@@ -34,7 +34,7 @@ func TestAPIServerStopsMidRun(t *testing.T) {
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		r, err := execRebalancer(t, false, "run", "--kubeconfig", cp.Kubeconfig, "--policy", pol, "--qps", "1", "--burst", "1", "-o", "json")
+		r, err := execRebalancer(t, false, "run", "--kubeconfig", cp.Kubeconfig, "--policy", pol, "--no-state", "--qps", "1", "--burst", "1", "-o", "json")
 		done <- outcome{r, err}
 	}()
 	var finished *outcome

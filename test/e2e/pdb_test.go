@@ -41,7 +41,7 @@ func TestPDBForbiddenMoveIsNeverASuccess(t *testing.T) {
 	}
 
 	t.Run("cli", func(t *testing.T) {
-		r := rebalancer(t, "run", "--kubeconfig", cp.Kubeconfig, "--policy", f.policy(balancing), "-o", "json")
+		r := rebalancer(t, "run", "--kubeconfig", cp.Kubeconfig, "--policy", f.policy(balancing), "--state-configmap", f.ns+"/rebalancer-state", "-o", "json")
 		if r.code != 0 {
 			t.Fatalf("run exited %d, want 0", r.code)
 		}

@@ -61,7 +61,7 @@ func TestExitCodes(t *testing.T) {
 		{"unknown command", []string{"rebalance"}, exitUsage, `unknown command "rebalance"`},
 		{"bad output format", []string{"plan", "--snapshot", example, "-o", "xml"}, exitUsage, `--output "xml" is not one of table, json, yaml`},
 		{"run with an invalid policy evicts nothing: it stops before reaching a cluster", []string{"run", "--policy", badPolicy, "--kubeconfig", noCluster}, exitUsage, "120 is above 100"},
-		{"run with no cluster configured", []string{"run", "--kubeconfig", noCluster}, exitUsage, "no cluster to talk to"},
+		{"run with no cluster configured", []string{"run", "--no-state", "--kubeconfig", noCluster}, exitUsage, "no cluster to talk to"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

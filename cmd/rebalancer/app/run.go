@@ -29,6 +29,7 @@ type runOptions struct {
 	metricsAddr string
 	metricsFile string
 	state       string
+	noState     bool
 	election    electionFlags
 }
 
@@ -97,7 +98,8 @@ run records itself only when it runs in the cluster ($POD_NAMESPACE set).`,
 	f.DurationVar(&o.interval, "interval", 0, "time between cycles; 0 runs one cycle and exits (for a CronJob)")
 	f.StringVar(&o.pushgateway, "pushgateway", "", "Prometheus Pushgateway URL to push each cycle's metrics to (for a CronJob, whose process is gone before a scrape)")
 	f.StringVar(&o.pushInst, "pushgateway-instance", "", "the instance label the metrics are pushed under, the same for every run of one installation (default: $POD_NAMESPACE inside a pod, else the host name); give each cluster its own when several push to one Pushgateway")
-	f.StringVar(&o.state, "state-configmap", "", "NAMESPACE/NAME of the ConfigMap that remembers recent evictions across runs, for the policy's cooldown and the scheduler's hand-off (default: $POD_NAMESPACE/rebalancer-state inside a pod, none outside)")
+	f.StringVar(&o.state, "state-configmap", "", "NAMESPACE/NAME of the ConfigMap that remembers recent evictions across runs, for the policy's cooldown and the scheduler's hand-off (default: $POD_NAMESPACE/"+defaultStateName+" inside a pod; outside one, a run that evicts needs this flag or --no-state)")
+	f.BoolVar(&o.noState, "no-state", false, "keep no state: ignore earlier runs' evictions (the cooldown), record none, take no run Lease")
 	f.StringVar(&o.metricsFile, "metrics-file", "", "write each cycle's metrics to this file in the Prometheus text format (for node-exporter's textfile collector, which reads *.prom files)")
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "serve /metrics and /healthz on this address (e.g. :8080), for --interval runs")
 	o.election.addFlags(c)
@@ -118,13 +120,18 @@ func (o *runOptions) setUp(c *cobra.Command, s *settings, pub *rebalance.Publish
 	// A bad policy is the error to report, but the run still connects, when
 	// it can, to leave its record.
 	pol, polErr := loadPolicy(o.policyFile)
+	if err := o.checkState(); err != nil {
+		return nil, nil, cmp.Or(polErr, err)
+	}
 	client, _, err := o.kube.client(s.userAgent("rebalancer"))
 	if err != nil {
 		return nil, nil, cmp.Or(polErr, err)
 	}
-	history, err := historyStore(o.state, client)
-	if err != nil {
-		return nil, nil, cmp.Or(polErr, err)
+	var history *kube.HistoryStore
+	if !o.noState {
+		if history, err = historyStore(o.state, client); err != nil {
+			return nil, nil, cmp.Or(polErr, err)
+		}
 	}
 	// A dry run from a laptop changes nothing in the cluster; one that runs
 	// there as the CronJob does records that it ran.
@@ -175,4 +182,20 @@ func pushInstance(flag string) string {
 		return host
 	}
 	return "unknown"
+}
+
+// checkState refuses a run that would evict with no memory: from outside a
+// pod, with no --state-configmap, it would evict again what the CronJob
+// just moved (its cooldown unknown) and leave the next run no record of its
+// own evictions. A dry run changes nothing, and may go without.
+func (o *runOptions) checkState() error {
+	switch {
+	case o.noState && o.state != "":
+		return fmt.Errorf("--no-state and --state-configmap exclude each other")
+	case o.dryRun || o.noState || o.state != "" || inPod():
+		return nil
+	}
+	return fmt.Errorf("a run that evicts needs the state the in-cluster runs keep, for the cooldown and for the next run: "+
+		"name it with --state-configmap NAMESPACE/NAME (the chart's is %s in its release namespace, e.g. --state-configmap rebalancer/%s), "+
+		"or run with --no-state to evict with no memory of earlier runs, or with --dry-run", defaultStateName, defaultStateName)
 }
