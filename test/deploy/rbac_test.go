@@ -36,21 +36,27 @@ func rbacOf(t *testing.T, args ...string) codePermissions {
 	return p
 }
 
-// grants expands rules into "group resource verb" triples, so that two
+// grants expands rules into "group resource verb name" grants, so that two
 // spellings of the same grant (one rule with two verbs, or two rules)
-// compare equal. Rules that name resources or URLs are reported: neither
-// side uses them, and a triple could not say what they allow.
+// compare equal; name is * for a rule that names no object. Rules for URLs
+// are reported: neither side uses them.
 func grants(t *testing.T, where string, rules []rbacv1.PolicyRule) map[string]bool {
 	t.Helper()
 	g := map[string]bool{}
 	for _, r := range rules {
-		if len(r.ResourceNames) > 0 || len(r.NonResourceURLs) > 0 {
-			t.Errorf("%s: rule %+v names resources or URLs", where, r)
+		if len(r.NonResourceURLs) > 0 {
+			t.Errorf("%s: rule %+v names URLs", where, r)
+		}
+		names := r.ResourceNames
+		if len(names) == 0 {
+			names = []string{"*"}
 		}
 		for _, group := range r.APIGroups {
 			for _, res := range r.Resources {
 				for _, verb := range r.Verbs {
-					g[fmt.Sprintf("%q %s %s", group, res, verb)] = true
+					for _, name := range names {
+						g[fmt.Sprintf("%q %s %s %s", group, res, verb, name)] = true
+					}
 				}
 			}
 		}

@@ -25,8 +25,11 @@ type electionFlags struct {
 func (e *electionFlags) addFlags(c *cobra.Command) {
 	c.Flags().BoolVar(&e.enabled, "leader-elect", false, "take a Lease before working, for Deployments with more than one replica")
 	c.Flags().StringVar(&e.namespace, "leader-elect-namespace", "", "namespace of the Lease (default: the pod's namespace from $POD_NAMESPACE, else kube-system)")
-	c.Flags().StringVar(&e.name, "leader-elect-name", "rebalancer-"+c.Name(), "name of the Lease")
+	c.Flags().StringVar(&e.name, "leader-elect-name", electionLease(c.Name()), "name of the Lease")
 }
+
+// electionLease is the default name of a command's leader-election Lease.
+func electionLease(command string) string { return "rebalancer-" + command }
 
 // run calls work while this process holds the Lease, and returns when ctx
 // ends or the Lease is lost.

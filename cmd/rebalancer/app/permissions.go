@@ -9,7 +9,8 @@ import (
 )
 
 // permissions is the RBAC a command needs: cluster-wide rules, and rules in
-// its own namespace (its state ConfigMap, its Lease). It is the single list
+// its own namespace (its state ConfigMap, its Leases, by their default
+// names: a command told other names needs rules that name them). It is the single list
 // the Helm chart and the kustomize base grant, no more: a test runs the code
 // against a recording client and checks each call against it, and the
 // deployment tests check the rendered roles against it.
@@ -24,9 +25,13 @@ func rule(group string, resources []string, verbs ...string) rbacv1.PolicyRule {
 
 // runPermissions: `rebalancer run` reads the cluster with paginated LISTs,
 // evicts, records events, and keeps its state and its Lease in its own
-// namespace, with or without --leader-elect.
-func runPermissions() permissions {
-	p := permissions{
+// namespace, and with --leader-elect takes the election's Lease there too.
+func runPermissions(leaderElect bool) permissions {
+	leases := []string{defaultStateName + runLockSuffix}
+	if leaderElect {
+		leases = append(leases, electionLease("run"))
+	}
+	return permissions{
 		Cluster: []rbacv1.PolicyRule{
 			rule("", []string{"nodes", "pods", "namespaces"}, "list"),
 			rule("apps", []string{"replicasets"}, "list"),
@@ -39,13 +44,17 @@ func runPermissions() permissions {
 			rule("", []string{"events"}, "create"),
 		},
 		// The state ConfigMap, and the Lease that makes runs that evict
-		// take turns (and, with --leader-elect, replicas).
+		// take turns (and, with --leader-elect, replicas). Each is created
+		// on first use, and RBAC cannot limit create by name (the name is
+		// in the body, not the request): create is granted on any, get and
+		// update on these names only.
 		Namespace: []rbacv1.PolicyRule{
-			rule("", []string{"configmaps"}, "get", "create", "update"),
-			leasePermission(),
+			rule("", []string{"configmaps"}, "create"),
+			named(rule("", []string{"configmaps"}, "get", "update"), defaultStateName),
+			rule("coordination.k8s.io", []string{"leases"}, "create"),
+			named(rule("coordination.k8s.io", []string{"leases"}, "get", "update"), leases...),
 		},
 	}
-	return p
 }
 
 // schedulePermissions: `rebalancer schedule` watches what it snapshots,
@@ -63,11 +72,13 @@ func schedulePermissions(leaderElect bool) permissions {
 			rule("", []string{"events"}, "create", "patch"),
 		},
 		Namespace: []rbacv1.PolicyRule{
-			rule("", []string{"configmaps"}, "get"),
+			named(rule("", []string{"configmaps"}, "get"), defaultStateName),
 		},
 	}
 	if leaderElect {
-		p.Namespace = append(p.Namespace, leasePermission())
+		p.Namespace = append(p.Namespace,
+			rule("coordination.k8s.io", []string{"leases"}, "create"),
+			named(rule("coordination.k8s.io", []string{"leases"}, "get", "update"), electionLease("schedule")))
 	}
 	return p
 }
@@ -91,8 +102,10 @@ func extenderPermissions() permissions {
 	}
 }
 
-func leasePermission() rbacv1.PolicyRule {
-	return rule("coordination.k8s.io", []string{"leases"}, "get", "create", "update")
+// named limits a rule to objects of these names.
+func named(r rbacv1.PolicyRule, names ...string) rbacv1.PolicyRule {
+	r.ResourceNames = names
+	return r
 }
 
 func newRBACCommand() *cobra.Command {
@@ -106,7 +119,7 @@ func newRBACCommand() *cobra.Command {
 			var p permissions
 			switch args[0] {
 			case "run":
-				p = runPermissions()
+				p = runPermissions(leaderElect)
 			case "schedule":
 				p = schedulePermissions(leaderElect)
 			case "scheduler-users":

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/kube-rebalancer/rebalancer/cluster/kube"
@@ -67,13 +68,38 @@ func runCycles(t *testing.T, leaderElect bool) []k8stesting.Action {
 	return client.Actions()
 }
 
-func covers(rules []rbacv1.PolicyRule, group, resource, verb string) bool {
+// covers tells whether a rule grants the call. A rule with resourceNames
+// grants only requests that name one of them: get, update, patch, delete;
+// RBAC never matches it for create, list or watch, whose requests name no
+// object.
+func covers(rules []rbacv1.PolicyRule, group, resource, verb, name string) (rbacv1.PolicyRule, bool) {
 	for _, r := range rules {
-		if slices.Contains(r.APIGroups, group) && slices.Contains(r.Resources, resource) && slices.Contains(r.Verbs, verb) {
-			return true
+		if slices.Contains(r.APIGroups, group) && slices.Contains(r.Resources, resource) && slices.Contains(r.Verbs, verb) &&
+			(len(r.ResourceNames) == 0 || name != "" && slices.Contains(r.ResourceNames, name)) {
+			return r, true
 		}
 	}
-	return false
+	return rbacv1.PolicyRule{}, false
+}
+
+// requestName is the object name the API server's authorizer sees for a
+// call: none for create (the name is in the body), list and watch.
+func requestName(a k8stesting.Action) string {
+	switch a := a.(type) {
+	case k8stesting.GetAction:
+		return a.GetName()
+	case k8stesting.UpdateAction:
+		if a.GetSubresource() == "" {
+			if o, err := meta.Accessor(a.GetObject()); err == nil {
+				return o.GetName()
+			}
+		}
+	case k8stesting.PatchAction:
+		return a.GetName()
+	case k8stesting.DeleteAction:
+		return a.GetName()
+	}
+	return ""
 }
 
 // Every API call of a real cycle is granted by the declared permissions, and
@@ -81,7 +107,7 @@ func covers(rules []rbacv1.PolicyRule, group, resource, verb string) bool {
 func TestRunPermissionsMatchTheCallsMade(t *testing.T) {
 	for _, leaderElect := range []bool{false, true} {
 		t.Run(fmt.Sprintf("leader-elect=%v", leaderElect), func(t *testing.T) {
-			checkPermissions(t, runPermissions(), runCycles(t, leaderElect))
+			checkPermissions(t, runPermissions(leaderElect), runCycles(t, leaderElect))
 		})
 	}
 }
@@ -92,28 +118,41 @@ func TestRunPermissionsMatchTheCallsMade(t *testing.T) {
 func checkPermissions(t *testing.T, perms permissions, actions []k8stesting.Action) {
 	t.Helper()
 	used := map[string]bool{}
+	grant := func(scope string, r rbacv1.PolicyRule, res, verb, name string) string {
+		key := fmt.Sprintf("%s %s %s %s", scope, r.APIGroups[0], res, verb)
+		if len(r.ResourceNames) > 0 {
+			key += " " + name
+		}
+		return key
+	}
 	for _, a := range actions {
 		res := a.GetResource().Resource
 		if a.GetSubresource() != "" {
 			res += "/" + a.GetSubresource()
 		}
-		group, verb := a.GetResource().Group, a.GetVerb()
-		key := fmt.Sprintf("%s %s %s", group, res, verb)
-		switch {
-		case covers(perms.Cluster, group, res, verb):
-			used["cluster "+key] = true
-		case a.GetNamespace() == stateNamespace && covers(perms.Namespace, group, res, verb):
-			used["namespace "+key] = true
-		default:
-			t.Errorf("call without a rule: %s %s in namespace %q", verb, res, a.GetNamespace())
+		group, verb, name := a.GetResource().Group, a.GetVerb(), requestName(a)
+		if r, ok := covers(perms.Cluster, group, res, verb, name); ok {
+			used[grant("cluster", r, res, verb, name)] = true
+			continue
 		}
+		if r, ok := covers(perms.Namespace, group, res, verb, name); ok && a.GetNamespace() == stateNamespace {
+			used[grant("namespace", r, res, verb, name)] = true
+			continue
+		}
+		t.Errorf("call without a rule: %s %s %q in namespace %q", verb, res, name, a.GetNamespace())
 	}
 	for scope, rules := range map[string][]rbacv1.PolicyRule{"cluster": perms.Cluster, "namespace": perms.Namespace} {
 		for _, r := range rules {
+			names := r.ResourceNames
+			if len(names) == 0 {
+				names = []string{""}
+			}
 			for _, res := range r.Resources {
 				for _, verb := range r.Verbs {
-					if key := fmt.Sprintf("%s %s %s %s", scope, r.APIGroups[0], res, verb); !used[key] {
-						t.Errorf("rule without a call: %s", strings.TrimSpace(key))
+					for _, name := range names {
+						if key := grant(scope, r, res, verb, name); !used[key] {
+							t.Errorf("rule without a call: %s", strings.TrimSpace(key))
+						}
 					}
 				}
 			}
@@ -129,6 +168,32 @@ func TestRBACCommandPrintsThePermissions(t *testing.T) {
 	for _, want := range []string{"pods/eviction", "leases", "configmaps", "replicasets"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("rbac run --leader-elect output lacks %s:\n%s", want, out)
+		}
+	}
+}
+
+// In its own namespace a command may read and change only its own objects
+// (the state ConfigMap, its Leases), not the other ConfigMaps and Leases that
+// namespace holds. Create is the exception RBAC forces: its request names no
+// object.
+func TestNamespaceRulesNameTheirObjects(t *testing.T) {
+	for name, p := range map[string]permissions{
+		"run": runPermissions(false), "run --leader-elect": runPermissions(true),
+		"schedule": schedulePermissions(false), "schedule --leader-elect": schedulePermissions(true),
+	} {
+		for _, r := range p.Namespace {
+			if len(r.ResourceNames) == 0 && !slices.Equal(r.Verbs, []string{"create"}) {
+				t.Errorf("rbac %s: %v on %v in its namespace is not limited to named objects", name, r.Verbs, r.Resources)
+			}
+		}
+	}
+	out, code, err := execute(t, "rbac", "run", "--leader-elect")
+	if code != exitOK {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"- " + defaultStateName + "\n", "- " + defaultStateName + "-lock\n", "- rebalancer-run\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("rbac run --leader-elect does not name %q:\n%s", strings.TrimSpace(want), out)
 		}
 	}
 }

@@ -52,6 +52,9 @@ func keepEvictions(h *kube.HistoryStore, pol *policy.Policy) {
 	}
 }
 
+// runLockSuffix names the run Lease after its state ConfigMap.
+const runLockSuffix = "-lock"
+
 // runLockDuration is how long a run's Lease outlives its last renewal: a
 // crashed run holds off the next ones this long.
 const runLockDuration = 30 * time.Second
@@ -64,7 +67,7 @@ func runLock(client kubernetes.Interface, state *kube.HistoryStore) *kube.RunLoc
 	if err != nil {
 		host = "unknown-host"
 	}
-	return &kube.RunLock{Client: client, Namespace: state.Namespace, Name: state.Name + "-lock",
+	return &kube.RunLock{Client: client, Namespace: state.Namespace, Name: state.Name + runLockSuffix,
 		// In a pod the hostname is the pod's name.
 		Identity: fmt.Sprintf("%s_%d", host, os.Getpid()), Duration: runLockDuration}
 }
