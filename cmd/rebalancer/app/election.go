@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -54,10 +55,7 @@ func (e *electionFlags) run(ctx context.Context, client kubernetes.Interface, wo
 	// Lease back and return, instead of leading an idle process forever.
 	lctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var (
-		workErr error
-		done    bool
-	)
+	var l leadership
 	leaderelection.RunOrDie(lctx, leaderelection.LeaderElectionConfig{
 		Lock:            lock,
 		LeaseDuration:   15 * time.Second,
@@ -67,8 +65,7 @@ func (e *electionFlags) run(ctx context.Context, client kubernetes.Interface, wo
 		Name:            e.name,
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: func(ctx context.Context) {
-				workErr = work(ctx)
-				done = ctx.Err() == nil
+				l.lead(ctx, work)
 				cancel()
 			},
 			OnStoppedLeading: func() { klog.InfoS("Leader election: not leading", "lease", ns+"/"+e.name) },
@@ -79,6 +76,7 @@ func (e *electionFlags) run(ctx context.Context, client kubernetes.Interface, wo
 			},
 		},
 	})
+	done, workErr := l.end()
 	switch {
 	case done || workErr != nil:
 		return workErr
@@ -86,4 +84,47 @@ func (e *electionFlags) run(ctx context.Context, client kubernetes.Interface, wo
 		return nil // stopped by a signal
 	}
 	return runtimeErr(fmt.Errorf("lost the Lease %s/%s", ns, e.name))
+}
+
+// leadership is the work done while leading. RunOrDie starts it in a
+// goroutine of its own and returns when the Lease is lost or ctx ends,
+// without waiting for it: the work, told to stop by its context, may still
+// be evicting, and its result is written after RunOrDie returned.
+type leadership struct {
+	mu      sync.Mutex
+	over    bool // RunOrDie returned: too late to start
+	started bool
+	ended   chan struct{}
+	// Written before ended is closed, read after.
+	err  error
+	done bool // the work ended on its own, not because its context did
+}
+
+// lead runs work unless the election is already over.
+func (l *leadership) lead(ctx context.Context, work func(context.Context) error) {
+	l.mu.Lock()
+	if l.over {
+		l.mu.Unlock()
+		return
+	}
+	l.started = true
+	l.ended = make(chan struct{})
+	l.mu.Unlock()
+	defer close(l.ended)
+	l.err = work(ctx)
+	l.done = ctx.Err() == nil
+}
+
+// end keeps work from starting any more, waits for the work that started
+// to return, and returns how it ended.
+func (l *leadership) end() (done bool, err error) {
+	l.mu.Lock()
+	l.over = true
+	started, ended := l.started, l.ended
+	l.mu.Unlock()
+	if !started {
+		return false, nil
+	}
+	<-ended
+	return l.done, l.err
 }
