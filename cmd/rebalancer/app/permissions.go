@@ -111,10 +111,16 @@ func named(r rbacv1.PolicyRule, names ...string) rbacv1.PolicyRule {
 func newRBACCommand() *cobra.Command {
 	var leaderElect bool
 	c := &cobra.Command{
-		Use:    "rbac COMMAND",
-		Short:  "Print the RBAC rules a command needs, as YAML",
-		Hidden: true,
-		Args:   cobra.ExactArgs(1),
+		Use:   "rbac COMMAND",
+		Short: "Print the RBAC rules a command needs, as YAML",
+		Long: `Print the RBAC rules that COMMAND (run, schedule or scheduler-users) needs:
+the rules cluster-wide, and those in its own namespace, where get and update
+name its objects (the state ConfigMap rebalancer-state, the Leases
+rebalancer-state-lock and, with --leader-elect, the leader election's). The
+Helm chart and the kustomize overlays grant exactly these.`,
+		Example: `  rebalancer rbac run
+  rebalancer rbac schedule --leader-elect`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			var p permissions
 			switch args[0] {
