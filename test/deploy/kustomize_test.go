@@ -61,10 +61,12 @@ func TestKustomizeMatchesChart(t *testing.T) {
 		overlay string
 		set     []string
 	}{
-		{"cronjob", nil},
-		{"deployment", []string{"--set", "mode=deployment"}},
-		{"scheduler", []string{"--set", "scheduler.enabled=true"}},
-		{"extender", []string{"--set", "extender.enabled=true"}},
+		// The overlays evict; the documented overlay of one's own adds
+		// --dry-run to start with.
+		{"cronjob", []string{"--set", "dryRun=false"}},
+		{"deployment", []string{"--set", "mode=deployment,dryRun=false"}},
+		{"scheduler", []string{"--set", "scheduler.enabled=true,dryRun=false"}},
+		{"extender", []string{"--set", "extender.enabled=true,dryRun=false"}},
 	} {
 		t.Run(c.overlay, func(t *testing.T) {
 			// The overlays have no install-time check: a kustomize user

@@ -35,6 +35,7 @@ func TestMain(m *testing.M) {
 }
 
 // controlPlane returns the package's control plane, starting it on first use.
+// Its API server limits the critical PriorityClasses (testdata/admission.yaml).
 // kube-scheduler is left out: the tests place pods themselves, so that a
 // Deployment's imbalance is exactly the one they built.
 func controlPlane(t *testing.T) *harness.ControlPlane {
@@ -43,7 +44,9 @@ func controlPlane(t *testing.T) *harness.ControlPlane {
 		// The first start may build the control-plane binaries.
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 		defer cancel()
-		cp, cpErr = harness.Start(ctx, nil, harness.Options{})
+		cp, cpErr = harness.Start(ctx, nil, harness.Options{
+			ExtraAPIServerArgs: []string{"--admission-control-config-file=" + testdata("admission.yaml")},
+		})
 	})
 	if cpErr != nil {
 		t.Fatalf("starting the control plane: %v", cpErr)

@@ -247,7 +247,7 @@ func TestRunAndScheduleWithChartServiceAccounts(t *testing.T) {
 	const ns, apps = "e2e-rebalancer", "e2e-apps"
 
 	restrictedNamespace(t, cp, ns)
-	objs := helmTemplate(t, "e2e", ns, "--set", "scheduler.enabled=true")
+	objs := helmTemplate(t, "e2e", ns, "--set", "scheduler.enabled=true,dryRun=false")
 	applyAll(t, cp, objs)
 
 	nodes, err := cp.CreateNodes(ctx, 3, harness.NodeSpec{NamePrefix: "e2e", CPU: "4", Memory: "16Gi"})
@@ -277,11 +277,11 @@ func TestRunAndScheduleWithChartServiceAccounts(t *testing.T) {
 	cronJob := find(t, objs, "CronJob", "e2e-rebalancer")
 
 	t.Run("dry-run", func(t *testing.T) {
-		// The dry run the documentation recommends first: dryRun=true.
-		dry := find(t, helmTemplate(t, "e2e", ns, "--set", "dryRun=true"), "CronJob", "e2e-rebalancer")
+		// The dry run the chart starts with, as the documentation says.
+		dry := find(t, helmTemplate(t, "e2e", ns), "CronJob", "e2e-rebalancer")
 		cmd := podCommandFor(t, cp, dry, "rebalancer").withArg("--output", "json")
 		if !contains(cmd.args, "--dry-run") {
-			t.Fatalf("dryRun=true does not pass --dry-run: %q", cmd.args)
+			t.Fatalf("the chart's default CronJob does not pass --dry-run: %q", cmd.args)
 		}
 		stdout, stderr, code := runOnce(t, cmd)
 		if code != 0 {
@@ -331,7 +331,7 @@ func TestRunAndScheduleWithChartServiceAccounts(t *testing.T) {
 	t.Run("run", func(t *testing.T) {
 		cmd := podCommandFor(t, cp, cronJob, "rebalancer")
 		if contains(cmd.args, "--dry-run") {
-			t.Fatalf("the default CronJob dry-runs: %q", cmd.args)
+			t.Fatalf("with dryRun=false the CronJob dry-runs: %q", cmd.args)
 		}
 		// The table the CronJob prints is for people; the test reads JSON.
 		stdout, stderr, code := runOnce(t, cmd.withArg("--output", "json"))
