@@ -20,8 +20,10 @@ import (
 
 // The API server's 403s and 422s on pods/eviction, as it words them.
 var (
-	rbacDenial = apierrors.NewForbidden(schema.GroupResource{Resource: "pods/eviction"}, "p1",
-		errors.New(`User "system:serviceaccount:rebalancer:rebalancer" cannot create resource "pods/eviction" in API group "" in the namespace "a"`))
+	rbacDenial = &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusForbidden, Reason: metav1.StatusReasonForbidden,
+		Details: &metav1.StatusDetails{Name: "p1", Kind: "pods"},
+		Message: `pods "p1" is forbidden: User "system:serviceaccount:rebalancer:rebalancer" cannot create resource "pods/eviction" in API group "" in the namespace "a"`}}
 	webhookDenial = &apierrors.StatusError{ErrStatus: metav1.Status{
 		Status: metav1.StatusFailure, Code: http.StatusForbidden, Reason: metav1.StatusReasonForbidden,
 		Message: `admission webhook "validate.kyverno.svc-fail" denied the request: pod a/p1 may not be evicted during business hours`}}

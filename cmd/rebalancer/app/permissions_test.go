@@ -85,19 +85,17 @@ func covers(rules []rbacv1.PolicyRule, group, resource, verb, name string) (rbac
 // requestName is the object name the API server's authorizer sees for a
 // call: none for create (the name is in the body), list and watch.
 func requestName(a k8stesting.Action) string {
-	switch a := a.(type) {
-	case k8stesting.GetAction:
-		return a.GetName()
-	case k8stesting.UpdateAction:
-		if a.GetSubresource() == "" {
+	switch a.GetVerb() {
+	case "get", "patch", "delete":
+		if a, ok := a.(interface{ GetName() string }); ok {
+			return a.GetName()
+		}
+	case "update":
+		if a, ok := a.(k8stesting.UpdateAction); ok {
 			if o, err := meta.Accessor(a.GetObject()); err == nil {
 				return o.GetName()
 			}
 		}
-	case k8stesting.PatchAction:
-		return a.GetName()
-	case k8stesting.DeleteAction:
-		return a.GetName()
 	}
 	return ""
 }
