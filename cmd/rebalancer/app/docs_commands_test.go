@@ -21,6 +21,9 @@ var commandStart = regexp.MustCompile(`(?:^|\|\|?|&&|;|\$\()\s*`)
 // commandName is what a subcommand's name looks like, unlike a flag.
 var commandName = regexp.MustCompile(`^[a-z][a-z-]*$`)
 
+// plainWord is a word of a sentence.
+var plainWord = regexp.MustCompile(`^[a-z]+$`)
+
 // documentedCommands returns, for each `rebalancer X` the Markdown file
 // shows as a command (in a code span or a line of a code block), X and
 // where it is.
@@ -35,7 +38,11 @@ func documentedCommands(t *testing.T, path string) map[string]string {
 	collect := func(code, at string) {
 		for _, loc := range commandStart.FindAllStringIndex(code, -1) {
 			fields := strings.Fields(strings.TrimPrefix(code[loc[1]:], "$ "))
-			if len(fields) >= 2 && fields[0] == "rebalancer" && commandName.MatchString(fields[1]) {
+			// A message quoted in code ("rebalancer planned this
+			// replacement of …") reads on in plain words; a command goes on
+			// with an argument, a flag, or nothing.
+			prose := len(fields) >= 4 && plainWord.MatchString(fields[2]) && plainWord.MatchString(fields[3])
+			if len(fields) >= 2 && fields[0] == "rebalancer" && commandName.MatchString(fields[1]) && !prose {
 				if _, seen := found[fields[1]]; !seen {
 					found[fields[1]] = at
 				}

@@ -113,7 +113,7 @@ func newRBACCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "rbac COMMAND",
 		Short: "Print the RBAC rules a command needs, as YAML",
-		Long: `Print the RBAC rules that COMMAND (run, schedule or scheduler-users) needs:
+		Long: `Print the RBAC rules that COMMAND (run, schedule, scheduler-users or extender) needs:
 the rules cluster-wide, and those in its own namespace, where get and update
 name its objects (the state ConfigMap rebalancer-state, the Leases
 rebalancer-state-lock and, with --leader-elect, the leader election's). The
