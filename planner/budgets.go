@@ -2,15 +2,17 @@ package planner
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 )
 
-// budgets tracks what each PodDisruptionBudget still allows in this cycle:
-// its status.disruptionsAllowed, less one for each planned eviction it
-// covers. Counting them is what keeps a plan from knowingly running into the
-// API server's 429.
+// budgets tracks what each PodDisruptionBudget still allows in the current
+// step: its status.disruptionsAllowed, less one for each planned eviction it
+// covers. A later step starts afresh, since the run waits between steps
+// until the budgets are back. Counting them is what keeps a plan from
+// knowingly running into the API server's 429.
 type budgets struct {
 	left map[*cluster.PDB]int32
 }
@@ -43,11 +45,16 @@ func (b *budgets) blocked(snap *cluster.Snapshot, p *cluster.Pod) string {
 				return fmt.Sprintf("PodDisruptionBudget %s: its status is not up to date (observedGeneration %d < generation %d), so it allows no disruption",
 					pdb.Key, pdb.Status.ObservedGeneration, pdb.Generation)
 			}
-			return fmt.Sprintf("PodDisruptionBudget %s allows no more disruptions (%d allowed, all used)", pdb.Key, pdb.DisruptionsAllowed())
+			if pdb.DisruptionsAllowed() <= 0 {
+				return fmt.Sprintf("PodDisruptionBudget %s allows no disruption now (status.disruptionsAllowed 0)", pdb.Key)
+			}
+			return fmt.Sprintf("PodDisruptionBudget %s allows no more disruptions in this step (%d allowed, all used)", pdb.Key, pdb.DisruptionsAllowed())
 		}
 	}
 	return ""
 }
+
+func (b *budgets) clone() *budgets { return &budgets{left: maps.Clone(b.left)} }
 
 // spend takes one disruption from each budget the eviction counts against.
 func (b *budgets) spend(snap *cluster.Snapshot, p *cluster.Pod) {

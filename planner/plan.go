@@ -44,6 +44,11 @@ type Move struct {
 	To       string `json:"to"`
 	Strategy string `json:"strategy"`
 	Reason   string `json:"reason"`
+	// Step is the move's step, from 1: a run makes a step's moves, waits
+	// until their replacements are Ready and the PodDisruptionBudgets allow
+	// the next step's, then goes on. Within a step no budget and no
+	// per-node, per-namespace or per-workload limit is exceeded.
+	Step int `json:"step"`
 	// Score is To's total score; RunnerUp is the next best node, so that a
 	// reader sees how clear the choice was.
 	Score         int64  `json:"score,omitempty"`

@@ -45,6 +45,7 @@ func (pl *Planner) newCycle(snap *cluster.Snapshot) *cycle {
 		snap:    snap.Fork(),
 		counts:  newCounts(),
 		budgets: newBudgets(),
+		step:    1,
 		moved:   make(map[*cluster.Pod]bool),
 		skips:   newSkips(pl.Policy.Enabled()),
 		plan:    &Plan{At: snap.Now, Moves: []Move{}, Skipped: []Skip{}, Predicted: pl.Policy.Replacements == policy.ReplacementsPredicted},
@@ -59,9 +60,13 @@ type cycle struct {
 	snap    *cluster.Snapshot
 	counts  *counts
 	budgets *budgets
-	moved   map[*cluster.Pod]bool
-	skips   *skips
-	plan    *Plan
+	// step is the current step of the plan, from 1: the moves of a step
+	// are made together, and the next step waits until their replacements
+	// are Ready and the budgets are back.
+	step  int
+	moved map[*cluster.Pod]bool
+	skips *skips
+	plan  *Plan
 	// recent holds, per workload, its latest eviction within the cooldown.
 	recent map[cluster.Workload]time.Time
 	// guard, when set, is checked on every target.
@@ -132,10 +137,15 @@ func (c *cycle) check(p *cluster.Pod) (Category, string) {
 			return NodeNotReady, "node " + from.Name + " is not Ready: the kubelet could not stop the pod"
 		}
 	}
-	if why := c.counts.exceeded(pol.Limits, s.PerNamespaceLimit, p, from); why != "" {
+	if why := c.counts.totalReached(pol.Limits); why != "" {
 		return LimitReached, why
 	}
-	if why := c.budgets.blocked(c.snap, p); why != "" {
+	// The per-step limits and the budgets allow the pod in a later step
+	// when they do not in this one; only what no step allows refuses it.
+	if why := (&counts{}).stepExceeded(pol.Limits, s.PerNamespaceLimit, p, from); why != "" {
+		return LimitReached, why
+	}
+	if why := newBudgets().blocked(c.snap, p); why != "" {
 		return PDBBudget, why
 	}
 	return "", ""
@@ -172,12 +182,27 @@ func (c *cycle) Move(strategy string, cand strategies.Candidate) strategies.Outc
 	} else {
 		c.snap.Remove(p)
 	}
-	c.counts.add(p, from)
-	c.budgets.spend(c.snap, p)
+	m.Step = c.admit(p, from)
 	c.moved[p] = true
 	c.plan.Moves = append(c.plan.Moves, m)
 	logMoved(strategy, p, &m)
 	return strategies.Outcome{Moved: true, To: m.To}
+}
+
+// admit counts an eviction against the limits and budgets, in the current
+// step when they allow it there, else in a new one, and returns its step.
+// Steps only grow: a move may rely on the room an earlier move made.
+func (c *cycle) admit(p *cluster.Pod, from *cluster.Node) int {
+	pol := c.planner.Policy
+	s := pol.For(p.Namespace, c.snap.NamespaceLabels(p.Namespace))
+	if c.counts.stepExceeded(pol.Limits, s.PerNamespaceLimit, p, from) != "" || c.budgets.blocked(c.snap, p) != "" {
+		c.step++
+		c.counts.newStep()
+		c.budgets = newBudgets()
+	}
+	c.counts.add(p, from)
+	c.budgets.spend(c.snap, p)
+	return c.step
 }
 
 // needsPlace reports whether the eviction creates a pod that needs a node:

@@ -53,9 +53,14 @@ func propose(t *testing.T, pol *policy.Policy, snap *cluster.Snapshot, history [
 	return c.plan
 }
 
+// movedPods lists the moves in order, each with "@step" past the first.
 func movedPods(p *Plan) string {
 	var out []string
 	for _, m := range p.Moves {
+		if m.Step > 1 {
+			out = append(out, fmt.Sprintf("%s@%d", m.Pod, m.Step))
+			continue
+		}
 		out = append(out, m.Pod)
 	}
 	return strings.Join(out, ",")
@@ -109,40 +114,30 @@ func TestLimits(t *testing.T) {
 				"shop/api-n1-1: limit: limits.total reached (2 evictions this cycle)",
 		},
 		{
-			name:   "per node",
+			// A third pod of n1 waits for the next step; steps only grow,
+			// since a move may use the room an earlier one made.
+			name:   "per node, per step",
 			policy: "limits: {perNode: 2}",
-			moved:  "shop/web-n1-0,shop/web-n1-1,shop/web-n2-0,blog/web-n2-0",
-			skips: "shop/api-n1-0: limit: limits.perNode reached on n1 (2)\n" +
-				"blog/web-n2-1: limit: limits.perNode reached on n2 (2)\n" +
-				"shop/api-n1-1: limit: limits.perNode reached on n1 (2)",
+			moved:  "shop/web-n1-0,shop/web-n1-1,shop/api-n1-0@2,shop/web-n2-0@2,blog/web-n2-0@2,blog/web-n2-1@3,shop/api-n1-1@3",
+			skips:  "",
 		},
 		{
-			name:   "per namespace",
+			name:   "per namespace, per step",
 			policy: "limits: {perNamespace: 1}",
-			moved:  "shop/web-n1-0,blog/web-n2-0",
-			skips: "shop/web-n1-1: limit: limits.perNamespace reached in shop (1)\n" +
-				"shop/api-n1-0: limit: limits.perNamespace reached in shop (1)\n" +
-				"shop/web-n2-0: limit: limits.perNamespace reached in shop (1)\n" +
-				"blog/web-n2-1: limit: limits.perNamespace reached in blog (1)\n" +
-				"shop/api-n1-1: limit: limits.perNamespace reached in shop (1)",
+			moved:  "shop/web-n1-0,shop/web-n1-1@2,shop/api-n1-0@3,shop/web-n2-0@4,blog/web-n2-0@4,blog/web-n2-1@5,shop/api-n1-1@5",
+			skips:  "",
 		},
 		{
 			name:   "per namespace, tuned by an override",
 			policy: "limits: {perNamespace: 1}\noverrides:\n- namespaces: [blog]\n  limits: {perNamespace: 5}",
-			moved:  "shop/web-n1-0,blog/web-n2-0,blog/web-n2-1",
-			skips: "shop/web-n1-1: limit: limits.perNamespace reached in shop (1)\n" +
-				"shop/api-n1-0: limit: limits.perNamespace reached in shop (1)\n" +
-				"shop/web-n2-0: limit: limits.perNamespace reached in shop (1)\n" +
-				"shop/api-n1-1: limit: limits.perNamespace reached in shop (1)",
+			moved:  "shop/web-n1-0,shop/web-n1-1@2,shop/api-n1-0@3,shop/web-n2-0@4,blog/web-n2-0@4,blog/web-n2-1@4,shop/api-n1-1@5",
+			skips:  "",
 		},
 		{
 			name:   "per workload: shop's and blog's web are different workloads",
 			policy: "limits: {perWorkload: 1}",
-			moved:  "shop/web-n1-0,shop/api-n1-0,blog/web-n2-0",
-			skips: "shop/web-n1-1: limit: limits.perWorkload reached for Deployment shop/web (1)\n" +
-				"shop/web-n2-0: limit: limits.perWorkload reached for Deployment shop/web (1)\n" +
-				"blog/web-n2-1: limit: limits.perWorkload reached for Deployment blog/web (1)\n" +
-				"shop/api-n1-1: limit: limits.perWorkload reached for Deployment shop/api (1)",
+			moved:  "shop/web-n1-0,shop/web-n1-1@2,shop/api-n1-0@2,shop/web-n2-0@3,blog/web-n2-0@3,blog/web-n2-1@4,shop/api-n1-1@4",
+			skips:  "",
 		},
 		{
 			name:   "zero forbids evictions",
@@ -179,11 +174,11 @@ func TestPDBBudgets(t *testing.T) {
 		skips string
 	}{
 		{
-			name:  "a budget of one is spent by the first eviction",
+			// The run waits for the budget to come back before step 2.
+			name:  "a budget of one is spent by the first eviction of each step",
 			extra: []any{ct.PDB("shop", "web", 1)},
 			pods:  []string{"shop/web-n1-0", "shop/web-n1-1", "shop/api-n1-0"},
-			moved: "shop/web-n1-0,shop/api-n1-0",
-			skips: "shop/web-n1-1: pdb: PodDisruptionBudget shop/web allows no more disruptions (1 allowed, all used)",
+			moved: "shop/web-n1-0,shop/web-n1-1@2,shop/api-n1-0@2",
 		},
 		{
 			name: "a budget whose status lags its spec allows nothing",
@@ -209,7 +204,7 @@ func TestPDBBudgets(t *testing.T) {
 			},
 			pods:  []string{"shop/cache-sick", "shop/cache-ok"},
 			moved: "shop/cache-sick",
-			skips: "shop/cache-ok: pdb: PodDisruptionBudget shop/cache allows no more disruptions (0 allowed, all used)",
+			skips: "shop/cache-ok: pdb: PodDisruptionBudget shop/cache allows no disruption now (status.disruptionsAllowed 0)",
 		},
 		{
 			name: "two budgets over one pod: the Eviction API refuses it",
@@ -312,7 +307,7 @@ func TestOptInIsNotPastBudgetsOrLimits(t *testing.T) {
 		t.Errorf("skipped:\n%s\nwant:\n%s", got, want)
 	}
 	plan = propose(t, loadPolicy(t, ""), snap, nil, "shop/p", "shop/q")
-	if got := skipped(plan); got != "shop/p: pdb: PodDisruptionBudget shop/web allows no more disruptions (0 allowed, all used)" {
+	if got := skipped(plan); got != "shop/p: pdb: PodDisruptionBudget shop/web allows no disruption now (status.disruptionsAllowed 0)" {
 		t.Errorf("skipped: %s", got)
 	}
 	// The bare pod has no replacement to place.

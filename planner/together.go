@@ -1,8 +1,6 @@
 package planner
 
 import (
-	"maps"
-
 	"github.com/kube-rebalancer/rebalancer/cluster"
 )
 
@@ -12,21 +10,14 @@ import (
 // already spent. A strategy that must move a whole set or nothing (emptying
 // a node) asks it first. Nothing is recorded.
 func (c *cycle) EvictableTogether(pods []*cluster.Pod) string {
-	savedCounts, savedBudgets := c.counts, c.budgets
-	defer func() { c.counts, c.budgets = savedCounts, savedBudgets }()
-	c.counts = &counts{
-		total:       savedCounts.total,
-		byNode:      maps.Clone(savedCounts.byNode),
-		byNamespace: maps.Clone(savedCounts.byNamespace),
-		byWorkload:  maps.Clone(savedCounts.byWorkload),
-	}
-	c.budgets = &budgets{left: maps.Clone(savedBudgets.left)}
+	savedCounts, savedBudgets, savedStep := c.counts, c.budgets, c.step
+	defer func() { c.counts, c.budgets, c.step = savedCounts, savedBudgets, savedStep }()
+	c.counts, c.budgets = savedCounts.clone(), savedBudgets.clone()
 	for _, p := range pods {
 		if _, why := c.check(p); why != "" {
 			return p.Key + ": " + why
 		}
-		c.counts.add(p, c.snap.NodeOf(p))
-		c.budgets.spend(c.snap, p)
+		c.admit(p, c.snap.NodeOf(p))
 	}
 	return ""
 }

@@ -8,8 +8,9 @@ import (
 	"github.com/kube-rebalancer/rebalancer/strategies"
 )
 
-// EvictableTogether counts limits and budgets over the whole set, and
-// spends nothing: the moves that follow see the cycle as it was.
+// EvictableTogether counts limits and budgets over the whole set, steps
+// included, and spends nothing: the moves that follow see the cycle as it
+// was.
 func TestEvictableTogether(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -20,10 +21,10 @@ func TestEvictableTogether(t *testing.T) {
 	}{
 		{name: "no limit", pods: []string{"shop/web-n1-0", "shop/web-n1-1", "shop/api-n1-0"}},
 		{
+			// The third pod goes in a second step.
 			name:   "per node",
 			policy: "limits: {perNode: 2}",
 			pods:   []string{"shop/web-n1-0", "shop/web-n1-1", "shop/api-n1-0"},
-			want:   "shop/api-n1-0: limits.perNode reached on n1 (2)",
 		},
 		{
 			name:   "total",
@@ -32,10 +33,9 @@ func TestEvictableTogether(t *testing.T) {
 			want:   "shop/api-n1-0: limits.total reached (1 evictions this cycle)",
 		},
 		{
-			name:  "disruption budget",
+			name:  "disruption budget, one a step",
 			extra: []any{ct.PDB("shop", "web", 1)},
 			pods:  []string{"shop/web-n1-0", "shop/api-n1-0", "shop/web-n1-1"},
-			want:  "shop/web-n1-1: PodDisruptionBudget shop/web allows no more disruptions (1 allowed, all used)",
 		},
 	}
 	for _, tt := range tests {

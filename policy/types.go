@@ -83,11 +83,11 @@ func contains(list []string, s string) bool {
 // Limits bound the number of evictions of one cycle. An absent limit is no
 // limit; 0 forbids evictions.
 type Limits struct {
-	// PerNode bounds the evictions from any one node.
+	// PerNode bounds the evictions from any one node in a step of a cycle.
 	PerNode *int32 `json:"perNode,omitempty"`
-	// PerNamespace bounds the evictions in any one namespace.
+	// PerNamespace bounds the evictions in any one namespace in a step.
 	PerNamespace *int32 `json:"perNamespace,omitempty"`
-	// PerWorkload bounds the evictions of pods of any one workload
+	// PerWorkload bounds, in a step, the evictions of pods of any one workload
 	// (Deployment, StatefulSet, …).
 	PerWorkload *int32 `json:"perWorkload,omitempty"`
 	// Total bounds the evictions of the whole cycle.

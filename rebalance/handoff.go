@@ -13,13 +13,13 @@ import (
 
 // intents are the evictions the plan is about to make, as the history
 // records them.
-func (r *Runner) intents(snap *cluster.Snapshot, plan *planner.Plan) []cluster.Eviction {
+func (r *Runner) intents(snap *cluster.Snapshot, moves []planner.Move) []cluster.Eviction {
 	if r.cfg.History == nil {
 		return nil
 	}
 	now := time.Now()
-	out := make([]cluster.Eviction, 0, len(plan.Moves))
-	for _, m := range plan.Moves {
+	out := make([]cluster.Eviction, 0, len(moves))
+	for _, m := range moves {
 		e := cluster.Eviction{Pod: m.Pod, UID: m.UID, From: m.From, To: m.To, Strategy: m.Strategy, At: now}
 		if p := snap.Pod(m.Pod); p != nil {
 			e.Workload = p.Workload

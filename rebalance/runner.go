@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -38,6 +39,12 @@ type Config struct {
 	DryRun bool
 	// Interval is the time between cycles; 0 runs one cycle.
 	Interval time.Duration
+	// StepTimeout bounds the wait between two steps of a plan for the
+	// replacements to be Ready and the budgets back; 0: DefaultStepTimeout.
+	StepTimeout time.Duration
+	// MaxDuration bounds a cycle: no step starts, and no wait lasts, past
+	// it; 0: no bound.
+	MaxDuration time.Duration
 	// Publisher leaves every cycle's outcome in its metrics and last-run
 	// record; nil: metrics of the Runner's own, and no record.
 	Publisher *Publisher
@@ -203,7 +210,7 @@ func (r *Runner) cycle(ctx context.Context) (*report.Report, error) {
 	if r.cfg.DryRun {
 		rep = report.FromPlan(plan)
 	} else {
-		if rep, execErr, err = r.evict(ctx, snap, plan); err != nil {
+		if rep, execErr, err = r.evict(ctx, snap, plan, start); err != nil {
 			return nil, err
 		}
 	}
@@ -216,20 +223,61 @@ func (r *Runner) cycle(ctx context.Context) (*report.Report, error) {
 	return rep, execErr
 }
 
-// evict carries out the plan: it returns the report of what was done and
-// the error that stopped the evictions, if any, or in err why it did not
-// start.
-func (r *Runner) evict(ctx context.Context, snap *cluster.Snapshot, plan *planner.Plan) (rep *report.Report, execErr, err error) {
-	// The ReplicaSet controller recreates an evicted pod within
-	// milliseconds: the scheduler must find where the plan put it before
-	// the first eviction, not after the last.
-	intents := r.intents(snap, plan)
-	if err := r.announce(ctx, intents); err != nil {
-		return nil, nil, fmt.Errorf("recording the planned evictions before making them (nothing was evicted): %w", err)
+// evict carries out the plan step by step: it records a step's evictions,
+// makes them, forgets those that did not happen, then waits until their
+// replacements are Ready and the budgets allow the next step's before going
+// on. It returns the report of what was done and the error that stopped the
+// evictions, if any, or in err why it did not start.
+func (r *Runner) evict(ctx context.Context, snap *cluster.Snapshot, plan *planner.Plan, start time.Time) (rep *report.Report, execErr, err error) {
+	var deadline time.Time
+	if r.cfg.MaxDuration > 0 {
+		deadline = start.Add(r.cfg.MaxDuration)
 	}
 	events := evictor.NewEvents(r.cfg.Client)
 	ev := &evictor.Evictor{Client: r.cfg.Client, GracePeriodSeconds: r.cfg.Policy.GracePeriodSeconds, Recorder: events}
-	outcomes, execErr := ev.Execute(ctx, plan)
+	var (
+		outcomes []evictor.Outcome
+		stopped  string
+		evicted  []planner.Move
+	)
+	all := steps(plan.Moves)
+	for i, step := range all {
+		if i > 0 {
+			if stopped = r.waitSettled(ctx, snap, i, evicted, step, deadline); stopped != "" {
+				outcomes = append(outcomes, notAttempted(flatten(all[i:]), stopped)...)
+				break
+			}
+		}
+		// The ReplicaSet controller recreates an evicted pod within
+		// milliseconds: the scheduler must find where the plan put it
+		// before the eviction, not after.
+		intents := r.intents(snap, step)
+		if err := r.announce(ctx, intents); err != nil {
+			err = fmt.Errorf("recording the planned evictions before making them: %w", err)
+			if i == 0 {
+				return nil, nil, fmt.Errorf("%w (nothing was evicted)", err)
+			}
+			execErr = err
+			outcomes = append(outcomes, notAttempted(flatten(all[i:]), err.Error())...)
+			break
+		}
+		outs, err := ev.Execute(ctx, &planner.Plan{Moves: step})
+		outcomes = append(outcomes, outs...)
+		if rerr := r.retract(ctx, intents, outs); rerr != nil && err == nil {
+			err = rerr
+		}
+		if err != nil {
+			execErr = err
+			outcomes = append(outcomes, notAttempted(flatten(all[i+1:]), "run stopped: "+err.Error())...)
+			break
+		}
+		evicted = evicted[:0]
+		for _, o := range outs {
+			if o.Result == evictor.Evicted {
+				evicted = append(evicted, o.Move)
+			}
+		}
+	}
 	flush := eventFlushTimeout
 	var fatal *evictor.FatalError
 	if errors.As(execErr, &fatal) {
@@ -237,8 +285,8 @@ func (r *Runner) evict(ctx context.Context, snap *cluster.Snapshot, plan *planne
 	}
 	events.Flush(flush)
 	rep = report.FromOutcomes(plan, outcomes)
-	if err := r.retract(ctx, intents, outcomes); err != nil && execErr == nil {
-		execErr = err
+	if stopped != "" {
+		rep.Stopped = strings.TrimPrefix(strings.Join([]string{rep.Stopped, stopped}, "; "), "; ")
 	}
 	return rep, execErr, nil
 }

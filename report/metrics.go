@@ -24,6 +24,7 @@ type Metrics struct {
 	lastMoves     prometheus.Gauge
 	lastDryRun    prometheus.Gauge
 	lastEvictions *prometheus.GaugeVec
+	lastSteps     *prometheus.GaugeVec
 	// lastSuccess has no labels; a vector so that it can be absent while no
 	// cycle is known to have succeeded, rather than claim 1970.
 	lastSuccess *prometheus.GaugeVec
@@ -65,12 +66,15 @@ func NewMetrics() *Metrics {
 		lastEvictions: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "rebalancer_last_cycle_evictions", Help: "Planned moves of the last cycle by result (evicted, refused, denied, gone, failed, not-attempted).",
 		}, []string{"result"}),
+		lastSteps: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "rebalancer_last_cycle_steps", Help: "Steps of the last cycle's plan (state planned) and how many it started (state started); fewer started than planned: it stopped early, and its report says why.",
+		}, []string{"state"}),
 		lastSuccess: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "rebalancer_last_success_timestamp_seconds", Help: "When the last cycle that succeeded ended, in Unix seconds; carried across CronJob runs by the state ConfigMap's last-run record.",
 		}, nil),
 	}
 	m.Registry.MustRegister(m.planned, m.evictions, m.skipped, m.duration, m.lastRun, m.lastOK, m.lastMoves,
-		m.lastDryRun, m.lastEvictions, m.lastSuccess)
+		m.lastDryRun, m.lastEvictions, m.lastSteps, m.lastSuccess)
 	return m
 }
 
@@ -91,6 +95,8 @@ func (m *Metrics) Observe(rec RunRecord, rep *Report) {
 	for _, res := range results {
 		m.lastEvictions.WithLabelValues(string(res)).Set(float64(rec.Results[res]))
 	}
+	m.lastSteps.WithLabelValues("planned").Set(float64(rec.Steps))
+	m.lastSteps.WithLabelValues("started").Set(float64(rec.StepsStarted))
 	m.duration.Observe(rec.End.Sub(rec.Start).Seconds())
 	m.lastRun.Set(unixSeconds(rec.End))
 	m.lastMoves.Set(float64(rec.Moves))

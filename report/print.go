@@ -51,17 +51,27 @@ func printTable(out io.Writer, r *Report, verbose bool) error {
 	if r.DryRun {
 		title = "MOVES (dry run: nothing was evicted)"
 	}
-	fmt.Fprintf(w, "%s: %d\n", title, len(r.Moves))
+	// A plan of several steps leads each move with its step: the moves of a
+	// step go together, and the run waits before the next.
+	steps := r.Steps()
+	if steps > 1 {
+		fmt.Fprintf(w, "%s: %d in %d steps\n", title, len(r.Moves), steps)
+	} else {
+		fmt.Fprintf(w, "%s: %d\n", title, len(r.Moves))
+	}
 	if len(r.Moves) > 0 {
 		to := "TO"
 		if r.Predicted {
 			to = "TO (predicted)"
 		}
-		if executed {
-			fmt.Fprintf(w, "POD\tFROM\t\t%s\tSTRATEGY\tRESULT\tREASON\n", to)
-		} else {
-			fmt.Fprintf(w, "POD\tFROM\t\t%s\tSTRATEGY\tREASON\n", to)
+		head := []string{"POD", "FROM", "", to, "STRATEGY"}
+		if steps > 1 {
+			head = append([]string{"STEP"}, head...)
 		}
+		if executed {
+			head = append(head, "RESULT")
+		}
+		fmt.Fprintln(w, strings.Join(append(head, "REASON"), "\t"))
 		for _, m := range r.Moves {
 			to := m.To
 			if to == "" {
@@ -71,11 +81,14 @@ func printTable(out io.Writer, r *Report, verbose bool) error {
 			if m.Message != "" {
 				reason += " [" + m.Message + "]"
 			}
-			if executed {
-				fmt.Fprintf(w, "%s\t%s\t→\t%s\t%s\t%s\t%s\n", m.Pod, m.From, to, m.Strategy, m.Result, reason)
-			} else {
-				fmt.Fprintf(w, "%s\t%s\t→\t%s\t%s\t%s\n", m.Pod, m.From, to, m.Strategy, reason)
+			row := []string{m.Pod, m.From, "→", to, m.Strategy}
+			if steps > 1 {
+				row = append([]string{fmt.Sprint(m.Step)}, row...)
 			}
+			if executed {
+				row = append(row, string(m.Result))
+			}
+			fmt.Fprintln(w, strings.Join(append(row, reason), "\t"))
 		}
 	}
 

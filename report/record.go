@@ -23,9 +23,14 @@ type RunRecord struct {
 	Error string `json:"error,omitempty"`
 	// Moves is the number of moves planned; 0 when the run failed before
 	// planning.
-	Moves   int                      `json:"moves"`
-	Results map[evictor.Result]int   `json:"results,omitempty"`
-	Skipped map[planner.Category]int `json:"skipped,omitempty"`
+	Moves   int                    `json:"moves"`
+	Results map[evictor.Result]int `json:"results,omitempty"`
+	// Steps is the number of steps planned, StepsStarted how many the run
+	// started; Stopped says why it stopped early, if it did.
+	Steps        int                      `json:"steps"`
+	StepsStarted int                      `json:"stepsStarted"`
+	Stopped      string                   `json:"stopped,omitempty"`
+	Skipped      map[planner.Category]int `json:"skipped,omitempty"`
 	// LastSuccess is when the last run that succeeded ended, this one or an
 	// earlier one; nil while none has.
 	LastSuccess *time.Time `json:"lastSuccess,omitempty"`
@@ -42,6 +47,7 @@ func NewRunRecord(start, end time.Time, dryRun bool, rep *Report, err error) Run
 		r.LastSuccess = &r.End
 	}
 	if rep != nil {
+		r.Steps, r.StepsStarted, r.Stopped = rep.Steps(), rep.StepsStarted(), rep.Stopped
 		r.Moves = rep.Summary.Moves
 		r.Results = rep.Summary.Results
 		if len(rep.Summary.Skipped) > 0 {

@@ -95,3 +95,26 @@ func (s Summary) skippedCategories() []planner.Category {
 	})
 	return cats
 }
+
+// Steps is the number of steps of the plan: the last move's step.
+func (r *Report) Steps() int {
+	if len(r.Moves) == 0 {
+		return 0
+	}
+	return r.Moves[len(r.Moves)-1].Step
+}
+
+// StepsStarted is the number of steps the run started: the last step with
+// a move attempted; all of them in a dry run.
+func (r *Report) StepsStarted() int {
+	if r.DryRun {
+		return r.Steps()
+	}
+	n := 0
+	for _, m := range r.Moves {
+		if m.Result != "" && m.Result != evictor.NotAttempted {
+			n = m.Step
+		}
+	}
+	return n
+}

@@ -1,6 +1,7 @@
 package strategies_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -9,8 +10,8 @@ import (
 
 // One policy, two namespaces tuned differently: batch restarts its pods
 // sooner, bounds their lifetime, removes failed pods of another reason at
-// any age and allows at most four evictions a cycle; shop keeps the
-// global settings.
+// any age and allows at most four evictions a step; shop keeps the global
+// settings.
 func TestOverridesTuneStrategiesPerNamespace(t *testing.T) {
 	const policy = `
 strategies:
@@ -45,10 +46,14 @@ overrides:
 		"batch/restarts-12", "shop/restarts-12", "batch/restarts-5", "batch/init-restarts", // the most restarted first
 		"batch/two-hours-old",
 		"shop/failed-oom",
+		"batch/failed-error", // batch's fifth: the next step
 	})
-	var skipped []string
-	for _, s := range p.Skipped {
-		skipped = append(skipped, s.Pod+": "+s.Reason)
+	var steps []string
+	for _, m := range p.Moves {
+		steps = append(steps, fmt.Sprint(m.Step))
 	}
-	equal(t, "skipped", skipped, []string{"batch/failed-error: limits.perNamespace reached in batch (4)"})
+	equal(t, "steps", steps, []string{"1", "1", "1", "1", "1", "1", "2"})
+	if len(p.Skipped) != 0 {
+		t.Errorf("skipped %+v, want none", p.Skipped)
+	}
 }

@@ -65,10 +65,15 @@ func TestRemoveDuplicatesSkipsOnlyThePodsTheNodeNeededGone(t *testing.T) {
 			want:  []string{"shop/web-2 no-fit"},
 		},
 		{
-			name:  "a PodDisruptionBudget allows one: three skipped for it",
+			// The run waits for the budget between steps.
+			name:  "a PodDisruptionBudget allows one: all four move, one a step",
 			objs:  append(append([]any{ct.PDB("shop", "web", 1)}, roomy...), pods(same)...),
-			moved: 1,
-			want:  []string{"shop/web-2 pdb", "shop/web-3 pdb", "shop/web-4 pdb"},
+			moved: 4,
+		},
+		{
+			name: "a PodDisruptionBudget allows none: the four it needed skipped",
+			objs: append(append([]any{ct.PDB("shop", "web", 0)}, roomy...), pods(same)...),
+			want: []string{"shop/web-2 pdb", "shop/web-3 pdb", "shop/web-4 pdb", "shop/web-5 pdb"},
 		},
 		{
 			name: "the two youngest opted out: four others move in their place, none skipped",
@@ -172,11 +177,16 @@ func TestTopologySpreadSkipsOnlyThePodsTheDomainHoldsPastMaxSkew(t *testing.T) {
 			want:  []string{"shop/web-2 no-fit", "shop/web-3 no-fit"},
 		},
 		{
-			name:  "a PodDisruptionBudget allows one: three skipped for it",
+			name:  "a PodDisruptionBudget allows one: all four move, one a step",
 			nodes: []any{ct.Node("n1").Zone("zone-a"), ct.Node("n2").Zone("zone-b"), ct.Node("n3").Zone("zone-c")},
 			extra: []any{ct.PDB("shop", "web", 1)},
-			moved: 1,
-			want:  []string{"shop/web-1 pdb", "shop/web-2 pdb", "shop/web-3 pdb"},
+			moved: 4,
+		},
+		{
+			name:  "a PodDisruptionBudget allows none: the four it needed skipped",
+			nodes: []any{ct.Node("n1").Zone("zone-a"), ct.Node("n2").Zone("zone-b"), ct.Node("n3").Zone("zone-c")},
+			extra: []any{ct.PDB("shop", "web", 0)},
+			want:  []string{"shop/web-0 pdb", "shop/web-1 pdb", "shop/web-2 pdb", "shop/web-3 pdb"},
 		},
 	}
 	for _, tt := range tests {

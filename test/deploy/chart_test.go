@@ -88,7 +88,7 @@ func TestChartDefaults(t *testing.T) {
 		}
 	}
 	// A first install evicts nothing.
-	wantArgs := []string{"run", "--policy=/etc/rebalancer/policy.yaml", "--interval=0", "--output=table", "--qps=20", "--burst=30", "--dry-run"}
+	wantArgs := []string{"run", "--policy=/etc/rebalancer/policy.yaml", "--interval=0", "--max-duration=540s", "--output=table", "--qps=20", "--burst=30", "--dry-run"}
 	if got := containerArgs(t, cj, "rebalancer"); !reflect.DeepEqual(got, wantArgs) {
 		t.Errorf("CronJob args %q, want %q", got, wantArgs)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -25,7 +26,20 @@ import (
 // MostAllocated alone) where kube-scheduler on its own spreads
 // (LeastAllocated and the default topology spread), so the count would not
 // match without the extender.
-func TestExtenderPlacesEveryReplacementWherePlanned(t *testing.T) {
+// crammed is a control plane whose kube-scheduler calls `rebalancer
+// extender`, running, with a Deployment web of the default scheduler
+// crammed onto the first of four nodes.
+type crammed struct {
+	cp     *harness.ControlPlane
+	f      *fixture
+	web    harness.WorkloadSpec
+	before map[string]corev1.Pod
+	state  string
+	ext    *daemon
+}
+
+func newCrammed(t *testing.T, name string) *crammed {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +56,7 @@ func TestExtenderPlacesEveryReplacementWherePlanned(t *testing.T) {
     httpTimeout: 5s
 `, addr)})
 	ctx := t.Context()
-	f := newFixture(t, cp, "steer", 4, harness.NodeSpec{CPU: "4", Memory: "16Gi"})
+	f := newFixture(t, cp, name, 4, harness.NodeSpec{CPU: "4", Memory: "16Gi"})
 
 	// Cram: every other node cordoned while the Deployment starts.
 	setUnschedulable := func(on bool) {
@@ -86,7 +100,13 @@ func TestExtenderPlacesEveryReplacementWherePlanned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return &crammed{cp: cp, f: f, web: web, before: before, state: state, ext: ext}
+}
 
+func TestExtenderPlacesEveryReplacementWherePlanned(t *testing.T) {
+	c := newCrammed(t, "steer")
+	cp, f, web, before, state, ext := c.cp, c.f, c.web, c.before, c.state, c.ext
+	ctx := t.Context()
 	pol := f.policy(`limits: {total: 4}
 scheduler:
   config:
@@ -127,7 +147,7 @@ strategies:
 	// The ReplicaSet controller replaces the evicted pods; kube-scheduler,
 	// asking the extender, binds them.
 	var landed map[string]int
-	err = harness.WaitFor(ctx, 2*time.Minute, "every replacement bound", func(ctx context.Context) (bool, error) {
+	err := harness.WaitFor(ctx, 2*time.Minute, "every replacement bound", func(ctx context.Context) (bool, error) {
 		landed = map[string]int{}
 		n := 0
 		for _, p := range pods(t, cp, f.ns, web.Selector()) {

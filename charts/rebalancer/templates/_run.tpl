@@ -14,6 +14,9 @@ defaults to $POD_NAMESPACE/rebalancer-state, the one the scheduler reads.
     - --interval={{ .Values.deployment.interval }}
     {{- else }}
     - --interval=0
+    {{- /* A run's last step starts a minute before the Job's deadline, so
+    that the run ends on its own and reports, rather than being killed. */}}
+    - --max-duration={{ max 60 (sub (int .Values.cronJob.activeDeadlineSeconds) 60) }}s
     {{- end }}
     - --output={{ .Values.output }}
     - --qps={{ .Values.kubeAPI.qps }}

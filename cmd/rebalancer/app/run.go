@@ -23,6 +23,8 @@ type runOptions struct {
 	policyFile  string
 	dryRun      bool
 	interval    time.Duration
+	stepTimeout time.Duration
+	maxDuration time.Duration
 	output      string
 	pushgateway string
 	pushInst    string
@@ -47,6 +49,13 @@ same report 'plan --snapshot' prints for a dump of the cluster.
 
 SIGTERM stops further evictions; the report of what was done is still printed
 and the events already recorded are written before the process exits.
+
+A plan is a sequence of steps: within a step no PodDisruptionBudget and no
+per-node, per-namespace or per-workload limit is exceeded. A run makes a
+step's evictions, waits until their replacements are Ready and the budgets
+allow the next step's (at most --step-timeout), then goes on; no step starts
+past --max-duration. When a bound is hit the run stops, says why in its
+report, and leaves the rest to the next run.
 
 Runs that evict take turns: each first takes the Lease NAME-lock beside its
 state ConfigMap NAME and renews it while it works. A run that finds the Lease
@@ -96,6 +105,8 @@ run records itself only when it runs in the cluster ($POD_NAMESPACE set).`,
 	f.StringVar(&o.policyFile, "policy", "", "RebalancePolicy file (default: the built-in policy; see rebalancer plan --help)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "plan and print, evict nothing")
 	f.DurationVar(&o.interval, "interval", 0, "time between cycles; 0 runs one cycle and exits (for a CronJob)")
+	f.DurationVar(&o.stepTimeout, "step-timeout", rebalance.DefaultStepTimeout, "how long to wait, between two steps of a plan, for the replacements to be Ready and the PodDisruptionBudgets to allow the next step; past it the cycle stops and leaves the rest to the next")
+	f.DurationVar(&o.maxDuration, "max-duration", 9*time.Minute, "how long a cycle may take: no step starts past it; keep it below a CronJob's activeDeadlineSeconds; 0: no bound")
 	f.StringVar(&o.pushgateway, "pushgateway", "", "Prometheus Pushgateway URL to push each cycle's metrics to (for a CronJob, whose process is gone before a scrape)")
 	f.StringVar(&o.pushInst, "pushgateway-instance", "", "the instance label the metrics are pushed under, the same for every run of one installation (default: $POD_NAMESPACE inside a pod, else the host name); give each cluster its own when several push to one Pushgateway")
 	f.StringVar(&o.state, "state-configmap", "", "NAMESPACE/NAME of the ConfigMap that remembers recent evictions across runs, for the policy's cooldown and the scheduler's hand-off (default: $POD_NAMESPACE/"+defaultStateName+" inside a pod; outside one, a run that evicts needs this flag or --no-state)")
@@ -114,8 +125,8 @@ func (o *runOptions) setUp(c *cobra.Command, s *settings, pub *rebalance.Publish
 	if err := checkOutput(o.output); err != nil {
 		return nil, nil, err
 	}
-	if o.interval < 0 {
-		return nil, nil, fmt.Errorf("--interval must not be negative")
+	if o.interval < 0 || o.stepTimeout < 0 || o.maxDuration < 0 {
+		return nil, nil, fmt.Errorf("--interval, --step-timeout and --max-duration must not be negative")
 	}
 	// A bad policy is the error to report, but the run still connects, when
 	// it can, to leave its record.
@@ -161,7 +172,7 @@ func (o *runOptions) setUp(c *cobra.Command, s *settings, pub *rebalance.Publish
 	}
 	r := rebalance.New(rebalance.Config{
 		Client: client, Policy: pol, Placer: placer, History: history, Lock: lock,
-		DryRun: o.dryRun, Interval: o.interval, Publisher: pub,
+		DryRun: o.dryRun, Interval: o.interval, StepTimeout: o.stepTimeout, MaxDuration: o.maxDuration, Publisher: pub,
 		Print: func(rep *report.Report) error {
 			return report.Print(c.OutOrStdout(), rep, o.output, verbose(c))
 		},
