@@ -97,9 +97,25 @@ func (r *Runner) replacementReady(ctx context.Context, snap *cluster.Snapshot, m
 		if rs.Spec.Replicas != nil {
 			want = *rs.Spec.Replicas
 		}
-		// The ReplicaSet counts only pods that are not terminating.
-		if rs.Status.ObservedGeneration < rs.Generation || rs.Status.ReadyReplicas < want {
-			return fmt.Sprintf("ReplicaSet %s/%s has %d of %d replicas Ready", p.Namespace, c.Name, rs.Status.ReadyReplicas, want), nil
+		// The pods themselves, not the ReplicaSet's status, which may not
+		// have seen the eviction yet.
+		sel, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
+		if err != nil {
+			return "", err
+		}
+		pods, err := r.cfg.Client.CoreV1().Pods(p.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+		if err != nil {
+			return "", err
+		}
+		ready := int32(0)
+		for i := range pods.Items {
+			q := &pods.Items[i]
+			if owner := metav1.GetControllerOfNoCopy(q); owner != nil && owner.UID == rs.UID && q.UID != p.UID && podReady(q) {
+				ready++
+			}
+		}
+		if ready < want {
+			return fmt.Sprintf("ReplicaSet %s/%s has %d of %d replicas Ready", p.Namespace, c.Name, ready, want), nil
 		}
 	case "StatefulSet":
 		list, err := r.cfg.Client.CoreV1().Pods(p.Namespace).List(ctx, byName(p.Name))

@@ -6,7 +6,12 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/kube-rebalancer/rebalancer/cluster/kube/kubetest"
 	"github.com/kube-rebalancer/rebalancer/evictor"
@@ -31,20 +36,49 @@ func TestStepsWaitUntilTheReplacementsAreReady(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
 			client := kubetest.Imbalanced()
-			rs, err := client.AppsV1().ReplicaSets("shop").Get(context.Background(), "web-rs", metav1.GetOptions{})
+			// The ReplicaSet's pods: labelled, Ready, and owned by it.
+			rs, err := client.AppsV1().ReplicaSets("shop").Get(ctx, "web-rs", metav1.GetOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			replicas := int32(8)
 			rs.Spec.Replicas = &replicas
-			rs.Status.ReadyReplicas = 7
-			if tt.ready {
-				rs.Status.ReadyReplicas = 8
-			}
-			if _, err := client.AppsV1().ReplicaSets("shop").UpdateStatus(context.Background(), rs, metav1.UpdateOptions{}); err != nil {
+			rs.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
+			pods, err := client.CoreV1().Pods("shop").List(ctx, metav1.ListOptions{})
+			if err != nil {
 				t.Fatal(err)
 			}
+			rs.UID = metav1.GetControllerOf(&pods.Items[0]).UID
+			if _, err := client.AppsV1().ReplicaSets("shop").Update(ctx, rs, metav1.UpdateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			ready := func(p *corev1.Pod) *corev1.Pod {
+				p.Labels = map[string]string{"app": "web"}
+				p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+				return p
+			}
+			for i := range pods.Items {
+				if _, err := client.CoreV1().Pods("shop").Update(ctx, ready(&pods.Items[i]), metav1.UpdateOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// The ReplicaSet controller's part: a replacement for each
+			// evicted pod, Ready at once or never.
+			template := pods.Items[0].DeepCopy()
+			client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+				if a.GetSubresource() != "eviction" {
+					return false, nil, nil
+				}
+				ev := a.(k8stesting.CreateAction).GetObject().(*policyv1.Eviction)
+				repl := template.DeepCopy()
+				repl.Name, repl.UID, repl.ResourceVersion, repl.Spec.NodeName = ev.Name+"-replacement", types.UID(ev.Name+"-replacement"), "", "idle"
+				if !tt.ready {
+					repl.Status.Conditions = nil
+				}
+				return false, nil, client.Tracker().Add(repl) // and the eviction goes on
+			})
 			var printed *report.Report
 			cfg := testConfig(t, client, &printed)
 			pol, err := policy.Load([]byte("apiVersion: rebalancer.dev/v1alpha1\nkind: RebalancePolicy\ncooldown: 0s\nlimits: {perNode: 1, total: 2}\n"+
