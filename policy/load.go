@@ -1,8 +1,12 @@
 package policy
 
 import (
+	"bufio"
+	"bytes"
 	_ "embed"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strings"
@@ -11,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 )
 
@@ -60,6 +65,15 @@ func LoadFile(path string) (*Policy, error) {
 // Load decodes a policy strictly, fills in defaults and validates it. The
 // error, when there is one, is an *Error listing every problem.
 func Load(data []byte, file string) (*Policy, error) {
+	// A second document would otherwise be dropped without a word, and an
+	// empty file would read as a policy that moves nothing.
+	switch docs := documents(data); {
+	case docs == 0:
+		return nil, &Error{File: file, Problems: []string{"the file holds no policy (it is empty, or only comments): " +
+			"a RebalancePolicy (apiVersion: rebalancer.dev/v1alpha1) is expected; examples/policy.yaml shows one"}}
+	case docs > 1:
+		return nil, &Error{File: file, Problems: []string{fmt.Sprintf("the file holds %d YAML documents: a policy file holds one RebalancePolicy", docs)}}
+	}
 	j, err := yaml.YAMLToJSONStrict(data)
 	if err != nil {
 		return nil, &Error{File: file, Problems: []string{err.Error()}}
@@ -269,4 +283,24 @@ func (p *Policy) allSettings() []*Settings {
 		all = append(all, &p.overrides[i].settings)
 	}
 	return all
+}
+
+// documents counts the YAML documents of data that hold something: a
+// document of only comments or whitespace does not count.
+func documents(data []byte) int {
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	n := 0
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return n
+		}
+		if err != nil {
+			return max(n, 1) // the decoder reports what is wrong with it
+		}
+		if j, err := yaml.YAMLToJSON(doc); err == nil && strings.TrimSpace(string(j)) == "null" {
+			continue
+		}
+		n++
+	}
 }

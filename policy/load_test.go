@@ -16,6 +16,21 @@ func TestLoadReportsEachProblemWithPathAndValue(t *testing.T) {
 		want []string // every line expected, in order
 	}{
 		{
+			name: "two documents: the second would otherwise be dropped",
+			yaml: header + "limits: {total: 3}\n---\n" + header + "limits: {total: 5}\n",
+			want: []string{"policy.yaml: the file holds 2 YAML documents: a policy file holds one RebalancePolicy"},
+		},
+		{
+			name: "an empty file is no policy that moves nothing",
+			yaml: "",
+			want: []string{"policy.yaml: the file holds no policy (it is empty, or only comments): a RebalancePolicy (apiVersion: rebalancer.dev/v1alpha1) is expected; examples/policy.yaml shows one"},
+		},
+		{
+			name: "only comments",
+			yaml: "# limits: {total: 3}\n---\n# nothing here either\n",
+			want: []string{"policy.yaml: the file holds no policy (it is empty, or only comments): a RebalancePolicy (apiVersion: rebalancer.dev/v1alpha1) is expected; examples/policy.yaml shows one"},
+		},
+		{
 			name: "target threshold above 100",
 			yaml: header + `
 strategies:
@@ -446,6 +461,23 @@ strategies:
 	for _, tt := range tests {
 		if got := rd.Selects(tt.ns, tt.labels); got != tt.want {
 			t.Errorf("Selects(%s, %v) = %v, want %v", tt.ns, tt.labels, got, tt.want)
+		}
+	}
+}
+
+// Document markers around the one policy, and comment-only documents
+// beside it, are not more policies.
+func TestLoadAcceptsOnePolicyBetweenMarkers(t *testing.T) {
+	for _, doc := range []string{
+		"---\n" + header + "limits: {total: 3}\n---\n",
+		"# the cluster's policy\n---\n" + header + "limits: {total: 3}\n",
+	} {
+		p, err := Load([]byte(doc), "policy.yaml")
+		if err != nil {
+			t.Fatalf("Load(%q): %v", doc, err)
+		}
+		if p.Limits.Total == nil || *p.Limits.Total != 3 {
+			t.Errorf("Load(%q): limits.total %v, want 3", doc, p.Limits.Total)
 		}
 	}
 }

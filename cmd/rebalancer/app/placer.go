@@ -29,7 +29,10 @@ func newPlacer(pol *policy.Policy, plugins scheduler.Registry) (scheduler.Placer
 		if !filepath.IsAbs(file) && pol.File != "" {
 			file = filepath.Join(filepath.Dir(pol.File), file)
 		}
-		profiles, err = scheduler.ReadProfiles(file, plugins)
+		if profiles, err = scheduler.ReadProfiles(file, plugins); err != nil {
+			// The file is the policy's field: say which, as for any other.
+			return nil, fmt.Errorf("%s: scheduler.configFile: %w", pol.File, err)
+		}
 	case len(s.Config) > 0:
 		profiles, err = scheduler.LoadProfiles(s.Config, pol.File+": scheduler.config", plugins)
 	}
