@@ -88,6 +88,9 @@ var snapshotIDs atomic.Uint64
 // New builds a Snapshot from API objects. The objects are kept, not copied:
 // the caller must not change them afterwards.
 func New(objs Objects, now time.Time) (*Snapshot, error) {
+	if err := checkQuantities(&objs); err != nil {
+		return nil, err
+	}
 	s := &Snapshot{
 		Now:             now,
 		nodeIndex:       make(map[string]int, len(objs.Nodes)),

@@ -1,0 +1,71 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// maxMilli is the largest quantity the engine's arithmetic holds: a
+// quantity in thousandths that fits an int64, as kube-scheduler's do.
+var maxMilli = resource.NewMilliQuantity(math.MaxInt64, resource.DecimalSI)
+
+// checkQuantities reports the quantities the API server refuses (a
+// negative request, limit or allocatable) and those too large for the
+// engine to count, for every node and pod, rather than plan with a wrong
+// number. A live cluster's objects pass the API server's validation; a
+// dump's may have been edited by hand.
+func checkQuantities(objs *Objects) error {
+	var problems []string
+	check := func(object string, path *field.Path, list corev1.ResourceList) {
+		names := make([]string, 0, len(list))
+		for name := range list {
+			names = append(names, string(name))
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			q := list[corev1.ResourceName(name)]
+			var err *field.Error
+			switch {
+			case q.Sign() < 0:
+				err = field.Invalid(path.Child(name), q.String(), "must be greater than or equal to 0")
+			case q.Cmp(*maxMilli) > 0:
+				err = field.Invalid(path.Child(name), q.String(), fmt.Sprintf("must be at most %s, the largest quantity kube-scheduler counts", maxMilli))
+			}
+			if err != nil {
+				problems = append(problems, object+": "+err.Error())
+			}
+		}
+	}
+	for i := range objs.Nodes {
+		n := &objs.Nodes[i]
+		check("Node "+n.Name, field.NewPath("status", "allocatable"), n.Status.Allocatable)
+		check("Node "+n.Name, field.NewPath("status", "capacity"), n.Status.Capacity)
+	}
+	for i := range objs.Pods {
+		p := &objs.Pods[i]
+		pod := "Pod " + p.Namespace + "/" + p.Name
+		for _, kind := range []string{"initContainers", "containers"} {
+			cs := p.Spec.Containers
+			if kind == "initContainers" {
+				cs = p.Spec.InitContainers
+			}
+			for j := range cs {
+				at := field.NewPath("spec", kind).Index(j).Child("resources")
+				check(pod, at.Child("requests"), cs[j].Resources.Requests)
+				check(pod, at.Child("limits"), cs[j].Resources.Limits)
+			}
+		}
+		check(pod, field.NewPath("spec", "overhead"), p.Spec.Overhead)
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(problems, "\n"))
+}
