@@ -31,6 +31,14 @@ func TestLoadReportsEachProblemWithPathAndValue(t *testing.T) {
 			want: []string{"policy.yaml: the file holds no policy (it is empty, or only comments): a RebalancePolicy (apiVersion: rebalancer.dev/v1alpha1) is expected; examples/policy.yaml shows one"},
 		},
 		{
+			name: "a duration that is not one, beside another problem",
+			yaml: header + "cooldown: 5 parsecs\nlimits: {perNode: -1}\n",
+			want: []string{
+				`policy.yaml: cooldown: Invalid value: "5 parsecs": not a duration; give one such as 90s, 5m or 1h30m`,
+				"policy.yaml: limits.perNode: -1 is negative (leave it out for no limit)",
+			},
+		},
+		{
 			name: "target threshold above 100",
 			yaml: header + `
 strategies:

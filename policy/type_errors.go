@@ -221,6 +221,9 @@ func checkLeaf(node any, t reflect.Type, path string, problems *[]typeProblem) b
 	msg := err.Error()
 	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
 		msg = article(te.Value) + " where " + expected(t.String()) + " is expected"
+	} else if str, isString := node.(string); isString && strings.HasSuffix(t.String(), "Duration") {
+		// time.ParseDuration's own words name Go's type, not the field.
+		msg = fmt.Sprintf("Invalid value: %q: not a duration; give one such as 90s, 5m or 1h30m", str)
 	}
 	*problems = append(*problems, typeProblem{path, msg})
 	return false
