@@ -24,19 +24,13 @@ var maxMilli = resource.NewMilliQuantity(math.MaxInt64, resource.DecimalSI)
 func checkQuantities(objs *Objects) error {
 	var problems []string
 	check := func(object string, path *field.Path, list corev1.ResourceList) {
-		names := make([]string, 0, len(list))
-		for name := range list {
-			names = append(names, string(name))
-		}
-		sort.Strings(names)
-		for _, name := range names {
-			q := list[corev1.ResourceName(name)]
+		for name, q := range list {
 			var err *field.Error
 			switch {
 			case q.Sign() < 0:
-				err = field.Invalid(path.Child(name), q.String(), "must be greater than or equal to 0")
+				err = field.Invalid(path.Child(string(name)), q.String(), "must be greater than or equal to 0")
 			case q.Cmp(*maxMilli) > 0:
-				err = field.Invalid(path.Child(name), q.String(), fmt.Sprintf("must be at most %s, the largest quantity kube-scheduler counts", maxMilli))
+				err = field.Invalid(path.Child(string(name)), q.String(), fmt.Sprintf("must be at most %s, the largest quantity kube-scheduler counts", maxMilli))
 			}
 			if err != nil {
 				problems = append(problems, object+": "+err.Error())
@@ -67,5 +61,7 @@ func checkQuantities(objs *Objects) error {
 	if len(problems) == 0 {
 		return nil
 	}
+	// Map order is random; the report is not.
+	sort.Strings(problems)
 	return errors.New(strings.Join(problems, "\n"))
 }

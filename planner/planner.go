@@ -142,10 +142,14 @@ func (c *cycle) check(p *cluster.Pod) (Category, string) {
 	}
 	// The per-step limits and the budgets allow the pod in a later step
 	// when they do not in this one; only what no step allows refuses it.
-	if why := (&counts{}).stepExceeded(pol.Limits, s.PerNamespaceLimit, p, from); why != "" {
+	var fresh struct {
+		counts  counts
+		budgets budgets
+	}
+	if why := fresh.counts.stepExceeded(pol.Limits, s.PerNamespaceLimit, p, from); why != "" {
 		return LimitReached, why
 	}
-	if why := newBudgets().blocked(c.snap, p); why != "" {
+	if why := fresh.budgets.blocked(c.snap, p); why != "" {
 		return PDBBudget, why
 	}
 	return "", ""

@@ -39,7 +39,17 @@ func steps(moves []planner.Move) [][]planner.Move {
 // step's pods count against allows them. It returns what it still waits
 // for, "" when nothing.
 func (r *Runner) settled(ctx context.Context, snap *cluster.Snapshot, evicted, next []planner.Move) (string, error) {
+	// A step's evictions of one ReplicaSet are settled by one look at it.
+	checked := map[string]bool{}
 	for _, m := range evicted {
+		if p := snap.Pod(m.Pod); p != nil {
+			if c := p.Controller(); c != nil && c.Kind == "ReplicaSet" {
+				if checked[p.Namespace+"/"+c.Name] {
+					continue
+				}
+				checked[p.Namespace+"/"+c.Name] = true
+			}
+		}
 		if why, err := r.replacementReady(ctx, snap, m); why != "" || err != nil {
 			return why, err
 		}
@@ -107,10 +117,11 @@ func (r *Runner) replacementReady(ctx context.Context, snap *cluster.Snapshot, m
 		if err != nil {
 			return "", err
 		}
+		// An evicted pod is terminating, or gone: it does not count.
 		ready := int32(0)
 		for i := range pods.Items {
 			q := &pods.Items[i]
-			if owner := metav1.GetControllerOfNoCopy(q); owner != nil && owner.UID == rs.UID && q.UID != p.UID && podReady(q) {
+			if owner := metav1.GetControllerOfNoCopy(q); owner != nil && owner.UID == rs.UID && podReady(q) {
 				ready++
 			}
 		}
@@ -129,17 +140,7 @@ func (r *Runner) replacementReady(ctx context.Context, snap *cluster.Snapshot, m
 	return "", nil
 }
 
-func podReady(p *corev1.Pod) bool {
-	if p.DeletionTimestamp != nil {
-		return false
-	}
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
-}
+func podReady(p *corev1.Pod) bool { return p.DeletionTimestamp == nil && cluster.IsReady(p) }
 
 // byName lists the one object of that name: what the run's RBAC (list)
 // allows, where a get would need more.

@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/evictor"
 	"github.com/kube-rebalancer/rebalancer/test/harness"
 )
@@ -66,7 +66,7 @@ func TestCrammedDeploymentIsBalancedInOneRun(t *testing.T) {
 	err = harness.WaitFor(ctx, 2*time.Minute, "eight web pods Running", func(ctx context.Context) (bool, error) {
 		n := 0
 		for _, p := range pods(t, cp, f.ns, web.Selector()) {
-			if p.DeletionTimestamp == nil && p.Spec.NodeName != "" && podIsReady(p.Status.Conditions) {
+			if p.DeletionTimestamp == nil && p.Spec.NodeName != "" && cluster.IsReady(&p) {
 				n++
 			}
 		}
@@ -89,47 +89,5 @@ func TestCrammedDeploymentIsBalancedInOneRun(t *testing.T) {
 	dry := rebalancer(t, "run", "--dry-run", "--kubeconfig", cp.Kubeconfig, "--policy", pol, "-o", "json")
 	if moves := decode(t, dry).Moves; dry.code != 0 || len(moves) != 0 {
 		t.Errorf("a dry run after the run plans %d moves (exit %d), want none", len(moves), dry.code)
-	}
-}
-
-func podIsReady(conds []corev1.PodCondition) bool {
-	for _, c := range conds {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
-}
-
-// TestPacedRunStopsAtItsStepTimeout: a plan of two steps whose first
-// step's replacement never becomes Ready (nothing binds this fixture's
-// pods) stops after --step-timeout, cleanly: exit 0, the second move not
-// attempted, and the report and the last-run record say why.
-func TestPacedRunStopsAtItsStepTimeout(t *testing.T) {
-	cp := sharedControlPlane(t)
-	f := newFixture(t, cp, "paced-stop", 3, harness.NodeSpec{CPU: "4", Memory: "16Gi"})
-	f.pile(harness.WorkloadSpec{Name: "web", Replicas: 4, CPU: "500m"}, f.nodes[0])
-	// 4 pods on 3 nodes: 2 a node, so 2 move, one a step (perNode 1).
-	pol := f.policy("limits: {perNode: 1}\nstrategies:\n  RemoveDuplicates: {}\n")
-	r := rebalancer(t, "run", "--kubeconfig", cp.Kubeconfig, "--policy", pol, "--state-configmap", f.ns+"/rebalancer-state",
-		"--step-timeout", "5s", "-o", "json")
-	if r.code != 0 {
-		t.Fatalf("exit code %d, want 0: a run that stops at a bound is not a failure", r.code)
-	}
-	rep := decode(t, r)
-	const why = "step 1 had not settled within --step-timeout 5s"
-	if len(rep.Moves) != 2 || rep.Moves[0].Result != evictor.Evicted || rep.Moves[1].Result != evictor.NotAttempted ||
-		!strings.Contains(rep.Moves[1].Message, why) {
-		t.Fatalf("moves %+v; want the first evicted and the second not attempted because %s", rep.Moves, why)
-	}
-	if !strings.Contains(rep.Stopped, why) {
-		t.Errorf("report stopped %q, want it to say %q", rep.Stopped, why)
-	}
-	last := lastRunRecord(t, cp, f.ns)
-	if last.Steps != 2 || last.StepsStarted != 1 || !strings.Contains(last.Stopped, why) || !last.Succeeded {
-		t.Errorf("last-run record %+v; want 1 of 2 steps started, why, and a success", last)
-	}
-	if r.wall() > time.Minute {
-		t.Errorf("the run took %s; the step timeout is 5s", r.wall())
 	}
 }

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"strings"
@@ -64,13 +63,7 @@ data: {evictions.json: "not ours"}
 // A dump of some of the nodes leaves the other nodes' pods out of the plan;
 // the log says so rather than leaving it to the user to notice.
 func TestPlanLogsPodsOnNodesMissingFromTheDump(t *testing.T) {
-	var logs bytes.Buffer
-	klog.LogToStderr(false)
-	klog.SetOutput(&logs)
-	t.Cleanup(func() {
-		klog.SetOutput(os.Stderr)
-		klog.LogToStderr(true)
-	})
+	logs := captureLogs(t)
 	dump := writeFile(t, "dump.yaml", `apiVersion: v1
 kind: List
 items:
