@@ -2,6 +2,18 @@ package app
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -33,5 +45,95 @@ func TestExtenderPermissionsMatchTheCallsMade(t *testing.T) {
 	if e, ok := intents.Claim("uid-1", w, time.Now()); !ok || e.To != "n2" {
 		t.Errorf("after the watches filled: claim %v %v, want the state's intent to n2", e, ok)
 	}
+	// The watches start right after the lists that filled the caches.
+	watching := func() bool {
+		n := 0
+		for _, a := range client.Actions() {
+			if a.GetVerb() == "watch" {
+				n++
+			}
+		}
+		return n >= 2
+	}
+	for deadline := time.Now().Add(10 * time.Second); !watching() && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
 	checkPermissions(t, extenderPermissions(), client.Actions())
+}
+
+// With a certificate the extender serves HTTPS, as kube-scheduler's
+// tlsConfig expects, and answers once its watches have filled.
+func TestExtenderServesTLS(t *testing.T) {
+	dir := t.TempDir()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "rebalancer-extender"},
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+
+	intents := extender.NewIntents(time.Hour)
+	src := &extender.Source{Client: fake.NewClientset(), Namespace: stateNamespace, Name: defaultStateName, Intents: intents}
+	srv := &extender.Server{Intents: intents, Workload: src.Workload, Metrics: extender.NewMetrics()}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serveExtender(ctx, src, srv, addr, certFile, keyFile) }()
+
+	roots := x509.NewCertPool()
+	roots.AddCert(must(x509.ParseCertificate(der)))
+	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}}}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, err := client.Get("https://" + addr + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no ready answer over HTTPS: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// Go's TLS server answers a plain request with a 400 of its own.
+	if resp, err := http.Get("http://" + addr + "/readyz"); err == nil {
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			t.Error("the extender answered plain HTTP while serving TLS")
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("serveExtender() = %v after its context ended", err)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
