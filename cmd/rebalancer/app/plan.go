@@ -18,6 +18,7 @@ import (
 func newPlanCommand(s *settings) *cobra.Command {
 	var (
 		snapshot, policyFile, output, now string
+		profiles                          profileFlags
 	)
 	c := &cobra.Command{
 		Use:   "plan --snapshot FILE",
@@ -41,6 +42,11 @@ Without --policy, the built-in default policy runs:
 			if snapshot == "" {
 				return fmt.Errorf("--snapshot is required")
 			}
+			stopProfiles, err := profiles.start()
+			if err != nil {
+				return err
+			}
+			defer stopProfiles()
 			if err := checkOutput(output); err != nil {
 				return err
 			}
@@ -96,6 +102,7 @@ Without --policy, the built-in default policy runs:
 	c.Flags().StringVar(&snapshot, "snapshot", "", "cluster dump to plan against: a List or multi-document YAML/JSON of nodes, pods, PDBs, namespaces, ReplicaSets, Jobs, priority classes and (for the cooldown) rebalancer's state ConfigMap")
 	c.Flags().StringVar(&policyFile, "policy", "", "RebalancePolicy file (default: the built-in policy)")
 	c.Flags().StringVar(&now, "now", "", "evaluate pod ages at this RFC 3339 time instead of the current time, for reproducible plans")
+	profiles.addFlags(c)
 	addOutputFlag(c, &output)
 	return c
 }

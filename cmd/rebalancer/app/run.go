@@ -33,6 +33,7 @@ type runOptions struct {
 	state       string
 	noState     bool
 	election    electionFlags
+	profiles    profileFlags
 }
 
 func newRunCommand(s *settings) *cobra.Command {
@@ -76,6 +77,11 @@ run records itself only when it runs in the cluster ($POD_NAMESPACE set).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			start := time.Now()
+			stopProfiles, err := o.profiles.start()
+			if err != nil {
+				return err
+			}
+			defer stopProfiles()
 			pub := &rebalance.Publisher{Metrics: report.NewMetrics(), Pushgateway: o.pushgateway,
 				PushInstance: pushInstance(o.pushInst), MetricsFile: o.metricsFile}
 			runner, client, err := o.setUp(c, s, pub)
@@ -114,6 +120,7 @@ run records itself only when it runs in the cluster ($POD_NAMESPACE set).`,
 	f.StringVar(&o.metricsFile, "metrics-file", "", "write each cycle's metrics to this file in the Prometheus text format (for node-exporter's textfile collector, which reads *.prom files)")
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "serve /metrics and /healthz on this address (e.g. :8080), for --interval runs")
 	o.election.addFlags(c)
+	o.profiles.addFlags(c)
 	addOutputFlag(c, &o.output)
 	return c
 }
