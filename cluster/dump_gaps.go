@@ -10,7 +10,7 @@ import (
 )
 
 // DumpCommand is the kubectl command that dumps everything a plan reads.
-const DumpCommand = "kubectl get nodes,pods,pdb,namespaces,replicasets,jobs,priorityclasses,configmaps -A -o yaml"
+const DumpCommand = "kubectl get nodes,pods,pdb,namespaces,replicasets,statefulsets,jobs,priorityclasses,configmaps -A -o yaml"
 
 // DumpNeeds are what a policy reads from the kinds a dump may leave out; the
 // objects themselves show the rest.
@@ -23,6 +23,10 @@ type DumpNeeds struct {
 	// Jobs is true when the policy keeps the pods of some Jobs in place,
 	// which it decides by each Job's podFailurePolicy.
 	Jobs bool
+	// Replicas is true when the policy keeps the pods of small workloads in
+	// place (evictable.minReplicas), which it decides by their controllers'
+	// spec.replicas.
+	Replicas bool
 }
 
 // Gap is a kind a dump does not list although the plan depends on it.
@@ -64,13 +68,14 @@ func (g Gap) Warning(path string) string {
 // `kubectl get --raw` return it), empty or not: that kind was listed; and
 // where the cluster cannot lack the kind: every pod's namespace exists, the
 // API server creates the system-* priority classes, and a pod whose
-// controller is a ReplicaSet has one (unless it was orphaned). A cluster may
+// controller is a ReplicaSet or a StatefulSet has one (unless it was
+// orphaned). A cluster may
 // have no PodDisruptionBudget at all, so that gap is only ever a maybe.
 func Gaps(objs Objects, needs DumpNeeds) []Gap {
 	var (
-		controlled, ofReplicaSets, ofJobs int
-		nsSelectors                       bool
-		classes                           []string
+		controlled, ofReplicaSets, ofStatefulSets, ofJobs int
+		nsSelectors                                       bool
+		classes                                           []string
 	)
 	for i := range objs.Pods {
 		p := &objs.Pods[i]
@@ -78,6 +83,9 @@ func Gaps(objs Objects, needs DumpNeeds) []Gap {
 			controlled++
 			if c.Kind == "ReplicaSet" {
 				ofReplicaSets++
+			}
+			if c.Kind == "StatefulSet" {
+				ofStatefulSets++
 			}
 			if c.Kind == "Job" && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
 				ofJobs++
@@ -106,6 +114,13 @@ func Gaps(objs Objects, needs DumpNeeds) []Gap {
 			Because: count(ofReplicaSets, "pod is owned by a ReplicaSet", "pods are owned by ReplicaSets"),
 			Effect: "their Deployments cannot be found, so each ReplicaSet counts as a workload of its own " +
 				"(per-workload limits, the cooldown, duplicates and topology spreading see two ReplicaSets of one rollout as two workloads)",
+		})
+	}
+	if needs.Replicas && ofStatefulSets > 0 && missing("StatefulSet", len(objs.StatefulSets)) {
+		gaps = append(gaps, Gap{
+			Kind: "StatefulSet", Resource: "statefulsets",
+			Because: count(ofStatefulSets, "pod is owned by a StatefulSet", "pods are owned by StatefulSets"),
+			Effect:  "their replica counts are unknown, so evictable.minReplicas keeps them in place",
 		})
 	}
 	if needs.Jobs && ofJobs > 0 && missing("Job", len(objs.Jobs)) {

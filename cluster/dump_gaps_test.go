@@ -82,6 +82,20 @@ metadata:
   ownerReferences: [{apiVersion: batch/v1, kind: CronJob, name: report, uid: u4, controller: true}]
 spec: {template: {spec: {restartPolicy: Never, containers: [{name: report, image: report}]}}}
 `
+	// A pod of a StatefulSet, and its StatefulSet.
+	gapStatefulSetPod = `apiVersion: v1
+kind: Pod
+metadata:
+  name: postgres-0
+  namespace: shop
+  ownerReferences: [{apiVersion: apps/v1, kind: StatefulSet, name: postgres, uid: u5, controller: true}]
+spec: {nodeName: node-a, containers: [{name: postgres, image: postgres}]}
+`
+	gapStatefulSet = `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: postgres, namespace: shop}
+spec: {replicas: 3, serviceName: postgres, selector: {matchLabels: {app: postgres}}}
+`
 	gapNamespace     = "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n"
 	gapPriorityClass = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: system-node-critical}\nvalue: 2000001000\n"
 	// What the API server returns for a LIST of a kind the cluster has none of.
@@ -171,6 +185,21 @@ func TestGaps(t *testing.T) {
 			name:  "no Job, and only finished pods of Jobs, which nothing keeps",
 			docs:  []string{gapNode, gapEmptyPDBList, gapFinishedJobPod},
 			needs: DumpNeeds{Jobs: true},
+		},
+		{
+			name:  "no StatefulSet, and the policy keeps the pods of small workloads in place",
+			docs:  []string{gapNode, gapEmptyPDBList, gapStatefulSetPod},
+			needs: DumpNeeds{Replicas: true},
+			want:  []string{"StatefulSet"},
+		},
+		{
+			name:  "StatefulSets listed",
+			docs:  []string{gapNode, gapEmptyPDBList, gapStatefulSet, gapStatefulSetPod},
+			needs: DumpNeeds{Replicas: true},
+		},
+		{
+			name: "no StatefulSet, and the policy has no minReplicas",
+			docs: []string{gapNode, gapEmptyPDBList, gapStatefulSetPod},
 		},
 		{
 			name:  "some PriorityClasses listed: the kind was dumped",

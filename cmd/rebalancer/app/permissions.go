@@ -34,7 +34,7 @@ func runPermissions(leaderElect bool) permissions {
 	return permissions{
 		Cluster: []rbacv1.PolicyRule{
 			rule("", []string{"nodes", "pods", "namespaces"}, "list"),
-			rule("apps", []string{"replicasets"}, "list"),
+			rule("apps", []string{"replicasets", "statefulsets"}, "list"),
 			rule("batch", []string{"jobs"}, "list"),
 			rule("policy", []string{"poddisruptionbudgets"}, "list"),
 			rule("scheduling.k8s.io", []string{"priorityclasses"}, "list"),
