@@ -97,6 +97,10 @@ func (e *Evictable) validate(path *field.Path) field.ErrorList {
 	if d := e.MinPodAge; d != nil && d.Duration < 0 {
 		errs = append(errs, field.Invalid(path.Child("minPodAge"), d.Duration.String(), "is negative"))
 	}
+	if m := e.MinReplicas; m != nil && *m < 0 {
+		errs = append(errs, field.Invalid(path.Child("minReplicas"), *m, "is negative (0 keeps no pod for its replica count)"))
+	}
+	errs = append(errs, validateSelector(e.NamespaceSelector, path.Child("namespaceSelector"))...)
 	return append(errs, validateSelector(e.LabelSelector, path.Child("labelSelector"))...)
 }
 
