@@ -15,8 +15,8 @@ const DumpCommand = "kubectl get nodes,pods,pdb,namespaces,replicasets,statefuls
 // DumpNeeds are what a policy reads from the kinds a dump may leave out; the
 // objects themselves show the rest.
 type DumpNeeds struct {
-	// NamespaceSelectors is true when the policy chooses settings by the
-	// labels of namespaces.
+	// NamespaceSelectors is true when the policy chooses namespaces, or
+	// their settings, by the labels of namespaces.
 	NamespaceSelectors bool
 	// PriorityClasses are the classes the policy names.
 	PriorityClasses []string
@@ -133,7 +133,7 @@ func Gaps(objs Objects, needs DumpNeeds) []Gap {
 	if len(objs.Pods) > 0 && missing("Namespace", len(objs.Namespaces)) {
 		var by []string
 		if needs.NamespaceSelectors {
-			by = append(by, "the policy's overrides")
+			by = append(by, "the policy")
 		}
 		if nsSelectors {
 			by = append(by, "pods' affinity terms")

@@ -140,7 +140,7 @@ func TestGaps(t *testing.T) {
 			docs: []string{gapNode, gapBarePod},
 		},
 		{
-			name:  "no Namespace, and the policy's overrides select namespaces by label",
+			name:  "no Namespace, and the policy selects namespaces by label",
 			docs:  []string{gapNode, gapBarePod},
 			needs: DumpNeeds{NamespaceSelectors: true},
 			want:  []string{"Namespace"},

@@ -109,10 +109,13 @@ Without --policy, the built-in default policy runs:
 
 // dumpNeeds says what of the kinds a dump may leave out the policy reads.
 func dumpNeeds(pol *policy.Policy) cluster.DumpNeeds {
-	needs := cluster.DumpNeeds{PriorityClasses: pol.PriorityClassNames(), Jobs: !*pol.Evictable.JobPods}
+	ev := &pol.Evictable
+	needs := cluster.DumpNeeds{PriorityClasses: pol.PriorityClassNames(), Jobs: !*ev.JobPods,
+		NamespaceSelectors: ev.NamespaceSelector != nil, Replicas: *ev.MinReplicas > 1}
 	for _, o := range pol.Overrides {
 		needs.NamespaceSelectors = needs.NamespaceSelectors || o.NamespaceSelector != nil
 		needs.Jobs = needs.Jobs || o.Evictable.JobPods != nil && !*o.Evictable.JobPods
+		needs.Replicas = needs.Replicas || o.Evictable.MinReplicas != nil && *o.Evictable.MinReplicas > 1
 	}
 	return needs
 }
