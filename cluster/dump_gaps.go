@@ -27,6 +27,9 @@ type DumpNeeds struct {
 	// place (evictable.minReplicas), which it decides by their controllers'
 	// spec.replicas.
 	Replicas bool
+	// RequirePDB is true when the policy moves only the pods that a
+	// PodDisruptionBudget covers (evictable.requirePDB).
+	RequirePDB bool
 }
 
 // Gap is a kind a dump does not list although the plan depends on it.
@@ -102,10 +105,14 @@ func Gaps(objs Objects, needs DumpNeeds) []Gap {
 
 	var gaps []Gap
 	if controlled > 0 && missing("PodDisruptionBudget", len(objs.PDBs)) {
+		effect := "the plan counts no disruption budget, so it may plan evictions that a budget would refuse"
+		if needs.RequirePDB {
+			effect = "no pod has a budget, so evictable.requirePDB keeps every one in place"
+		}
 		gaps = append(gaps, Gap{
 			Kind: "PodDisruptionBudget", Resource: "pdb", Maybe: true,
 			Because: count(controlled, "pod has a controller", "pods have a controller"),
-			Effect:  "the plan counts no disruption budget, so it may plan evictions that a budget would refuse",
+			Effect:  effect,
 		})
 	}
 	if ofReplicaSets > 0 && missing("ReplicaSet", len(objs.ReplicaSets)) {

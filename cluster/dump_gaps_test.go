@@ -259,3 +259,25 @@ func TestGapWarning(t *testing.T) {
 		}
 	}
 }
+
+// Without PodDisruptionBudgets a plan counts no budget; under
+// evictable.requirePDB it moves nothing, and the warning says which.
+func TestPDBGapEffect(t *testing.T) {
+	tests := []struct {
+		needs DumpNeeds
+		want  string
+	}{
+		{want: "the plan counts no disruption budget, so it may plan evictions that a budget would refuse"},
+		{needs: DumpNeeds{RequirePDB: true}, want: "no pod has a budget, so evictable.requirePDB keeps every one in place"},
+	}
+	objs, _, err := Decode(strings.NewReader(strings.Join([]string{gapNode, gapNamespace, gapReplicaSet, gapDeploymentPod}, "---\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		gaps := Gaps(objs, tt.needs)
+		if len(gaps) != 1 || gaps[0].Kind != "PodDisruptionBudget" || gaps[0].Effect != tt.want {
+			t.Errorf("Gaps(%+v) = %+v, want one PodDisruptionBudget gap: %s", tt.needs, gaps, tt.want)
+		}
+	}
+}

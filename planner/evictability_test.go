@@ -191,6 +191,8 @@ func TestMinReplicas(t *testing.T) {
 			owners: []any{ct.StatefulSet("shop", "postgres", 1)}, pod: db()},
 		{name: "opted in past the protection", policy: "evictable: {minReplicas: 2}",
 			owners: []any{ct.StatefulSet("shop", "postgres", 1)}, pod: db().Annotate("rebalancer.dev/evict", "true")},
+		{name: "a failed pod, which serves nothing, of a StatefulSet of one", policy: "evictable: {minReplicas: 2}",
+			owners: []any{ct.StatefulSet("shop", "postgres", 1)}, pod: db().Phase(corev1.PodFailed)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -203,6 +205,13 @@ func TestMinReplicas(t *testing.T) {
 			}
 			snap := ct.Snapshot(t, objs...)
 			plan := propose(t, loadPolicy(t, tt.policy), snap, nil, p.Namespace+"/"+p.Name)
+			if p.Status.Phase == corev1.PodFailed {
+				// Nothing is placed for a finished pod: it is only removed.
+				if len(plan.Moves) != 1 || plan.Moves[0].To != "" {
+					t.Errorf("want the failed pod removed; plan %+v, skipped %s", plan.Moves, skipped(plan))
+				}
+				return
+			}
 			checkProtection(t, plan, &p, tt.skip)
 		})
 	}

@@ -138,6 +138,9 @@ func TestDumpNeeds(t *testing.T) {
 		{name: "minReplicas 1 keeps nothing", policy: "evictable: {jobPods: true, minReplicas: 1}"},
 		{name: "minReplicas for a namespace", policy: "evictable: {jobPods: true}\noverrides:\n- namespaces: [db]\n  evictable: {minReplicas: 3}",
 			want: cluster.DumpNeeds{Replicas: true}},
+		{name: "requirePDB", policy: "evictable: {jobPods: true, requirePDB: true}", want: cluster.DumpNeeds{RequirePDB: true}},
+		{name: "requirePDB for a namespace", policy: "evictable: {jobPods: true}\noverrides:\n- namespaces: [db]\n  evictable: {requirePDB: true}",
+			want: cluster.DumpNeeds{RequirePDB: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -111,11 +111,12 @@ Without --policy, the built-in default policy runs:
 func dumpNeeds(pol *policy.Policy) cluster.DumpNeeds {
 	ev := &pol.Evictable
 	needs := cluster.DumpNeeds{PriorityClasses: pol.PriorityClassNames(), Jobs: !*ev.JobPods,
-		NamespaceSelectors: ev.NamespaceSelector != nil, Replicas: *ev.MinReplicas > 1}
+		NamespaceSelectors: ev.NamespaceSelector != nil, Replicas: *ev.MinReplicas > 1, RequirePDB: *ev.RequirePDB}
 	for _, o := range pol.Overrides {
 		needs.NamespaceSelectors = needs.NamespaceSelectors || o.NamespaceSelector != nil
 		needs.Jobs = needs.Jobs || o.Evictable.JobPods != nil && !*o.Evictable.JobPods
 		needs.Replicas = needs.Replicas || o.Evictable.MinReplicas != nil && *o.Evictable.MinReplicas > 1
+		needs.RequirePDB = needs.RequirePDB || o.Evictable.RequirePDB != nil && *o.Evictable.RequirePDB
 	}
 	return needs
 }
