@@ -277,7 +277,7 @@ func TestProtections(t *testing.T) {
 			Annotate("descheduler.alpha.kubernetes.io/evict", "true")},
 		{name: "descheduler opt-in even when it says false", pod: web("p").Volume(emptyDir).Annotate("descheduler.alpha.kubernetes.io/evict", "false")},
 		{name: "descheduler opt-in past evictable.labelSelector and minPodAge", policy: "evictable: {labelSelector: {matchLabels: {movable: \"yes\"}}, minPodAge: 1h}",
-			pod: web("p").CreatedAgo(10 * time.Minute).Annotate("descheduler.alpha.kubernetes.io/evict", "true")},
+			pod: web("p").CreatedAgo(10*time.Minute).Annotate("descheduler.alpha.kubernetes.io/evict", "true")},
 		{name: "descheduler opt-in, opted out for rebalancer", pod: web("p").Annotate("descheduler.alpha.kubernetes.io/evict", "true").Annotate("rebalancer.dev/evict", "false"),
 			skip: `opted-out: opted out with rebalancer.dev/evict: "false"`},
 		{name: "descheduler opt-in is not past a DaemonSet", pod: ct.Pod("kube-system", "proxy").On("n1").OwnedBy("DaemonSet", "kube-proxy").

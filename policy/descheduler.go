@@ -350,6 +350,11 @@ func strategyArgs(row *deschedulerStrategy, raw map[string]json.RawMessage, argP
 			paths[rule.to] = path
 		}
 	}
+	if row.differs != nil {
+		if text := row.differs(args); text != "" {
+			notes = append(notes, Note{"strategies." + row.name, text})
+		}
+	}
 	return args, paths, notes, errs
 }
 

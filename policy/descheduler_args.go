@@ -36,6 +36,9 @@ type deschedulerStrategy struct {
 	v1alpha1Args   map[string]string
 	// failedOnly: the strategy moves only pods in the Failed phase.
 	failedOnly bool
+	// differs, when set, says how rebalancer's defaults differ from the
+	// descheduler's for these arguments, or "".
+	differs func(args map[string]any) string
 }
 
 const (
@@ -68,6 +71,15 @@ var deschedulerStrategies = []deschedulerStrategy{
 			"includedTaints":          {to: "includedTaints"},
 		},
 		v1alpha1Args: same("namespaces", "labelSelector", "includePreferNoSchedule", "excludedTaints", "includedTaints"),
+		differs: func(args map[string]any) string {
+			_, ex := args["excludedTaints"]
+			_, in := args["includedTaints"]
+			if ex || in {
+				return ""
+			}
+			return "with neither excludedTaints nor includedTaints the descheduler acts on every NoSchedule taint, the cordon's " +
+				"(node.kubernetes.io/unschedulable) and the node conditions' included; rebalancer leaves those alone (docs/strategies.md)"
+		},
 	},
 	{
 		name: "RemovePodsViolatingNodeAffinity", point: pointDeschedule,
