@@ -100,8 +100,8 @@ func TestDeschedulerPoliciesPlanTheSameMoves(t *testing.T) {
 			v1alpha1: "strategies:\n  \"RemovePodsViolatingInterPodAntiAffinity\":\n    enabled: true\n",
 		},
 		{
-			name: "RemovePodsHavingTooManyRestarts",
-			objs: []any{ct.Node("n1"), ct.Node("n2"), web("crashy-1", "n1").Restarts(120), web("web-1", "n1").Restarts(3)},
+			name:   "RemovePodsHavingTooManyRestarts",
+			objs:   []any{ct.Node("n1"), ct.Node("n2"), web("crashy-1", "n1").Restarts(120), web("web-1", "n1").Restarts(3)},
 			native: "strategies:\n  RemovePodsHavingTooManyRestarts: {podRestartThreshold: 100, includingInitContainers: true}\n",
 			v1alpha2: `profiles:
   - name: ProfileName
@@ -125,8 +125,8 @@ func TestDeschedulerPoliciesPlanTheSameMoves(t *testing.T) {
 `,
 		},
 		{
-			name: "PodLifeTime",
-			objs: []any{ct.Node("n1"), ct.Node("n2"), web("old-1", "n1").CreatedAgo(72 * time.Hour), web("web-1", "n1").CreatedAgo(time.Hour)},
+			name:   "PodLifeTime",
+			objs:   []any{ct.Node("n1"), ct.Node("n2"), web("old-1", "n1").CreatedAgo(72 * time.Hour), web("web-1", "n1").CreatedAgo(time.Hour)},
 			native: "strategies:\n  PodLifeTime: {maxPodLifeTimeSeconds: 86400, namespaces: {include: [shop]}}\n",
 			v1alpha2: `profiles:
   - name: ProfileName
@@ -191,8 +191,8 @@ func TestDeschedulerPoliciesPlanTheSameMoves(t *testing.T) {
 `,
 		},
 		{
-			name: "RemoveDuplicates",
-			objs: []any{ct.Node("n1"), ct.Node("n2"), web("web-1", "n1"), web("web-2", "n1"), web("web-3", "n1")},
+			name:   "RemoveDuplicates",
+			objs:   []any{ct.Node("n1"), ct.Node("n2"), web("web-1", "n1"), web("web-2", "n1"), web("web-3", "n1")},
 			native: "strategies:\n  RemoveDuplicates: {}\n",
 			v1alpha2: `profiles:
   - name: ProfileName
