@@ -15,6 +15,14 @@ import (
 // eviction.
 const EvictAnnotation = "rebalancer.dev/evict"
 
+// DeschedulerEvictAnnotation is the descheduler's opt-in: with any value,
+// even "false", it lets the pod past the soft protections, as in the
+// descheduler, so that pods annotated for it move the same way here.
+// rebalancer.dev/evict: "false" still opts the pod out, and the hard
+// protections (static, DaemonSet and terminating pods), the limits and
+// PodDisruptionBudgets hold whatever it says.
+const DeschedulerEvictAnnotation = "descheduler.alpha.kubernetes.io/evict"
+
 // The annotations by which the cluster autoscaler and Karpenter are told to
 // leave a pod in place: rebalancer, which works to the same end when it
 // empties nodes for them, honours them too.
@@ -53,6 +61,9 @@ func protection(snap *cluster.Snapshot, pol *policy.Policy, s *policy.Settings, 
 	case "false":
 		return OptedOut, fmt.Sprintf("opted out with %s: \"false\"", EvictAnnotation)
 	case "true":
+		return "", ""
+	}
+	if _, ok := p.Annotations[DeschedulerEvictAnnotation]; ok {
 		return "", ""
 	}
 	ev := &s.Evictable

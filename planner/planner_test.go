@@ -271,6 +271,23 @@ func TestProtections(t *testing.T) {
 		{name: "opted in past a soft protection", pod: web("p").Volume(emptyDir).Annotate("rebalancer.dev/evict", "true")},
 		{name: "opted out", pod: web("p").Annotate("rebalancer.dev/evict", "false"),
 			skip: `opted-out: opted out with rebalancer.dev/evict: "false"`},
+		// The descheduler's opt-in, with any value, as the descheduler reads it.
+		{name: "descheduler opt-in past local storage", pod: web("p").Volume(emptyDir).Annotate("descheduler.alpha.kubernetes.io/evict", "")},
+		{name: "descheduler opt-in past a system-critical priority", pod: web("p").PriorityClass("system-cluster-critical").
+			Annotate("descheduler.alpha.kubernetes.io/evict", "true")},
+		{name: "descheduler opt-in even when it says false", pod: web("p").Volume(emptyDir).Annotate("descheduler.alpha.kubernetes.io/evict", "false")},
+		{name: "descheduler opt-in past evictable.labelSelector and minPodAge", policy: "evictable: {labelSelector: {matchLabels: {movable: \"yes\"}}, minPodAge: 1h}",
+			pod: web("p").CreatedAgo(10*time.Minute).Annotate("descheduler.alpha.kubernetes.io/evict", "true")},
+		{name: "descheduler opt-in, opted out for rebalancer", pod: web("p").Annotate("descheduler.alpha.kubernetes.io/evict", "true").Annotate("rebalancer.dev/evict", "false"),
+			skip: `opted-out: opted out with rebalancer.dev/evict: "false"`},
+		{name: "descheduler opt-in is not past a DaemonSet", pod: ct.Pod("kube-system", "proxy").On("n1").OwnedBy("DaemonSet", "kube-proxy").
+			Annotate("descheduler.alpha.kubernetes.io/evict", "true"),
+			skip: "protected: DaemonSet pod: it would come back on the same node"},
+		{name: "descheduler opt-in is not past a terminating pod", pod: web("p").Edit(func(p *corev1.Pod) { p.DeletionTimestamp = &p.CreationTimestamp }).
+			Annotate("descheduler.alpha.kubernetes.io/evict", "true"),
+			skip: "protected: already terminating"},
+		{name: "descheduler opt-in is not past the policy's namespaces", policy: "namespaces: {exclude: [shop]}", pod: web("p").Annotate("descheduler.alpha.kubernetes.io/evict", "true"),
+			skip: "excluded: namespace shop is excluded by the policy"},
 		{name: "namespace excluded", policy: "namespaces: {exclude: [shop]}", pod: web("p"),
 			skip: "excluded: namespace shop is excluded by the policy"},
 		{name: "source node not selected", policy: "nodeSelector: {matchLabels: {pool: general}}", pod: web("p"),

@@ -111,9 +111,9 @@ strategies:
 		},
 		{
 			name: "wrong apiVersion and kind",
-			yaml: "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\n",
+			yaml: "apiVersion: descheduler/v1beta1\nkind: DeschedulerPolicy\n",
 			want: []string{
-				`policy.yaml: apiVersion: "descheduler/v1alpha2" is not supported; supported values: "rebalancer.dev/v1alpha1"`,
+				`policy.yaml: apiVersion: "descheduler/v1beta1" is not supported; supported values: "rebalancer.dev/v1alpha1", "descheduler/v1alpha2", "descheduler/v1alpha1"`,
 				`policy.yaml: kind: "DeschedulerPolicy" is not supported; supported values: "RebalancePolicy"`,
 			},
 		},

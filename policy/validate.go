@@ -14,7 +14,7 @@ import (
 func (p *RebalancePolicy) validate() field.ErrorList {
 	var errs field.ErrorList
 	if p.APIVersion != APIVersion {
-		errs = append(errs, field.NotSupported(field.NewPath("apiVersion"), p.APIVersion, []string{APIVersion}))
+		errs = append(errs, field.NotSupported(field.NewPath("apiVersion"), p.APIVersion, []string{APIVersion, DeschedulerV1alpha2, DeschedulerV1alpha1}))
 	}
 	if p.Kind != Kind {
 		errs = append(errs, field.NotSupported(field.NewPath("kind"), p.Kind, []string{Kind}))
