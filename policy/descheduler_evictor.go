@@ -62,9 +62,6 @@ var (
 // yet; a DefaultEvictor argument that needs one is refused until it is
 // taken off this list.
 var pendingEvictable = map[string]bool{
-	"minReplicas":       true,
-	"requirePDB":        true,
-	"namespaceSelector": true,
 	"pvcStorageClasses": true,
 }
 
@@ -137,9 +134,11 @@ func translateEvictor(a *deschedulerEvictor, at func(arg string) *field.Path, no
 	if protected[protectWithoutPDB] {
 		e.set("requirePDB", true, from[protectWithoutPDB], "protecting the pods no PodDisruptionBudget covers")
 	}
-	if protected[protectResourceClaims] {
-		e.errs = append(e.errs, field.Forbidden(from[protectResourceClaims],
-			`rebalancer has no protection for pods that use ResourceClaims: keep them in place with the pod annotation rebalancer.dev/evict: "false", or leave them out with the DefaultEvictor's labelSelector`))
+	if !protected[protectResourceClaims] {
+		// Where the descheduler would evict them, rebalancer keeps them: it
+		// cannot tell whether another node's devices could take the claim.
+		e.note("resourceClaims", "the descheduler evicts pods that use ResourceClaims unless "+protectResourceClaims+
+			" is enabled; rebalancer does not simulate dynamic resource allocation and keeps them in place unless this allows it")
 	}
 
 	if a.LabelSelector != nil {

@@ -43,7 +43,6 @@ profiles:
 			want: []string{
 				"policy.yaml: metricsProviders: rebalancer measures utilization by the pods' requests, as kube-scheduler does, not by metrics; leave it out",
 				"policy.yaml: profiles[0].pluginConfig[0].args.evictDaemonSetPods: rebalancer never evicts DaemonSet pods: the DaemonSet recreates the pod on the same node; leave them protected",
-				"policy.yaml: profiles[0].pluginConfig[0].args.minReplicas: rebalancer does not support protecting the pods of workloads with fewer replicas yet",
 				"policy.yaml: profiles[0].pluginConfig[1].args.evictableNamespaces: rebalancer's LowNodeUtilization does not support evictableNamespaces yet",
 				"policy.yaml: profiles[0].pluginConfig[1].args.targetThresholds.cpu: 150 is above 100",
 				`policy.yaml: profiles[0].plugins.deschedule.enabled[0]: "LowNodeUtilization" is a balance plugin: list it under plugins.balance`,
@@ -144,6 +143,11 @@ func TestDeschedulerEvictorBecomesEvictable(t *testing.T) {
 			`{"priorityThreshold":{"value":2000000000},"jobPods":true,"doNotDisruptPods":true}`},
 		{"a threshold by class", "{priorityThreshold: {name: high}, labelSelector: {matchLabels: {movable: \"yes\"}}}",
 			`{"priorityThreshold":{"name":"high"},"jobPods":true,"doNotDisruptPods":true,"labelSelector":{"matchLabels":{"movable":"yes"}}}`},
+		{"small workloads, pods without a budget and namespaces by label", "{minReplicas: 3, ignorePodsWithoutPDB: true, namespaceLabelSelector: {matchLabels: {rebalance: \"on\"}}}",
+			`{"jobPods":true,"doNotDisruptPods":true,"minReplicas":3,"requirePDB":true,"namespaceSelector":{"matchLabels":{"rebalance":"on"}}}`},
+		{"minReplicas 1 protects nothing, as in the descheduler", "{minReplicas: 1}", `{"jobPods":true,"doNotDisruptPods":true}`},
+		{"pods without a budget, by podProtections", "{podProtections: {extraEnabled: [PodsWithoutPDB]}}",
+			`{"jobPods":true,"doNotDisruptPods":true,"requirePDB":true}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
