@@ -137,8 +137,8 @@ func translateEvictor(a *deschedulerEvictor, at func(arg string) *field.Path, no
 	if !protected[protectResourceClaims] {
 		// Where the descheduler would evict them, rebalancer keeps them: it
 		// cannot tell whether another node's devices could take the claim.
-		e.note("resourceClaims", "the descheduler evicts pods that use ResourceClaims unless "+protectResourceClaims+
-			" is enabled; rebalancer does not simulate dynamic resource allocation and keeps them in place unless this allows it")
+		e.notes = append(e.notes, Note{"evictable", "the descheduler evicts pods that use ResourceClaims unless " + protectResourceClaims +
+			" is enabled; rebalancer does not simulate dynamic resource allocation and keeps them in place unless evictable.resourceClaims allows them"})
 	}
 
 	if a.LabelSelector != nil {
