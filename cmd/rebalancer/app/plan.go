@@ -76,7 +76,7 @@ Without --policy, the built-in default policy runs:
 			}
 			snap, err := cluster.New(objs, at)
 			if err != nil {
-				return fmt.Errorf("%s: %w", snapshot, err)
+				return snapshotError(snapshot, err)
 			}
 			if err := rebalance.CheckPriorityClasses(pol, snap, snapshot); err != nil {
 				return err
