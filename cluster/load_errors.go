@@ -123,4 +123,3 @@ func explainDecodeError(raw []byte, kind string, t reflect.Type, cause error) *i
 	bad.errs = TypeErrors(raw, reflect.New(t).Interface(), nil)
 	return bad
 }
-
