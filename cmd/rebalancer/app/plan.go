@@ -56,7 +56,7 @@ Without --policy, the built-in default policy runs:
 			if err != nil {
 				return err
 			}
-			placer, err := newPlacer(pol, s.plugins)
+			placer, err := checkPolicy(pol, s.plugins)
 			if err != nil {
 				return err
 			}
