@@ -14,7 +14,7 @@ import (
 // wrong; an object without a name, or what is no object at all, by where it
 // is in the file.
 var (
-	namedProblem  = regexp.MustCompile(`^(?:[A-Z][A-Za-z]* .*|document \d+(?:: item \d+)?: [A-Z][A-Za-z]*): [A-Za-z].*: Invalid value`)
+	namedProblem  = regexp.MustCompile(`^(?:[A-Z][A-Za-z]* .*|document \d+(?:: item \d+)?: [A-Z][A-Za-z]*): [A-Za-z].*: (?:Invalid|Required) value`)
 	placedProblem = regexp.MustCompile(`^document \d+(?:: item \d+)?: `)
 	moreProblems  = regexp.MustCompile(`^and \d+ more objects with problems$`)
 	// placedObject is an object of a kind the snapshot reads, with no name.
@@ -31,6 +31,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(kubectlList))
 	f.Add([]byte(`{"apiVersion":"v1","kind":"PodList","items":[{"metadata":{"name":"a","namespace":"x"},"spec":{"priority":"high"}}]}`))
 	f.Add([]byte("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: shop}\nspec: {containers: [{name: c, resources: {requests: {cpu: abc}}}]}\n---\nkind: [\n"))
+	f.Add([]byte("kind: Pod\nmetadata: {name: p, namespace: shop}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		objs, _, err := Decode(bytes.NewReader(data))
 		if err == nil {

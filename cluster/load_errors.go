@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -106,6 +107,14 @@ func (e *objectErrors) report(where string, err error) {
 // that the decoder refused with cause, do not decode. The decoder stops at
 // the first and names no path; a user needs the path of every one.
 func explainDecodeError(raw []byte, kind string, t reflect.Type, cause error) *invalidObject {
+	bad := newInvalidObject(raw, kind, cause)
+	bad.errs = TypeErrors(raw, reflect.New(t).Interface(), nil)
+	return bad
+}
+
+// newInvalidObject names the object raw holds by its kind, namespace and
+// name, as far as it has them.
+func newInvalidObject(raw []byte, kind string, cause error) *invalidObject {
 	bad := &invalidObject{object: kind, cause: cause}
 	var meta struct {
 		Metadata map[string]json.RawMessage `json:"metadata"`
@@ -120,6 +129,39 @@ func explainDecodeError(raw []byte, kind string, t reflect.Type, cause error) *i
 			}
 		}
 	}
-	bad.errs = TypeErrors(raw, reflect.New(t).Interface(), nil)
+	return bad
+}
+
+// versionsOfKinds maps each kind of the groups a snapshot reads to its
+// apiVersion, to say which one an object that has none lacks. A kind of
+// several groups (the options every group registers) says nothing.
+var versionsOfKinds = func() map[string]string {
+	versions := make(map[string]string)
+	shared := make(map[string]bool)
+	for gvk := range dumpScheme.AllKnownTypes() {
+		if gvk.Version == runtime.APIVersionInternal || strings.HasSuffix(gvk.Kind, "List") {
+			continue
+		}
+		if v, dup := versions[gvk.Kind]; dup && v != gvk.GroupVersion().String() {
+			shared[gvk.Kind] = true
+		}
+		versions[gvk.Kind] = gvk.GroupVersion().String()
+	}
+	for kind := range shared {
+		delete(versions, kind)
+	}
+	return versions
+}()
+
+// missingAPIVersion refuses an object of a kind a snapshot reads that does
+// not say its apiVersion, as kube-apiserver does, rather than leave it out
+// of the snapshot as an object of some other API.
+func missingAPIVersion(raw []byte, kind string) error {
+	version, ok := versionsOfKinds[kind]
+	if !ok {
+		return nil
+	}
+	bad := newInvalidObject(raw, kind, nil)
+	bad.errs = field.ErrorList{field.Required(field.NewPath("apiVersion"), "a "+kind+" is "+version)}
 	return bad
 }

@@ -287,6 +287,12 @@ func (o *Objects) addObject(raw json.RawMessage, ignored map[string]int, explain
 		switch {
 		case h.Kind == "":
 			return errNoKind
+		case h.APIVersion == "":
+			if err := missingAPIVersion(raw, h.Kind); err != nil {
+				return err
+			}
+			ignored[h.Kind]++
+			return nil
 		case !dumpScheme.Recognizes(gvk):
 			ignored[h.Kind]++
 			return nil

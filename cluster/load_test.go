@@ -183,6 +183,11 @@ func TestDecodeNamesEveryBadObjectAndField(t *testing.T) {
 			},
 		},
 		{
+			name:  "an object of a kind a snapshot reads that does not say its apiVersion",
+			input: "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\nkind: Pod\nmetadata: {name: web-1, namespace: default}\n",
+			want:  []string{"Pod default/web-1: apiVersion: Required value: a Pod is v1"},
+		},
+		{
 			name:  "a kind that is not a string",
 			input: "apiVersion: v1\nkind: 5\n",
 			want:  []string{"document 1: kind: Invalid value: 5: must be a string"},
