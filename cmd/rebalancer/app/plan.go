@@ -62,7 +62,7 @@ Without --policy, the built-in default policy runs:
 			if err != nil {
 				return err
 			}
-			placer, err := newPlacer(pol, s.plugins)
+			placer, err := checkPolicy(pol, s.plugins)
 			if err != nil {
 				return err
 			}
@@ -82,7 +82,7 @@ Without --policy, the built-in default policy runs:
 			}
 			snap, err := cluster.New(objs, at)
 			if err != nil {
-				return fmt.Errorf("%s: %w", snapshot, err)
+				return snapshotError(snapshot, err)
 			}
 			if err := rebalance.CheckPriorityClasses(pol, snap, snapshot); err != nil {
 				return err

@@ -16,6 +16,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster/kube"
 	"github.com/kube-rebalancer/rebalancer/rebalance"
 	"github.com/kube-rebalancer/rebalancer/report"
+	"github.com/kube-rebalancer/rebalancer/scheduler"
 )
 
 type runOptions struct {
@@ -138,6 +139,10 @@ func (o *runOptions) setUp(c *cobra.Command, s *settings, pub *rebalance.Publish
 	// A bad policy is the error to report, but the run still connects, when
 	// it can, to leave its record.
 	pol, polErr := loadPolicy(o.policyFile)
+	var placer scheduler.Placer
+	if polErr == nil {
+		placer, polErr = checkPolicy(pol, s.plugins)
+	}
 	if err := o.checkState(); err != nil {
 		return nil, nil, cmp.Or(polErr, err)
 	}
@@ -172,10 +177,6 @@ func (o *runOptions) setUp(c *cobra.Command, s *settings, pub *rebalance.Publish
 		klog.InfoS("No state ConfigMap: this run takes no Lease, so nothing stops another run from evicting at the same time")
 	default:
 		lock = runLock(client, history)
-	}
-	placer, err := newPlacer(pol, s.plugins)
-	if err != nil {
-		return nil, nil, err
 	}
 	r := rebalance.New(rebalance.Config{
 		Client: client, Policy: pol, Placer: placer, History: history, Lock: lock,
