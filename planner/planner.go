@@ -128,12 +128,14 @@ func (c *cycle) check(p *cluster.Pod) (Category, string) {
 		return Cooldown, fmt.Sprintf("%s had a pod evicted %s ago; cooldown %s lets its replacements settle",
 			p.Workload, c.snap.Now.Sub(at).Round(time.Second), pol.Cooldown.Duration)
 	}
-	from := c.snap.NodeOf(p)
+	from := c.boundNode(p)
 	if from != nil {
 		if !pol.SelectsNode(from.Labels) {
 			return Excluded, "node " + from.Name + " is not selected by the policy's nodeSelector"
 		}
-		if !from.Ready() {
+		// A finished pod has nothing left for the kubelet to stop: the
+		// API server deletes it at once.
+		if !from.Ready() && !p.IsTerminal() {
 			return NodeNotReady, "node " + from.Name + " is not Ready: the kubelet could not stop the pod"
 		}
 	}
@@ -163,7 +165,7 @@ func (c *cycle) Move(strategy string, cand strategies.Candidate) strategies.Outc
 		logSkipped(strategy, p, cat, why)
 		return strategies.Outcome{Reason: why, Category: string(cat)}
 	}
-	from := c.snap.NodeOf(p)
+	from := c.boundNode(p)
 	m := Move{Pod: p.Key, UID: p.UID, Workload: p.Workload.String(), Strategy: strategy, Reason: cand.Reason}
 	if from != nil {
 		m.From = from.Name
@@ -207,6 +209,17 @@ func (c *cycle) admit(p *cluster.Pod, from *cluster.Node) int {
 	c.counts.add(p, from)
 	c.budgets.spend(c.snap, p)
 	return c.step
+}
+
+// boundNode returns the node the pod is bound to: the one it holds
+// resources on, or, for a finished pod, which holds none, the one its
+// spec.nodeName names. A move's from and the per-node limit count it so,
+// as the descheduler counts a node's evictions by spec.nodeName.
+func (c *cycle) boundNode(p *cluster.Pod) *cluster.Node {
+	if n := c.snap.NodeOf(p); n != nil || !p.IsTerminal() || p.Spec.NodeName == "" {
+		return n
+	}
+	return c.snap.Node(p.Spec.NodeName)
 }
 
 // needsPlace reports whether the eviction creates a pod that needs a node:

@@ -463,3 +463,52 @@ func TestTotalLimitStopsTheCycle(t *testing.T) {
 		t.Errorf("stopped = %q, want %q", plan.Stopped, want)
 	}
 }
+
+// A finished pod holds nothing on its node, but it is bound there: the move
+// names the node, and the node's limit counts it, as the descheduler counts
+// evictions by spec.nodeName.
+func TestFinishedPodsLeaveTheirNode(t *testing.T) {
+	failed := func(name, node string) *ct.PodBuilder {
+		return ct.Pod("batch", name).On(node).OwnedBy("Job", "report").Failed("", "Error", 1)
+	}
+	tests := []struct {
+		name   string
+		nodes  []any
+		policy string
+		moves  string // "pod from→to@step" in order
+	}{
+		{
+			name:  "from is the node the pod is bound to; nothing is placed",
+			moves: "batch/a n1→@1,batch/b n1→@1,batch/c n2→@1",
+		},
+		{
+			name:   "limits.perNode counts them on their node",
+			policy: "limits: {perNode: 1}",
+			moves:  "batch/a n1→@1,batch/b n1→@2,batch/c n2→@2",
+		},
+		{
+			// The API server deletes a finished pod at once: no kubelet
+			// needs to stop it.
+			name:  "a NotReady node keeps no finished pod",
+			nodes: []any{ct.Node("n1").NotReady(), ct.Node("n2")},
+			moves: "batch/a n1→@1,batch/b n1→@1,batch/c n2→@1",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			nodes := tt.nodes
+			if nodes == nil {
+				nodes = []any{ct.Node("n1"), ct.Node("n2")}
+			}
+			snap := ct.Snapshot(t, append(nodes, failed("a", "n1"), failed("b", "n1"), failed("c", "n2"))...)
+			plan := propose(t, loadPolicy(t, tt.policy), snap, nil, "batch/a", "batch/b", "batch/c")
+			var got []string
+			for _, m := range plan.Moves {
+				got = append(got, fmt.Sprintf("%s %s→%s@%d", m.Pod, m.From, m.To, m.Step))
+			}
+			if strings.Join(got, ",") != tt.moves {
+				t.Errorf("moves %s\nwant  %s\nskipped: %s", strings.Join(got, ","), tt.moves, skipped(plan))
+			}
+		})
+	}
+}

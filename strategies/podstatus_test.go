@@ -85,6 +85,7 @@ func TestPodLifeTime(t *testing.T) {
 		pods   []any
 		policy string
 		want   []string // in the order they move
+		moves  []string // when set: "pod from→to" of every move, sorted
 		reason string
 	}{
 		{
@@ -117,6 +118,14 @@ func TestPodLifeTime(t *testing.T) {
 			want:   []string{"shop/pending"},
 		},
 		{
+			name: "a finished pod is removed from the node it is bound to, and nothing is placed",
+			pods: []any{web("done").CreatedAgo(48 * time.Hour).Phase(corev1.PodSucceeded),
+				web("failed").CreatedAgo(30*time.Hour).Failed("", "Error", 1)},
+			policy: "{maxPodLifeTimeSeconds: 86400}",
+			want:   []string{"shop/done", "shop/failed"},
+			moves:  []string{"shop/done n1→", "shop/failed n1→"},
+		},
+		{
 			name:   "labelSelector limits the strategy",
 			pods:   []any{web("old").CreatedAgo(48 * time.Hour), web("old-cache").CreatedAgo(48*time.Hour).Label("component", "cache")},
 			policy: "{maxPodLifeTimeSeconds: 86400, labelSelector: {matchLabels: {component: cache}}}",
@@ -128,6 +137,9 @@ func TestPodLifeTime(t *testing.T) {
 			objs := append([]any{ct.Node("n1"), ct.Node("n2"), ct.DeploymentReplicaSet("shop", "web")}, tt.pods...)
 			p := plan(t, ct.Snapshot(t, objs...), "strategies:\n  PodLifeTime: "+tt.policy+"\n")
 			equal(t, "moved, in order", order(p), tt.want)
+			if tt.moves != nil {
+				equal(t, "moves", moves(p), tt.moves)
+			}
 			if tt.reason != "" && len(p.Moves) > 0 && p.Moves[0].Reason != tt.reason {
 				t.Errorf("reason %q, want %q", p.Moves[0].Reason, tt.reason)
 			}
@@ -225,6 +237,11 @@ func TestRemoveFailedPods(t *testing.T) {
 			for _, m := range p.Moves {
 				if m.To != "" {
 					t.Errorf("%s has a replacement planned on %q; a failed pod holds no node", m.Pod, m.To)
+				}
+				// A finished pod holds nothing on its node, but is bound
+				// to it: from is its spec.nodeName.
+				if m.From != "n1" {
+					t.Errorf("%s moves from %q, want n1, the node it is bound to", m.Pod, m.From)
 				}
 			}
 			if tt.reason != "" && len(p.Moves) > 0 && p.Moves[0].Reason != tt.reason {
