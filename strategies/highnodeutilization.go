@@ -91,7 +91,9 @@ func (s highNodeUtilization) compact(in *Input, args *policy.HighNodeUtilization
 		switch {
 		case !n.Ready():
 			class = classNotReady
-		case g.bands.isUnder(n):
+		// A cordoned node takes no pods but gives them: lightly used,
+		// it is the first to empty.
+		case g.bands.isBelow(n):
 			under, class = append(under, n), classUnder
 		}
 		if commit {
@@ -102,7 +104,17 @@ func (s highNodeUtilization) compact(in *Input, args *policy.HighNodeUtilization
 	if len(under) == 0 || int32(len(under)) <= args.NumberOfNodes {
 		return emptied
 	}
-	slices.SortStableFunc(under, func(a, b *cluster.Node) int { return compareLoad(g.bands, a, b, true) })
+	// Cordoned nodes first: someone already chose them to go, and they
+	// take no pods either way; then the least used.
+	slices.SortStableFunc(under, func(a, b *cluster.Node) int {
+		if a.Unschedulable() != b.Unschedulable() {
+			if a.Unschedulable() {
+				return -1
+			}
+			return 1
+		}
+		return compareLoad(g.bands, a, b, true)
+	})
 
 	// A simulation cannot see the limits the planner counts across nodes;
 	// the total is the one that matters for its cost.

@@ -134,7 +134,10 @@ func TestHighNodeUtilization(t *testing.T) {
 			policy: hnu(50) + "    numberOfNodes: 1\n",
 		},
 		{
-			name: "cordoned nodes are neither emptied nor targets",
+			// n1 is cordoned: it takes no pods, but its own go to n2, the
+			// one node that takes any. n2's pod has nowhere to go (n3 is
+			// cordoned as well), so n2 stays.
+			name: "a cordoned node is emptied, and is never a target",
 			objs: [][]any{
 				{ct.Node("n1").Cordoned(), ct.Node("n2"), ct.Node("n3").Cordoned()},
 				cpuPods("n1", "a", "400m"),
@@ -142,6 +145,20 @@ func TestHighNodeUtilization(t *testing.T) {
 				cpuPods("n3", "c", "3"),
 			},
 			policy: hnu(50),
+			want:   []string{"shop/a-n1-0 n1→n2"},
+		},
+		{
+			// With one eviction allowed, the cordoned node goes before
+			// the less used one: someone already chose it to go.
+			name: "a cordoned node is the first to empty",
+			objs: [][]any{
+				{ct.Node("n1"), ct.Node("n2").Unschedulable(), ct.Node("n3")},
+				cpuPods("n1", "a", "400m"), // 10%
+				cpuPods("n2", "b", "1"),    // 25%, cordoned
+				cpuPods("n3", "c", "3"),    // 75%
+			},
+			policy: "limits: {total: 1}\n" + hnu(50),
+			want:   []string{"shop/b-n2-0 n2→n3"},
 		},
 		{
 			name: "node pools: each pool is compacted within itself with its own thresholds",

@@ -304,9 +304,11 @@ func meanUtilization(nodes []*cluster.Node, r corev1.ResourceName) float64 {
 // isUnder: every listed resource below its threshold, and the node takes
 // pods (a cordoned node is never a destination).
 func (b bands) isUnder(n *cluster.Node) bool {
-	if n.Unschedulable() {
-		return false
-	}
+	return !n.Unschedulable() && b.isBelow(n)
+}
+
+// isBelow: every listed resource below its threshold.
+func (b bands) isBelow(n *cluster.Node) bool {
 	for _, r := range b.resources {
 		if n.StayingUtilization(r) >= b.low[r] {
 			return false
