@@ -253,13 +253,19 @@ func (c *cycle) place(p *cluster.Pod, from *cluster.Node, accept func(*cluster.N
 }
 
 // acceptor is the condition every target of p's move must meet beyond the
-// scheduler's filters: one of the policy's nodes, the guard, the strategy's
-// own condition.
+// scheduler's filters: one of the policy's nodes, one the pod may stay on,
+// the guard, the strategy's own condition.
 func (c *cycle) acceptor(p *cluster.Pod, accept func(*cluster.Node) (bool, string)) func(*cluster.Node) (bool, string) {
 	pol := c.planner.Policy
 	return func(n *cluster.Node) (bool, string) {
 		if !pol.SelectsNode(n.Labels) {
 			return false, "node(s) were not selected by the policy's nodeSelector"
+		}
+		// kube-scheduler admits the pod there, and the taint manager
+		// evicts it when its tolerationSeconds are up: a move that only
+		// postpones a disruption.
+		if _, _, temporary := cluster.TemporaryNoExecute(p.Pod, n.Node); temporary {
+			return false, reasonTemporaryNoExecute
 		}
 		if c.guard != nil {
 			if ok, why := c.guard(p, n); !ok {
@@ -272,6 +278,10 @@ func (c *cycle) acceptor(p *cluster.Pod, accept func(*cluster.Node) (bool, strin
 		return true, ""
 	}
 }
+
+// reasonTemporaryNoExecute counts, in a move's no-fit message, the nodes
+// whose NoExecute taint the pod tolerates only for a while.
+const reasonTemporaryNoExecute = "node(s) had a NoExecute taint that the pod tolerates only for its tolerationSeconds, after which the taint manager would evict it"
 
 // Skip implements strategies.Mover.
 func (c *cycle) Skip(strategy string, p *cluster.Pod, o strategies.Outcome) {

@@ -134,6 +134,20 @@ func TestHighNodeUtilization(t *testing.T) {
 			policy: hnu(50) + "    numberOfNodes: 1\n",
 		},
 		{
+			// web tolerates n2's NoExecute taint for five minutes only:
+			// kube-scheduler would admit it there and the taint manager
+			// evict it. n3, less used, takes it.
+			name: "a node whose NoExecute taint the pod tolerates only for a while is no target",
+			objs: [][]any{
+				{ct.Node("n1"), ct.Node("n2").Taint("maintenance", "", corev1.TaintEffectNoExecute), ct.Node("n3")},
+				tolerating("n1", "web", 1, new(int64(300))), // 10%
+				tolerating("n2", "db", 5, nil),              // 50%
+				cpuPods("n3", "c", "1200m"),                 // 30%
+			},
+			policy: hnu(20),
+			want:   []string{"shop/web-n1-0 n1→n3"},
+		},
+		{
 			// n1 is cordoned: it takes no pods, but its own go to n2, the
 			// one node that takes any. n2's pod has nowhere to go (n3 is
 			// cordoned as well), so n2 stays.

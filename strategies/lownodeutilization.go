@@ -431,7 +431,8 @@ func (r *lowUtilizationRule) check(_ view, _ string, p *cluster.Pod, n *cluster.
 
 // fitsSomewhere reports whether one of the named nodes could take the pod
 // as far as cheap checks tell: one of its homes (taints, node affinity,
-// cordon), with room for its cpu, memory and one more pod, within every
+// cordon) that it may stay on (no NoExecute taint it tolerates only for a
+// while), with room for its cpu, memory and one more pod, within every
 // target and the guard. The scheduler's verdict on the rest is costly
 // (every node, every filter) and only worth asking when this holds.
 func (b bands) fitsSomewhere(in *Input, names []string, p *cluster.Pod) bool {
@@ -439,7 +440,7 @@ func (b bands) fitsSomewhere(in *Input, names []string, p *cluster.Pod) bool {
 	v := in.now()
 	for _, name := range names {
 		n := in.Snapshot.Node(name)
-		if !admits[n.Index()] || !hasRoom(n, p) || b.wouldExceed(n, p) {
+		if !admits[n.Index()] || staysOnlyAWhile(p, n) || !hasRoom(n, p) || b.wouldExceed(n, p) {
 			continue
 		}
 		if in.guard != nil {
