@@ -108,6 +108,24 @@ strategies:
 			},
 		},
 		{
+			name: "utilization: evictableNamespaces, evictionLimits and evictionModes",
+			yaml: "strategies:\n  HighNodeUtilization:\n    thresholds: {cpu: 20}\n    evictionModes: [OnlyThresholdingResources, All]\n" +
+				"    evictableNamespaces: {include: [a], exclude: [b]}\n",
+			want: []string{
+				`strategies.HighNodeUtilization.evictionModes[1]: "All" is not supported; supported values: "OnlyThresholdingResources"`,
+				`strategies.HighNodeUtilization.evictableNamespaces: set include or exclude, not both`,
+			},
+		},
+		{
+			name: "low utilization: a negative evictionLimits.node",
+			yaml: "strategies:\n  LowNodeUtilization:\n    thresholds: {cpu: 20}\n    targetThresholds: {cpu: 50}\n" +
+				"    evictionLimits: {node: -1}\n    evictableNamespaces: {exclude: [Not_A_Namespace]}\n",
+			want: []string{
+				`strategies.LowNodeUtilization.evictableNamespaces.exclude[0]: "Not_A_Namespace" is not a namespace name: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+				`strategies.LowNodeUtilization.evictionLimits.node: -1 is negative`,
+			},
+		},
+		{
 			name: "pod lifetime: zero would evict everything forever",
 			yaml: "strategies:\n  PodLifeTime: {maxPodLifeTimeSeconds: 0}\n",
 			want: []string{`strategies.PodLifeTime.maxPodLifeTimeSeconds: 0 would move every pod, and its replacement, on every run; give an age in seconds, e.g. 86400`},

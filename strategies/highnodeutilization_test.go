@@ -134,6 +134,45 @@ func TestHighNodeUtilization(t *testing.T) {
 			policy: hnu(50) + "    numberOfNodes: 1\n",
 		},
 		{
+			// The descheduler's OnlyThresholdingResources: the pod that
+			// requests no cpu stays, and does not keep n1 from being
+			// emptied of the others.
+			name: "evictionModes OnlyThresholdingResources: pods without a request for the thresholds' resources stay",
+			objs: [][]any{
+				{ct.Node("n1"), ct.Node("n2")},
+				cpuPods("n1", "a", "200m"),
+				{ct.DeploymentReplicaSet("shop", "sidecar"), ct.Pod("shop", "sidecar-0").On("n1").Requests("", "64Mi").Deployment("sidecar")},
+				cpuPods("n2", "b", "2"),
+			},
+			policy: hnu(50) + "    evictionModes: [OnlyThresholdingResources]\n",
+			want:   []string{"shop/a-n1-0 n1→n2"},
+		},
+		{
+			name: "without evictionModes every pod leaves",
+			objs: [][]any{
+				{ct.Node("n1"), ct.Node("n2")},
+				cpuPods("n1", "a", "200m"),
+				{ct.DeploymentReplicaSet("shop", "sidecar"), ct.Pod("shop", "sidecar-0").On("n1").Requests("", "64Mi").Deployment("sidecar")},
+				cpuPods("n2", "b", "2"),
+			},
+			policy: hnu(50),
+			want:   []string{"shop/a-n1-0 n1→n2", "shop/sidecar-0 n1→n2"},
+		},
+		{
+			// A pod of an excluded namespace cannot leave, so n1 cannot be
+			// emptied; n3, with none, is.
+			name: "evictableNamespaces: a node with a pod that may not leave is not emptied",
+			objs: [][]any{
+				{ct.Node("n1"), ct.Node("n2"), ct.Node("n3")},
+				cpuPods("n1", "a", "200m"),
+				{ct.DeploymentReplicaSet("system", "dns"), ct.Pod("system", "dns-0").On("n1").Requests("100m", "").Deployment("dns")},
+				cpuPods("n2", "b", "2"),
+				cpuPods("n3", "c", "400m"),
+			},
+			policy: hnu(50) + "    evictableNamespaces: {exclude: [system]}\n",
+			want:   []string{"shop/c-n3-0 n3→n2"},
+		},
+		{
 			// web tolerates n2's NoExecute taint for five minutes only:
 			// kube-scheduler would admit it there and the taint manager
 			// evict it. n3, less used, takes it.

@@ -134,7 +134,7 @@ func (s lowNodeUtilization) balance(in *Input, args *policy.LowNodeUtilizationAr
 		return headroom
 	}
 	for _, name := range over {
-		if !s.relieve(in, g, name, under, accept, hasHeadroom) {
+		if !s.relieve(in, args, g, name, under, accept, hasHeadroom) {
 			return
 		}
 	}
@@ -145,17 +145,27 @@ func (s lowNodeUtilization) balance(in *Input, args *policy.LowNodeUtilizationAr
 // pods it could not move are skipped only as far as the node needed them:
 // the fewest of them, in the order tried, that would have brought it within
 // target; the others were alternatives.
-func (s lowNodeUtilization) relieve(in *Input, g lowUtilizationGroup, name string, under []string,
+func (s lowNodeUtilization) relieve(in *Input, args *policy.LowNodeUtilizationArgs, g lowUtilizationGroup, name string, under []string,
 	accept func(*cluster.Pod) func(*cluster.Node) (bool, string), hasHeadroom func() bool) bool {
 	b := g.bands
 	need := in.want(s.Name(), 0)
+	limit := args.NodeLimit()
 	defer func() {
 		need.need = need.moved + b.needed(in.Snapshot.Node(name), need.refused)
+		if limit >= 0 {
+			// evictionLimits.node says how many may leave: the
+			// others are not missing.
+			need.need = min(need.need, limit)
+		}
 		need.done()
 	}()
-	for _, p := range s.podsToMove(in, in.Snapshot.Node(name)) {
+	for _, p := range s.podsToMove(in, args, in.Snapshot.Node(name)) {
 		if in.Done() {
 			return false
+		}
+		if limit >= 0 && need.moved >= limit {
+			klog.V(2).InfoS("LowNodeUtilization: evictionLimits.node reached", "node", name, "limit", limit)
+			break
 		}
 		node := in.Snapshot.Node(name)
 		hot := b.overResources(node)
@@ -215,12 +225,12 @@ func (b bands) needed(n *cluster.Node, refused []refusal) int {
 // podsToMove returns the node's pods this strategy may move, in the order
 // they should leave: lowest priority first, then BestEffort before Burstable
 // before Guaranteed.
-func (lowNodeUtilization) podsToMove(in *Input, n *cluster.Node) []*cluster.Pod {
+func (lowNodeUtilization) podsToMove(in *Input, args *policy.LowNodeUtilizationArgs, n *cluster.Node) []*cluster.Pod {
 	var pods []*cluster.Pod
 	for _, p := range n.Pods() {
 		// A terminating pod is on its way out: it relieves the node
 		// without an eviction.
-		if !p.IsTerminating() && in.Args(lowNodeUtilizationName, p) != nil {
+		if !p.IsTerminating() && in.Args(lowNodeUtilizationName, p) != nil && args.EvictableNamespaces.Allows(p.Namespace) {
 			pods = append(pods, p)
 		}
 	}

@@ -55,6 +55,31 @@ func TestLowNodeUtilization(t *testing.T) {
 		want   []string // "pod from→to"
 	}{
 		{
+			// The descheduler's evictionLimits.node: two pods would bring
+			// hot within target, one may leave.
+			name: "evictionLimits.node: at most this many pods leave a node",
+			objs: [][]any{
+				{ct.Node("hot"), ct.Node("idle"), ct.Node("busy")},
+				pods("hot", "web", 7, "400m"),
+				pods("busy", "api", 3, "400m"),
+			},
+			policy: lnu20x50 + "    evictionLimits: {node: 1}\n",
+			want:   []string{"shop/web-hot-0 hot→idle"},
+		},
+		{
+			// batch's pods would leave first (the same priority and QoS,
+			// then by name); they stay, and count in hot's utilization.
+			name: "evictableNamespaces: only the pods of these namespaces leave",
+			objs: [][]any{
+				{ct.Node("hot"), ct.Node("idle")},
+				pods("hot", "web", 5, "400m"),
+				{ct.Pod("batch", "job-0").On("hot").Requests("400m", "").OwnedBy("ReplicaSet", "job"),
+					ct.Pod("batch", "job-1").On("hot").Requests("400m", "").OwnedBy("ReplicaSet", "job")},
+			},
+			policy: lnu20x50 + "    evictableNamespaces: {exclude: [batch]}\n",
+			want:   []string{"shop/web-hot-0 hot→idle", "shop/web-hot-1 hot→idle"},
+		},
+		{
 			// kube-scheduler would admit web onto idle, and the taint
 			// manager would evict it five minutes later: idle is no room
 			// for it.
