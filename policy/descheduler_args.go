@@ -50,7 +50,7 @@ var (
 	namespacesArg    = argRule{to: "namespaces"}
 	labelSelectorArg = argRule{to: "labelSelector"}
 	nodeFitNote      = "rebalancer never evicts a pod that no other node can take, as the descheduler's nodeFit does"
-	evictableNsArg   = argRule{to: "evictableNamespaces", pending: true}
+	evictableNsArg   = argRule{to: "evictableNamespaces"}
 )
 
 func same(names ...string) map[string]string {
@@ -112,10 +112,10 @@ var deschedulerStrategies = []deschedulerStrategy{
 			"maxPodLifeTimeSeconds":        {to: "maxPodLifeTimeSeconds"},
 			"states":                       {to: "states"},
 			"includingInitContainers":      {to: "includingInitContainers"},
-			"conditions":                   {to: "conditions", pending: true},
-			"exitCodes":                    {to: "exitCodes", pending: true},
-			"ownerKinds":                   {to: "ownerKinds", pending: true},
-			"includingEphemeralContainers": {to: "includingEphemeralContainers", pending: true},
+			"conditions":                   {to: "conditions"},
+			"exitCodes":                    {to: "exitCodes"},
+			"ownerKinds":                   {to: "ownerKinds"},
+			"includingEphemeralContainers": {to: "includingEphemeralContainers"},
 		},
 		v1alpha1Params: "podLifeTime",
 		// The descheduler's conversion appends podStatusPhases to states.
@@ -163,7 +163,7 @@ var deschedulerStrategies = []deschedulerStrategy{
 			"useDeviationThresholds": {to: "useDeviationThresholds"},
 			"numberOfNodes":          {to: "numberOfNodes"},
 			"evictableNamespaces":    evictableNsArg,
-			"evictionLimits":         {to: "evictionLimits", pending: true},
+			"evictionLimits":         {to: "evictionLimits"},
 			"metricsUtilization":     {instead: metricsInstead},
 		},
 		v1alpha1Params: "nodeResourceUtilizationThresholds",
@@ -175,7 +175,7 @@ var deschedulerStrategies = []deschedulerStrategy{
 		args: map[string]argRule{
 			"thresholds":          {to: "thresholds"},
 			"numberOfNodes":       {to: "numberOfNodes"},
-			"evictionModes":       {to: "evictionModes", pending: true},
+			"evictionModes":       {to: "evictionModes"},
 			"evictableNamespaces": evictableNsArg,
 		},
 		v1alpha1Params: "nodeResourceUtilizationThresholds",
