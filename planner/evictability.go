@@ -114,6 +114,11 @@ func protection(snap *cluster.Snapshot, pol *policy.Policy, s *policy.Settings, 
 			"add a PodDisruptionBudget that selects it, or allow with evictable.requirePDB: false"
 	}
 	if min := ev.MinPodAge.Duration; min > 0 {
+		// Only a dump can lack the time (the API server always sets it): a
+		// pod of unknown age is not known to be old enough.
+		if p.CreationTimestamp.IsZero() {
+			return Protected, "its age is unknown (metadata.creationTimestamp is not set), so evictable.minPodAge cannot be checked"
+		}
 		if age := snap.Now.Sub(p.CreationTimestamp.Time); age < min {
 			return Protected, fmt.Sprintf("younger than evictable.minPodAge (%s < %s)", age.Round(time.Second), min)
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
@@ -266,6 +267,8 @@ func TestProtections(t *testing.T) {
 			skip: "protected: bare pod: no controller would recreate it; allow with evictable.barePods"},
 		{name: "too young", policy: "evictable: {minPodAge: 1h}", pod: web("p").CreatedAgo(10 * time.Minute),
 			skip: "protected: younger than evictable.minPodAge (10m0s < 1h0m0s)"},
+		{name: "age unknown", policy: "evictable: {minPodAge: 1h}", pod: web("p").Edit(func(p *corev1.Pod) { p.CreationTimestamp = metav1.Time{} }),
+			skip: "protected: its age is unknown (metadata.creationTimestamp is not set), so evictable.minPodAge cannot be checked"},
 		{name: "not selected", policy: "evictable: {labelSelector: {matchLabels: {movable: \"yes\"}}}", pod: web("p"),
 			skip: "protected: not selected by evictable.labelSelector"},
 		{name: "opted in past a soft protection", pod: web("p").Volume(emptyDir).Annotate("rebalancer.dev/evict", "true")},
