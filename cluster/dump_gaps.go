@@ -10,7 +10,7 @@ import (
 )
 
 // DumpCommand is the kubectl command that dumps everything a plan reads.
-const DumpCommand = "kubectl get nodes,pods,pdb,namespaces,replicasets,jobs,priorityclasses,configmaps -A -o yaml"
+const DumpCommand = "kubectl get nodes,pods,pdb,namespaces,replicasets,jobs,priorityclasses,configmaps,pv,pvc,storageclasses,csinodes -A -o yaml"
 
 // DumpNeeds are what a policy reads from the kinds a dump may leave out; the
 // objects themselves show the rest.
