@@ -97,6 +97,14 @@ func (e *Evictable) validate(path *field.Path) field.ErrorList {
 	if d := e.MinPodAge; d != nil && d.Duration < 0 {
 		errs = append(errs, field.Invalid(path.Child("minPodAge"), d.Duration.String(), "is negative"))
 	}
+	if len(e.PVCStorageClasses) > 0 {
+		cp := path.Child("pvcStorageClasses")
+		for i, name := range e.PVCStorageClasses {
+			for _, msg := range validation.IsDNS1123Subdomain(name) {
+				errs = append(errs, field.Invalid(cp.Index(i), name, msg))
+			}
+		}
+	}
 	return append(errs, validateSelector(e.LabelSelector, path.Child("labelSelector"))...)
 }
 
