@@ -45,6 +45,9 @@ func (*volumeRestrictions) Name() string { return VolumeRestrictions }
 
 func (p *volumeRestrictions) PreFilter(c *Cycle) PreFilterResult {
 	pod := c.pod.Pod
+	if !usesClaimVolume(pod) && !hasAnyInlineDisk(pod) {
+		return PreFilterResult{Skip: true}
+	}
 	st := State[restrictionsState](c, p.key)
 	for i := range pod.Spec.Volumes {
 		v := &pod.Spec.Volumes[i]
@@ -62,6 +65,15 @@ func (p *volumeRestrictions) PreFilter(c *Cycle) PreFilterResult {
 		}
 	}
 	return PreFilterResult{Skip: !st.inline && !st.rwopInUse}
+}
+
+func hasAnyInlineDisk(pod *corev1.Pod) bool {
+	for i := range pod.Spec.Volumes {
+		if hasInlineDisk(&pod.Spec.Volumes[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 func hasInlineDisk(v *corev1.Volume) bool {

@@ -71,7 +71,7 @@ func (*volumeZone) Name() string { return VolumeZone }
 
 func (p *volumeZone) PreFilter(c *Cycle) PreFilterResult {
 	snap, pod := c.snap, c.pod.Pod
-	if !snap.VolumesKnown() {
+	if !snap.VolumesKnown() || !usesClaimVolume(pod) {
 		return PreFilterResult{Skip: true}
 	}
 	st := State[zoneState](c, p.key)
@@ -98,6 +98,18 @@ func (p *volumeZone) PreFilter(c *Cycle) PreFilterResult {
 		}
 	}
 	return PreFilterResult{Skip: len(st.topologies) == 0}
+}
+
+// usesClaimVolume: the pod has a persistentVolumeClaim volume (the kind
+// VolumeZone and VolumeRestrictions look up; a generic ephemeral volume is
+// VolumeBinding's).
+func usesClaimVolume(pod *corev1.Pod) bool {
+	for i := range pod.Spec.Volumes {
+		if pod.Spec.Volumes[i].PersistentVolumeClaim != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // boundVolumeForZone returns the volume of the claim, nil for a claim that
