@@ -183,6 +183,7 @@ func New(objs Objects, now time.Time) (*Snapshot, error) {
 
 	s.vol = newVolumes(&objs)
 	s.vol.indexClaimUsers(s.pods)
+	s.vol.indexCSINodes(s.nodes)
 
 	pdbs := make([]*policyv1.PodDisruptionBudget, len(objs.PDBs))
 	for i := range objs.PDBs {

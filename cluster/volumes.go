@@ -29,31 +29,38 @@ type volumes struct {
 	// pv,pvc) cannot tell a missing claim from one it was not told about.
 	known bool
 
-	claims   map[string]*corev1.PersistentVolumeClaim // by namespace/name
+	claims   map[claimKey]*corev1.PersistentVolumeClaim
 	pvs      map[string]*corev1.PersistentVolume
 	pvsByCls map[string][]*corev1.PersistentVolume // by class, sorted by name
 	classes  map[string]*storagev1.StorageClass
 	csiNodes map[string]*storagev1.CSINode
-	// claimUsers are the pods whose volumes name each claim, by
-	// namespace/name: who holds a ReadWriteOncePod claim is asked of them.
-	claimUsers map[string][]*Pod
+	// csiByIndex is each node's CSINode by the node's index, for the
+	// filter that reads one per node; nil when there are none.
+	csiByIndex []*storagev1.CSINode
+	// claimUsers are the pods whose volumes name each claim: who holds a
+	// ReadWriteOncePod claim is asked of them.
+	claimUsers map[claimKey][]*Pod
 }
+
+// claimKey is a claim's namespace and name: looked up per node and pod by
+// the filters, it is a key that costs no allocation to build.
+type claimKey struct{ namespace, name string }
 
 func newVolumes(objs *Objects) volumes {
 	v := volumes{
 		known: objs.VolumesListed || len(objs.PersistentVolumes) > 0 || len(objs.PersistentVolumeClaims) > 0 ||
 			len(objs.StorageClasses) > 0 || len(objs.CSINodes) > 0,
-		claims:     make(map[string]*corev1.PersistentVolumeClaim, len(objs.PersistentVolumeClaims)),
+		claims:     make(map[claimKey]*corev1.PersistentVolumeClaim, len(objs.PersistentVolumeClaims)),
 		pvs:        make(map[string]*corev1.PersistentVolume, len(objs.PersistentVolumes)),
 		pvsByCls:   make(map[string][]*corev1.PersistentVolume),
 		classes:    make(map[string]*storagev1.StorageClass, len(objs.StorageClasses)),
 		csiNodes:   make(map[string]*storagev1.CSINode, len(objs.CSINodes)),
-		claimUsers: make(map[string][]*Pod),
+		claimUsers: make(map[claimKey][]*Pod),
 	}
 	for i := range objs.PersistentVolumeClaims {
 		c := &objs.PersistentVolumeClaims[i]
 		trimClaim(c)
-		v.claims[c.Namespace+"/"+c.Name] = c
+		v.claims[claimKey{c.Namespace, c.Name}] = c
 	}
 	for i := range objs.PersistentVolumes {
 		pv := &objs.PersistentVolumes[i]
@@ -127,12 +134,23 @@ func keepAnnotations(a map[string]string, keys ...string) map[string]string {
 	return out
 }
 
+// indexCSINodes lines the CSINodes up with the snapshot's nodes.
+func (v *volumes) indexCSINodes(nodes []*Node) {
+	if len(v.csiNodes) == 0 {
+		return
+	}
+	v.csiByIndex = make([]*storagev1.CSINode, len(nodes))
+	for i, n := range nodes {
+		v.csiByIndex[i] = v.csiNodes[n.Name]
+	}
+}
+
 // indexClaimUsers records which pods name which claim.
 func (v *volumes) indexClaimUsers(pods []*Pod) {
 	for _, p := range pods {
 		for i := range p.Spec.Volumes {
 			if name := ClaimName(p.Pod, &p.Spec.Volumes[i]); name != "" {
-				key := p.Namespace + "/" + name
+				key := claimKey{p.Namespace, name}
 				v.claimUsers[key] = append(v.claimUsers[key], p)
 			}
 		}
@@ -163,6 +181,20 @@ func UsesClaims(p *corev1.Pod) bool {
 	return false
 }
 
+// AttachesVolumes reports whether a volume of the pod may be one a CSI
+// driver attaches to its node: a claim, a generic ephemeral volume, or an
+// inline volume of an in-tree plugin migrated to CSI.
+func AttachesVolumes(p *corev1.Pod) bool {
+	for i := range p.Spec.Volumes {
+		v := &p.Spec.Volumes[i]
+		if v.PersistentVolumeClaim != nil || v.Ephemeral != nil || v.AWSElasticBlockStore != nil ||
+			v.GCEPersistentDisk != nil || v.AzureDisk != nil || v.Cinder != nil || v.PortworxVolume != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // ClaimClass returns the storage class a claim asks for: the beta
 // annotation, which still wins, or spec.storageClassName.
 func ClaimClass(c *corev1.PersistentVolumeClaim) string {
@@ -177,7 +209,7 @@ func (s *Snapshot) VolumesKnown() bool { return s.vol.known }
 
 // Claim returns the PersistentVolumeClaim namespace/name, or nil.
 func (s *Snapshot) Claim(namespace, name string) *corev1.PersistentVolumeClaim {
-	return s.vol.claims[namespace+"/"+name]
+	return s.vol.claims[claimKey{namespace, name}]
 }
 
 // PersistentVolume returns the PersistentVolume of that name, or nil.
@@ -195,11 +227,19 @@ func (s *Snapshot) StorageClass(name string) *storagev1.StorageClass { return s.
 // CSINode returns the CSINode of the node of that name, or nil.
 func (s *Snapshot) CSINode(node string) *storagev1.CSINode { return s.vol.csiNodes[node] }
 
+// CSINodeAt returns the CSINode of the i-th node of Nodes(), or nil.
+func (s *Snapshot) CSINodeAt(i int) *storagev1.CSINode {
+	if s.vol.csiByIndex == nil {
+		return nil
+	}
+	return s.vol.csiByIndex[i]
+}
+
 // ClaimInUse reports whether a pod other than except, on a node of the
 // snapshot as edited, uses the claim namespace/name: kube-scheduler's count
 // of the pods that hold a ReadWriteOncePod claim.
 func (s *Snapshot) ClaimInUse(namespace, name string, except *Pod) bool {
-	for _, p := range s.vol.claimUsers[namespace+"/"+name] {
+	for _, p := range s.vol.claimUsers[claimKey{namespace, name}] {
 		if p != except && s.NodeOf(p) != nil {
 			return true
 		}

@@ -71,7 +71,7 @@ func (*nodeVolumeLimits) Name() string { return NodeVolumeLimits }
 
 func (p *nodeVolumeLimits) PreFilter(c *Cycle) PreFilterResult {
 	pod := c.pod.Pod
-	if !c.snap.VolumesKnown() || !hasAttachableVolume(pod) {
+	if !c.snap.VolumesKnown() || !cluster.AttachesVolumes(pod) {
 		return PreFilterResult{Skip: true}
 	}
 	st := State[limitsState](c, p.key)
@@ -88,21 +88,6 @@ func (p *nodeVolumeLimits) PreFilter(c *Cycle) PreFilterResult {
 		return PreFilterResult{}
 	}
 	return PreFilterResult{Skip: len(st.newVols) == 0}
-}
-
-// hasAttachableVolume: a claim, a generic ephemeral volume or an inline
-// volume of a migrated plugin.
-func hasAttachableVolume(pod *corev1.Pod) bool {
-	for i := range pod.Spec.Volumes {
-		v := &pod.Spec.Volumes[i]
-		if v.PersistentVolumeClaim != nil || v.Ephemeral != nil {
-			return true
-		}
-		if d, _ := inlineDriver(v); d != "" {
-			return true
-		}
-	}
-	return false
 }
 
 // attachableVolumes calls add for each volume of the pod that a CSI driver
@@ -199,8 +184,17 @@ func (p *nodeVolumeLimits) Filter(c *Cycle, i int) []string {
 	if st.reject != nil {
 		return st.reject
 	}
-	csiNode := c.snap.CSINode(c.nodes[i].Name)
+	csiNode := c.snap.CSINodeAt(i)
 	if csiNode == nil || !limitsAny(csiNode, st.newVols) {
+		return nil
+	}
+	// Most nodes are far below their limits: the volumes their pods
+	// declare, counted without looking them up, bound what is attached.
+	declared := 0
+	for _, q := range c.nodes[i].PodsWithVolumes() {
+		declared += len(q.Spec.Volumes)
+	}
+	if withinLimits(csiNode, st.newVols, declared) {
 		return nil
 	}
 	if st.attached == nil {
@@ -209,8 +203,8 @@ func (p *nodeVolumeLimits) Filter(c *Cycle, i int) []string {
 	}
 	clear(st.attached)
 	clear(st.counts)
-	for _, q := range c.nodes[i].Pods() {
-		if q == c.pod || len(q.Spec.Volumes) == 0 {
+	for _, q := range c.nodes[i].PodsWithVolumes() {
+		if q == c.pod {
 			continue
 		}
 		_ = attachableVolumes(c.snap, q.Pod, false, func(v attachedVolume) {
@@ -235,6 +229,26 @@ func (p *nodeVolumeLimits) Filter(c *Cycle, i int) []string {
 		}
 	}
 	return nil
+}
+
+// withinLimits reports whether every limited driver of the new volumes
+// has room for them and for attached more volumes.
+func withinLimits(n *storagev1.CSINode, vols []attachedVolume, attached int) bool {
+	for _, d := range n.Spec.Drivers {
+		if d.Allocatable == nil || d.Allocatable.Count == nil {
+			continue
+		}
+		want := 0
+		for _, v := range vols {
+			if v.driver == d.Name {
+				want++
+			}
+		}
+		if want > 0 && attached+want > int(*d.Allocatable.Count) {
+			return false
+		}
+	}
+	return true
 }
 
 // limitsAny reports whether the node limits a driver of one of the volumes.
