@@ -36,6 +36,10 @@ func TestPodsWithVolumes(t *testing.T) {
 			skip: "no-fit: its PersistentVolumeClaim shop/data-db-0 is not in the snapshot: where it could start is unknown"},
 		{name: "its claim is bound to a volume the snapshot lacks", objs: []any{regional[0], regional[2]}, n2Zone: "zone-a",
 			skip: "no-fit: its PersistentVolumeClaim shop/data-db-0 is bound to PersistentVolume pv-1, which is not in the snapshot: where it could start is unknown"},
+		{name: "its ReadWriteOncePod claim is its own: the replacement takes it over", n2Zone: "zone-b", objs: []any{
+			ct.PV("pv-1").AccessModes(corev1.ReadWriteOncePod).BoundTo("shop", "data-db-0"),
+			ct.PVC("shop", "data-db-0").AccessModes(corev1.ReadWriteOncePod).Bound("pv-1"),
+		}},
 		{name: "its class is one pvcStorageClasses lists", policy: "evictable: {pvcStorageClasses: [regional]}", objs: regional, n2Zone: "zone-a"},
 		{name: "its class is not one pvcStorageClasses lists", policy: "evictable: {pvcStorageClasses: [standard]}", objs: regional, n2Zone: "zone-a",
 			skip: "protected: uses PersistentVolumeClaim shop/data-db-0 of StorageClass regional, which evictable.pvcStorageClasses does not list"},
