@@ -10,19 +10,26 @@ import (
 )
 
 // DumpCommand is the kubectl command that dumps everything a plan reads.
-const DumpCommand = "kubectl get nodes,pods,pdb,namespaces,replicasets,jobs,priorityclasses,configmaps,pv,pvc,storageclasses,csinodes -A -o yaml"
+const DumpCommand = "kubectl get nodes,pods,pdb,namespaces,replicasets,statefulsets,jobs,priorityclasses,configmaps,pv,pvc,storageclasses,csinodes -A -o yaml"
 
 // DumpNeeds are what a policy reads from the kinds a dump may leave out; the
 // objects themselves show the rest.
 type DumpNeeds struct {
-	// NamespaceSelectors is true when the policy chooses settings by the
-	// labels of namespaces.
+	// NamespaceSelectors is true when the policy chooses namespaces, or
+	// their settings, by the labels of namespaces.
 	NamespaceSelectors bool
 	// PriorityClasses are the classes the policy names.
 	PriorityClasses []string
 	// Jobs is true when the policy keeps the pods of some Jobs in place,
 	// which it decides by each Job's podFailurePolicy.
 	Jobs bool
+	// Replicas is true when the policy keeps the pods of small workloads in
+	// place (evictable.minReplicas), which it decides by their controllers'
+	// spec.replicas.
+	Replicas bool
+	// RequirePDB is true when the policy moves only the pods that a
+	// PodDisruptionBudget covers (evictable.requirePDB).
+	RequirePDB bool
 }
 
 // Gap is a kind a dump does not list although the plan depends on it.
@@ -64,14 +71,15 @@ func (g Gap) Warning(path string) string {
 // `kubectl get --raw` return it), empty or not: that kind was listed; and
 // where the cluster cannot lack the kind: every pod's namespace exists, the
 // API server creates the system-* priority classes, and a pod whose
-// controller is a ReplicaSet has one (unless it was orphaned). A cluster may
+// controller is a ReplicaSet or a StatefulSet has one (unless it was
+// orphaned). A cluster may
 // have no PodDisruptionBudget at all, so that gap is only ever a maybe.
 func Gaps(objs Objects, needs DumpNeeds) []Gap {
 	var (
-		controlled, ofReplicaSets, ofJobs int
-		withClaims                        int
-		nsSelectors                       bool
-		classes                           []string
+		controlled, ofReplicaSets, ofStatefulSets, ofJobs int
+		withClaims                                        int
+		nsSelectors                                       bool
+		classes                                           []string
 	)
 	for i := range objs.Pods {
 		p := &objs.Pods[i]
@@ -79,6 +87,9 @@ func Gaps(objs Objects, needs DumpNeeds) []Gap {
 			controlled++
 			if c.Kind == "ReplicaSet" {
 				ofReplicaSets++
+			}
+			if c.Kind == "StatefulSet" {
+				ofStatefulSets++
 			}
 			if c.Kind == "Job" && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
 				ofJobs++
@@ -98,10 +109,14 @@ func Gaps(objs Objects, needs DumpNeeds) []Gap {
 
 	var gaps []Gap
 	if controlled > 0 && missing("PodDisruptionBudget", len(objs.PDBs)) {
+		effect := "the plan counts no disruption budget, so it may plan evictions that a budget would refuse"
+		if needs.RequirePDB {
+			effect = "no pod has a budget, so evictable.requirePDB keeps every one in place"
+		}
 		gaps = append(gaps, Gap{
 			Kind: "PodDisruptionBudget", Resource: "pdb", Maybe: true,
 			Because: count(controlled, "pod has a controller", "pods have a controller"),
-			Effect:  "the plan counts no disruption budget, so it may plan evictions that a budget would refuse",
+			Effect:  effect,
 		})
 	}
 	if ofReplicaSets > 0 && missing("ReplicaSet", len(objs.ReplicaSets)) {
@@ -110,6 +125,13 @@ func Gaps(objs Objects, needs DumpNeeds) []Gap {
 			Because: count(ofReplicaSets, "pod is owned by a ReplicaSet", "pods are owned by ReplicaSets"),
 			Effect: "their Deployments cannot be found, so each ReplicaSet counts as a workload of its own " +
 				"(per-workload limits, the cooldown, duplicates and topology spreading see two ReplicaSets of one rollout as two workloads)",
+		})
+	}
+	if needs.Replicas && ofStatefulSets > 0 && missing("StatefulSet", len(objs.StatefulSets)) {
+		gaps = append(gaps, Gap{
+			Kind: "StatefulSet", Resource: "statefulsets",
+			Because: count(ofStatefulSets, "pod is owned by a StatefulSet", "pods are owned by StatefulSets"),
+			Effect:  "their replica counts are unknown, so evictable.minReplicas keeps them in place",
 		})
 	}
 	if needs.Jobs && ofJobs > 0 && missing("Job", len(objs.Jobs)) {
@@ -129,7 +151,7 @@ func Gaps(objs Objects, needs DumpNeeds) []Gap {
 	if len(objs.Pods) > 0 && missing("Namespace", len(objs.Namespaces)) {
 		var by []string
 		if needs.NamespaceSelectors {
-			by = append(by, "the policy's overrides")
+			by = append(by, "the policy")
 		}
 		if nsSelectors {
 			by = append(by, "pods' affinity terms")

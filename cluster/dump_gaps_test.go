@@ -82,7 +82,23 @@ metadata:
   ownerReferences: [{apiVersion: batch/v1, kind: CronJob, name: report, uid: u4, controller: true}]
 spec: {template: {spec: {restartPolicy: Never, containers: [{name: report, image: report}]}}}
 `
-	// A pod of a StatefulSet with a claim, and the claim.
+	// A pod of a StatefulSet, and its StatefulSet.
+	gapStatefulSetPod = `apiVersion: v1
+kind: Pod
+metadata:
+  name: postgres-0
+  namespace: shop
+  ownerReferences: [{apiVersion: apps/v1, kind: StatefulSet, name: postgres, uid: u5, controller: true}]
+spec: {nodeName: node-a, containers: [{name: postgres, image: postgres}]}
+`
+	gapStatefulSet = `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: postgres, namespace: shop}
+spec: {replicas: 3, serviceName: postgres, selector: {matchLabels: {app: postgres}}}
+`
+	gapNamespace     = "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n"
+	gapPriorityClass = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: system-node-critical}\nvalue: 2000001000\n"
+	// A pod with a claim, and the claim.
 	gapClaimPod = `apiVersion: v1
 kind: Pod
 metadata: {name: db-0, namespace: shop}
@@ -93,8 +109,6 @@ spec:
 `
 	gapClaim          = "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data-db-0, namespace: shop}\n"
 	gapEmptyClaimList = "apiVersion: v1\nkind: PersistentVolumeClaimList\nitems: []\n"
-	gapNamespace      = "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n"
-	gapPriorityClass  = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: system-node-critical}\nvalue: 2000001000\n"
 	// What the API server returns for a LIST of a kind the cluster has none of.
 	gapEmptyPDBList = "apiVersion: policy/v1\nkind: PodDisruptionBudgetList\nmetadata: {resourceVersion: \"7\"}\nitems: []\n"
 	gapEmptyRSList  = "{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSetList\",\"items\":[]}\n"
@@ -150,7 +164,7 @@ func TestGaps(t *testing.T) {
 			docs: []string{gapNode, gapBarePod},
 		},
 		{
-			name:  "no Namespace, and the policy's overrides select namespaces by label",
+			name:  "no Namespace, and the policy selects namespaces by label",
 			docs:  []string{gapNode, gapBarePod},
 			needs: DumpNeeds{NamespaceSelectors: true},
 			want:  []string{"Namespace"},
@@ -195,6 +209,21 @@ func TestGaps(t *testing.T) {
 			name:  "no Job, and only finished pods of Jobs, which nothing keeps",
 			docs:  []string{gapNode, gapEmptyPDBList, gapFinishedJobPod},
 			needs: DumpNeeds{Jobs: true},
+		},
+		{
+			name:  "no StatefulSet, and the policy keeps the pods of small workloads in place",
+			docs:  []string{gapNode, gapEmptyPDBList, gapStatefulSetPod},
+			needs: DumpNeeds{Replicas: true},
+			want:  []string{"StatefulSet"},
+		},
+		{
+			name:  "StatefulSets listed",
+			docs:  []string{gapNode, gapEmptyPDBList, gapStatefulSet, gapStatefulSetPod},
+			needs: DumpNeeds{Replicas: true},
+		},
+		{
+			name: "no StatefulSet, and the policy has no minReplicas",
+			docs: []string{gapNode, gapEmptyPDBList, gapStatefulSetPod},
 		},
 		{
 			name:  "some PriorityClasses listed: the kind was dumped",
@@ -251,6 +280,28 @@ func TestGapWarning(t *testing.T) {
 		}
 		if g.Kind != "PodDisruptionBudget" && strings.Contains(msg, "nothing is missing") {
 			t.Errorf("%s warning says the dump may be complete, though the cluster cannot lack the kind:\n%s", g.Kind, msg)
+		}
+	}
+}
+
+// Without PodDisruptionBudgets a plan counts no budget; under
+// evictable.requirePDB it moves nothing, and the warning says which.
+func TestPDBGapEffect(t *testing.T) {
+	tests := []struct {
+		needs DumpNeeds
+		want  string
+	}{
+		{want: "the plan counts no disruption budget, so it may plan evictions that a budget would refuse"},
+		{needs: DumpNeeds{RequirePDB: true}, want: "no pod has a budget, so evictable.requirePDB keeps every one in place"},
+	}
+	objs, _, err := Decode(strings.NewReader(strings.Join([]string{gapNode, gapNamespace, gapReplicaSet, gapDeploymentPod}, "---\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		gaps := Gaps(objs, tt.needs)
+		if len(gaps) != 1 || gaps[0].Kind != "PodDisruptionBudget" || gaps[0].Effect != tt.want {
+			t.Errorf("Gaps(%+v) = %+v, want one PodDisruptionBudget gap: %s", tt.needs, gaps, tt.want)
 		}
 	}
 }

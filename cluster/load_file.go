@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -48,7 +49,7 @@ var dumpDecoder = serializer.NewCodecFactory(dumpScheme).UniversalDeserializer()
 
 // ReadFile reads the objects of a cluster dump, as written by
 //
-//	kubectl get nodes,pods,pdb,namespaces,replicasets,jobs,priorityclasses,configmaps,pv,pvc,storageclasses,csinodes -A -o yaml
+//	kubectl get nodes,pods,pdb,namespaces,replicasets,statefulsets,jobs,priorityclasses,configmaps,pv,pvc,storageclasses,csinodes -A -o yaml
 //
 // The file may hold a List (kind: List or any *List kind), a stream of YAML
 // documents separated by "---", a stream of JSON objects, or a mix. Objects of
@@ -65,17 +66,28 @@ func ReadFile(path string) (objs Objects, ignored map[string]int, err error) {
 }
 
 // Decode reads objects from a stream in any of the forms ReadFile accepts.
-// An error names the document (counted from 1) and, inside a List, the item.
+// Every object that does not decode is reported at once (up to
+// maxReportedObjects, then a count), each named by kind, namespace and name
+// (or, without a name, by its document, counted from 1, and its item in a
+// List) with every field of it that does not decode, as kube-apiserver
+// reports an invalid object.
 func Decode(r io.Reader) (objs Objects, ignored map[string]int, err error) {
 	ignored = make(map[string]int)
 	br := bufio.NewReaderSize(r, 64*1024)
+	var bad objectErrors
 	if looksLikeJSON(br) {
-		err = objs.decodeJSON(br, ignored)
+		err = objs.decodeJSON(br, ignored, &bad)
 	} else {
-		err = objs.decodeYAML(br, ignored)
+		err = objs.decodeYAML(br, ignored, &bad)
 	}
 	if err != nil {
 		return Objects{}, nil, err
+	}
+	if bad.objects > 0 {
+		// What the API server would refuse among the objects that did
+		// decode belongs in the same report, not in the next attempt.
+		quantityProblems(&objs, &bad)
+		return Objects{}, nil, bad.err()
 	}
 	return objs, ignored, nil
 }
@@ -96,27 +108,33 @@ func looksLikeJSON(br *bufio.Reader) bool {
 	}
 }
 
-// decodeJSON reads a stream of JSON objects.
-func (o *Objects) decodeJSON(r io.Reader, ignored map[string]int) error {
+// decodeJSON reads a stream of JSON objects. The error is the stream's,
+// when it cannot be read; bad holds what is wrong with its content.
+func (o *Objects) decodeJSON(r io.Reader, ignored map[string]int, bad *objectErrors) error {
 	dec := json.NewDecoder(r)
 	for doc := 1; ; doc++ {
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			if errors.Is(err, io.EOF) {
+			var syntax *json.SyntaxError
+			switch {
+			case errors.Is(err, io.EOF):
+				return nil
+			case errors.As(err, &syntax) || errors.Is(err, io.ErrUnexpectedEOF):
+				// Nothing after a syntax error can be told apart.
+				bad.add(document(doc), err.Error())
 				return nil
 			}
-			return fmt.Errorf("document %d: %w", doc, err)
+			return fmt.Errorf("%s: %w", document(doc), err)
 		}
-		if err := o.addRaw(raw, ignored); err != nil {
-			return fmt.Errorf("document %d: %w", doc, err)
-		}
+		o.addRaw(raw, ignored, doc, bad)
 	}
 }
 
 // decodeYAML reads a stream of YAML documents. A List as kubectl writes it
 // is converted to JSON item by item: converting a whole dump at once would
-// take tens of times its size in memory.
-func (o *Objects) decodeYAML(r *bufio.Reader, ignored map[string]int) error {
+// take tens of times its size in memory. The error is the stream's, when
+// it cannot be read; bad holds what is wrong with its content.
+func (o *Objects) decodeYAML(r *bufio.Reader, ignored map[string]int, bad *objectErrors) error {
 	docs := utilyaml.NewYAMLReader(r)
 	for doc := 1; ; doc++ {
 		data, err := docs.Read()
@@ -124,37 +142,43 @@ func (o *Objects) decodeYAML(r *bufio.Reader, ignored map[string]int) error {
 			if errors.Is(err, io.EOF) {
 				return nil
 			}
-			return fmt.Errorf("document %d: %w", doc, err)
+			return fmt.Errorf("%s: %w", document(doc), err)
 		}
 		if list, ok := splitBlockList(data); ok {
 			o.listed(strings.TrimSuffix(list.kind, "List"))
-			for i, item := range list.items {
-				raw, err := yaml.YAMLToJSON(item)
+			for i, it := range list.items {
+				raw, err := yaml.YAMLToJSON(it)
 				if err != nil {
-					return fmt.Errorf("document %d: item %d: %w", doc, i, err)
+					bad.add(item(doc, i), err.Error())
+					continue
 				}
 				if itemKind := strings.TrimSuffix(list.kind, "List"); itemKind != "" {
 					raw = withDefaultType(raw, list.apiVersion, itemKind)
 				}
-				if err := o.addObject(raw, ignored); err != nil {
-					return fmt.Errorf("document %d: item %d: %w", doc, i, err)
+				if err := o.addObject(raw, ignored, !bad.full()); err != nil {
+					bad.report(item(doc, i), err)
 				}
 			}
 			continue
 		}
 		raw, err := yaml.YAMLToJSON(data)
 		if err != nil {
-			return fmt.Errorf("document %d: %w", doc, err)
+			bad.add(document(doc), err.Error())
+			continue
 		}
 		raw = bytes.TrimSpace(raw)
 		if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 			continue // an empty document, as between two "---"
 		}
-		if err := o.addRaw(raw, ignored); err != nil {
-			return fmt.Errorf("document %d: %w", doc, err)
-		}
+		o.addRaw(raw, ignored, doc, bad)
 	}
 }
+
+// document and item say where an object without a name is: documents are
+// counted from 1, as editors count lines, items from 0, as a path indexes.
+func document(doc int) string { return fmt.Sprintf("document %d", doc) }
+
+func item(doc, i int) string { return fmt.Sprintf("document %d: item %d", doc, i) }
 
 // IgnoredSummary formats the counts Decode returns, e.g. "3 Service, 1 Secret".
 func IgnoredSummary(ignored map[string]int) string {
@@ -176,29 +200,47 @@ type typeHeader struct {
 	Items      []json.RawMessage `json:"items"`
 }
 
-func (o *Objects) addRaw(raw json.RawMessage, ignored map[string]int) error {
+// addRaw adds the object, or the items of the List, that raw holds.
+func (o *Objects) addRaw(raw json.RawMessage, ignored map[string]int, doc int, bad *objectErrors) {
 	var h typeHeader
 	if err := json.Unmarshal(raw, &h); err != nil {
-		return err
+		bad.report(document(doc), headerError(raw, err))
+		return
 	}
 	if h.Kind == "" {
-		return errors.New("object has no kind")
+		bad.add(document(doc), errNoKind.Error())
+		return
 	}
 	if strings.HasSuffix(h.Kind, "List") {
 		itemKind := strings.TrimSuffix(h.Kind, "List")
 		o.listed(itemKind)
-		for i, item := range h.Items {
+		for i, it := range h.Items {
 			// A typed list (PodList) leaves kind and apiVersion off its items.
 			if itemKind != "" {
-				item = withDefaultType(item, h.APIVersion, itemKind)
+				it = withDefaultType(it, h.APIVersion, itemKind)
 			}
-			if err := o.addObject(item, ignored); err != nil {
-				return fmt.Errorf("item %d: %w", i, err)
+			if err := o.addObject(it, ignored, !bad.full()); err != nil {
+				bad.report(item(doc, i), err)
 			}
 		}
-		return nil
+		return
 	}
-	return o.addObject(raw, ignored)
+	if err := o.addObject(raw, ignored, !bad.full()); err != nil {
+		bad.report(document(doc), err)
+	}
+}
+
+var errNoKind = errors.New("object has no kind")
+
+// headerError words why raw has no apiVersion, kind or items to read.
+func headerError(raw json.RawMessage, err error) error {
+	if len(raw) == 0 || raw[0] != '{' {
+		return errors.New("not an object: a Kubernetes object or a List is expected")
+	}
+	if errs := fieldErrors(raw, reflect.TypeFor[typeHeader](), nil, nil); len(errs) > 0 {
+		return errs.ToAggregate()
+	}
+	return err
 }
 
 // listed records a typed List's item kind; the generic List (itemKind "")
@@ -237,15 +279,37 @@ func withDefaultType(item json.RawMessage, apiVersion, kind string) json.RawMess
 	return out
 }
 
-func (o *Objects) addObject(raw json.RawMessage, ignored map[string]int) error {
+// addObject adds the object raw holds. An object of a kind the snapshot
+// reads that does not decode is an error; with explain, one that names
+// every field that does not decode (an *invalidObject).
+func (o *Objects) addObject(raw json.RawMessage, ignored map[string]int, explain bool) error {
 	obj, gvk, err := dumpDecoder.Decode(raw, nil, nil)
 	if err != nil {
-		var h typeHeader
-		if json.Unmarshal(raw, &h) == nil && h.Kind != "" && !dumpScheme.Recognizes(schema.FromAPIVersionAndKind(h.APIVersion, h.Kind)) {
+		var h struct{ APIVersion, Kind string }
+		if err := json.Unmarshal(raw, &h); err != nil {
+			return headerError(raw, err)
+		}
+		gvk := schema.FromAPIVersionAndKind(h.APIVersion, h.Kind)
+		switch {
+		case h.Kind == "":
+			return errNoKind
+		case h.APIVersion == "":
+			if err := missingAPIVersion(raw, h.Kind); err != nil {
+				return err
+			}
 			ignored[h.Kind]++
 			return nil
+		case !dumpScheme.Recognizes(gvk):
+			ignored[h.Kind]++
+			return nil
+		case !explain:
+			return err
 		}
-		return err
+		typed, newErr := dumpScheme.New(gvk)
+		if newErr != nil {
+			return err
+		}
+		return explainDecodeError(raw, h.Kind, reflect.TypeOf(typed), err)
 	}
 	if m, ok := obj.(metav1.Object); ok {
 		m.SetManagedFields(nil) // nothing reads them, and they are much of every object
@@ -263,6 +327,9 @@ func (o *Objects) addObject(raw json.RawMessage, ignored map[string]int) error {
 		o.PriorityClasses = append(o.PriorityClasses, *t)
 	case *appsv1.ReplicaSet:
 		o.ReplicaSets = append(o.ReplicaSets, *t)
+	case *appsv1.StatefulSet:
+		TrimStatefulSet(t)
+		o.StatefulSets = append(o.StatefulSets, *t)
 	case *nodev1.RuntimeClass:
 		o.RuntimeClasses = append(o.RuntimeClasses, *t)
 	case *batchv1.Job:

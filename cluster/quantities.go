@@ -1,11 +1,9 @@
 package cluster
 
 import (
-	"errors"
 	"fmt"
 	"math"
-	"sort"
-	"strings"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -22,18 +20,32 @@ var maxMilli = resource.NewMilliQuantity(math.MaxInt64, resource.DecimalSI)
 // number. A live cluster's objects pass the API server's validation; a
 // dump's may have been edited by hand.
 func checkQuantities(objs *Objects) error {
-	var problems []string
+	var bad objectErrors
+	quantityProblems(objs, &bad)
+	return bad.err()
+}
+
+// quantityProblems adds the impossible quantities of objs to bad, object by
+// object in the order of objs, each object's in the order of its fields.
+func quantityProblems(objs *Objects, bad *objectErrors) {
+	var names []corev1.ResourceName
 	check := func(object string, path *field.Path, list corev1.ResourceList) {
-		for name, q := range list {
-			var err *field.Error
+		if len(list) == 0 {
+			return
+		}
+		// Map order is random; the report is not.
+		names = names[:0]
+		for name := range list {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			q := list[name]
 			switch {
 			case q.Sign() < 0:
-				err = field.Invalid(path.Child(string(name)), q.String(), "must be greater than or equal to 0")
+				bad.add(object, field.Invalid(path.Child(string(name)), q.String(), "must be greater than or equal to 0").Error())
 			case q.Cmp(*maxMilli) > 0:
-				err = field.Invalid(path.Child(string(name)), q.String(), fmt.Sprintf("must be at most %s, the largest quantity kube-scheduler counts", maxMilli))
-			}
-			if err != nil {
-				problems = append(problems, object+": "+err.Error())
+				bad.add(object, field.Invalid(path.Child(string(name)), q.String(), fmt.Sprintf("must be at most %s, the largest quantity kube-scheduler counts", maxMilli)).Error())
 			}
 		}
 	}
@@ -58,10 +70,4 @@ func checkQuantities(objs *Objects) error {
 		}
 		check(pod, field.NewPath("spec", "overhead"), p.Spec.Overhead)
 	}
-	if len(problems) == 0 {
-		return nil
-	}
-	// Map order is random; the report is not.
-	sort.Strings(problems)
-	return errors.New(strings.Join(problems, "\n"))
 }

@@ -24,6 +24,8 @@ type Objects struct {
 	Namespaces      []corev1.Namespace
 	PriorityClasses []schedulingv1.PriorityClass
 	ReplicaSets     []appsv1.ReplicaSet
+	// StatefulSets give the replica counts of their pods (see ReplicasOf).
+	StatefulSets []appsv1.StatefulSet
 	// RuntimeClasses are read for placing a new pod, whose RuntimeClass adds
 	// overhead and scheduling constraints (see DefaultPod).
 	RuntimeClasses []nodev1.RuntimeClass
@@ -88,6 +90,7 @@ type Snapshot struct {
 	priorityClasses map[string]*schedulingv1.PriorityClass
 	workloads       map[Workload][]*Pod
 	jobs            map[string]*batchv1.Job
+	replicas        replicaCounts
 	vol             volumes
 
 	// id identifies this snapshot as the owner of the nodes it may edit in
@@ -150,6 +153,7 @@ func New(objs Objects, now time.Time) (*Snapshot, error) {
 		return strings.Compare(a.Name, b.Name)
 	})
 	owners := newReplicaSetOwners(objs.ReplicaSets)
+	s.replicas = newReplicaCounts(objs.ReplicaSets, objs.StatefulSets)
 	s.pods = make([]*Pod, len(pods))
 	s.placement = make([]int32, len(pods))
 	scratch := corev1.ResourceList{}

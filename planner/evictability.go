@@ -15,6 +15,14 @@ import (
 // eviction.
 const EvictAnnotation = "rebalancer.dev/evict"
 
+// DeschedulerEvictAnnotation is the descheduler's opt-in: with any value,
+// even "false", it lets the pod past the soft protections, as in the
+// descheduler, so that pods annotated for it move the same way here.
+// rebalancer.dev/evict: "false" still opts the pod out, and the hard
+// protections (static, DaemonSet and terminating pods), the limits and
+// PodDisruptionBudgets hold whatever it says.
+const DeschedulerEvictAnnotation = "descheduler.alpha.kubernetes.io/evict"
+
 // The annotations by which the cluster autoscaler and Karpenter are told to
 // leave a pod in place: rebalancer, which works to the same end when it
 // empties nodes for them, honours them too.
@@ -43,10 +51,19 @@ func protection(snap *cluster.Snapshot, pol *policy.Policy, s *policy.Settings, 
 	if !pol.AllowsNamespace(p.Namespace) {
 		return Excluded, fmt.Sprintf("namespace %s is excluded by the policy", p.Namespace)
 	}
+	// Like the namespaces setting, and as the descheduler's
+	// namespaceLabelSelector, the selector chooses where rebalancer works at
+	// all: a pod's own annotation does not take it past.
+	if !s.Evictable.SelectsNamespace(snap.NamespaceLabels(p.Namespace)) {
+		return Excluded, fmt.Sprintf("namespace %s is not selected by evictable.namespaceSelector", p.Namespace)
+	}
 	switch p.Annotations[EvictAnnotation] {
 	case "false":
 		return OptedOut, fmt.Sprintf("opted out with %s: \"false\"", EvictAnnotation)
 	case "true":
+		return "", ""
+	}
+	if _, ok := p.Annotations[DeschedulerEvictAnnotation]; ok {
 		return "", ""
 	}
 	ev := &s.Evictable
@@ -87,6 +104,19 @@ func protection(snap *cluster.Snapshot, pol *policy.Policy, s *policy.Settings, 
 		if why := jobProtection(snap, p); why != "" {
 			return Protected, why
 		}
+	}
+	if !*ev.ResourceClaims && len(p.Spec.ResourceClaims) > 0 {
+		return Protected, "uses dynamic resource allocation (spec.resourceClaims), whose devices the plan does not simulate: " +
+			"no node can be known to take it; allow with evictable.resourceClaims"
+	}
+	if min := *ev.MinReplicas; min > 1 {
+		if why := replicasProtection(snap, p, min); why != "" {
+			return Protected, why
+		}
+	}
+	if *ev.RequirePDB && len(snap.PDBsFor(p)) == 0 {
+		return Protected, "no PodDisruptionBudget covers it, and evictable.requirePDB moves only pods that one covers; " +
+			"add a PodDisruptionBudget that selects it, or allow with evictable.requirePDB: false"
 	}
 	if min := ev.MinPodAge.Duration; min > 0 {
 		if age := snap.Now.Sub(p.CreationTimestamp.Time); age < min {
@@ -146,4 +176,43 @@ func jobProtection(snap *cluster.Snapshot, p *cluster.Pod) string {
 	}
 	return fmt.Sprintf("pod of Job %s%s: evicting it counts as a failed attempt against the Job's backoffLimit and loses its work; "+
 		"allow with evictable.jobPods, or give the Job a podFailurePolicy that ignores DisruptionTarget", name, of)
+}
+
+// replicasProtection returns why evictable.minReplicas keeps the pod in
+// place, or "". The count is the controller's spec, what the workload is
+// meant to have, not the pods it has now. A pod whose count the snapshot
+// cannot tell (an owner it does not hold, a kind whose replicas it does not
+// read) stays: minReplicas exists to keep the small workloads whole, and
+// this one may be small. A bare pod is barePods' to decide, and a finished
+// pod serves nothing, so evicting it leaves the workload no smaller.
+func replicasProtection(snap *cluster.Snapshot, p *cluster.Pod, min int32) string {
+	if p.IsTerminal() {
+		return ""
+	}
+	r := snap.ReplicasOf(p)
+	of := r.Owner
+	if w := p.Workload.String(); w != "" && w != of {
+		of += " (of " + w + ")"
+	}
+	switch {
+	case r.Owner == "":
+		return ""
+	case !r.Counted:
+		return fmt.Sprintf("pod of %s, whose replica count rebalancer does not read (it reads ReplicaSets, StatefulSets and Jobs): "+
+			"evictable.minReplicas (%d) keeps it; allow with a lower evictable.minReplicas for its namespace", of, min)
+	case !r.Found:
+		return fmt.Sprintf("pod of %s, which the snapshot does not hold: its replica count is unknown, so evictable.minReplicas (%d) keeps it; "+
+			"allow with a lower evictable.minReplicas for its namespace", of, min)
+	case r.Count < min:
+		return fmt.Sprintf("%s asks for %d %s, fewer than evictable.minReplicas (%d); allow with a lower evictable.minReplicas",
+			of, r.Count, plural(r.Count, "replica", "replicas"), min)
+	}
+	return ""
+}
+
+func plural(n int32, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"fmt"
 	"testing"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -141,6 +142,181 @@ func TestDefaultPolicyLeavesJobAndDoNotDisruptPods(t *testing.T) {
 					t.Errorf("%s skipped as %s (%s), want protected", k.Pod, k.Category, k.Reason)
 				}
 			}
+		})
+	}
+}
+
+// evictable.minReplicas keeps the pods of small workloads in place. The
+// count is what the controller's spec asks for, not how many of its pods the
+// snapshot holds.
+func TestMinReplicas(t *testing.T) {
+	web := func() *ct.PodBuilder { return ct.Pod("shop", "web-rs-x2x4b").Deployment("web") }
+	db := func() *ct.PodBuilder { return ct.Pod("shop", "postgres-0").OwnedBy("StatefulSet", "postgres") }
+	tests := []struct {
+		name   string
+		policy string
+		owners []any
+		pod    *ct.PodBuilder
+		others int // more running pods of the same owner, on n1
+		skip   string
+	}{
+		{name: "a Deployment of one replica", policy: "evictable: {minReplicas: 2}",
+			owners: []any{ct.ScaledReplicaSet("shop", "web", 1)}, pod: web(),
+			skip: "protected: ReplicaSet shop/web-rs (of Deployment shop/web) asks for 1 replica, fewer than evictable.minReplicas (2); allow with a lower evictable.minReplicas"},
+		{name: "a ReplicaSet without spec.replicas has the API server's default, 1", policy: "evictable: {minReplicas: 2}",
+			owners: []any{ct.DeploymentReplicaSet("shop", "web")}, pod: web(),
+			skip: "protected: ReplicaSet shop/web-rs (of Deployment shop/web) asks for 1 replica, fewer than evictable.minReplicas (2); allow with a lower evictable.minReplicas"},
+		{name: "a Deployment of three replicas, one of them in the snapshot", policy: "evictable: {minReplicas: 2}",
+			owners: []any{ct.ScaledReplicaSet("shop", "web", 3)}, pod: web()},
+		{name: "a Deployment scaled down to one that still runs three pods", policy: "evictable: {minReplicas: 2}",
+			owners: []any{ct.ScaledReplicaSet("shop", "web", 1)}, pod: web(), others: 2,
+			skip: "protected: ReplicaSet shop/web-rs (of Deployment shop/web) asks for 1 replica, fewer than evictable.minReplicas (2); allow with a lower evictable.minReplicas"},
+		{name: "a StatefulSet of one replica", policy: "evictable: {minReplicas: 2}",
+			owners: []any{ct.StatefulSet("shop", "postgres", 1)}, pod: db(),
+			skip: "protected: StatefulSet shop/postgres asks for 1 replica, fewer than evictable.minReplicas (2); allow with a lower evictable.minReplicas"},
+		{name: "a StatefulSet of three replicas", policy: "evictable: {minReplicas: 3}",
+			owners: []any{ct.StatefulSet("shop", "postgres", 3)}, pod: db()},
+		{name: "a StatefulSet the snapshot lacks", policy: "evictable: {minReplicas: 2}", pod: db(),
+			skip: "protected: pod of StatefulSet shop/postgres, which the snapshot does not hold: its replica count is unknown, " +
+				"so evictable.minReplicas (2) keeps it; allow with a lower evictable.minReplicas for its namespace"},
+		{name: "a controller whose replicas rebalancer does not read", policy: "evictable: {minReplicas: 2}",
+			pod: ct.Pod("shop", "worker-x7k2p").OwnedBy("CloneSet", "worker"),
+			skip: "protected: pod of CloneSet shop/worker, whose replica count rebalancer does not read (it reads ReplicaSets, StatefulSets and Jobs): " +
+				"evictable.minReplicas (2) keeps it; allow with a lower evictable.minReplicas for its namespace"},
+		{name: "minReplicas 1 keeps none, as in the descheduler", policy: "evictable: {minReplicas: 1}", pod: db()},
+		{name: "by default the count does not matter", owners: []any{ct.StatefulSet("shop", "postgres", 1)}, pod: db()},
+		{name: "lowered for the namespace", policy: "evictable: {minReplicas: 2}\noverrides:\n- namespaces: [shop]\n  evictable: {minReplicas: 0}",
+			owners: []any{ct.StatefulSet("shop", "postgres", 1)}, pod: db()},
+		{name: "raised for another namespace", policy: "overrides:\n- namespaces: [payments]\n  evictable: {minReplicas: 2}",
+			owners: []any{ct.StatefulSet("shop", "postgres", 1)}, pod: db()},
+		{name: "opted in past the protection", policy: "evictable: {minReplicas: 2}",
+			owners: []any{ct.StatefulSet("shop", "postgres", 1)}, pod: db().Annotate("rebalancer.dev/evict", "true")},
+		{name: "a failed pod, which serves nothing, of a StatefulSet of one", policy: "evictable: {minReplicas: 2}",
+			owners: []any{ct.StatefulSet("shop", "postgres", 1)}, pod: db().Phase(corev1.PodFailed)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := tt.pod.On("n1").Requests("100m", "64Mi").Obj()
+			objs := append([]any{ct.Node("n1"), ct.Node("n2"), p}, tt.owners...)
+			for i := range tt.others {
+				o := *p.DeepCopy()
+				o.Name = fmt.Sprintf("%s-%d", p.Name, i)
+				objs = append(objs, o)
+			}
+			snap := ct.Snapshot(t, objs...)
+			plan := propose(t, loadPolicy(t, tt.policy), snap, nil, p.Namespace+"/"+p.Name)
+			if p.Status.Phase == corev1.PodFailed {
+				// Nothing is placed for a finished pod: it is only removed.
+				if len(plan.Moves) != 1 || plan.Moves[0].To != "" {
+					t.Errorf("want the failed pod removed; plan %+v, skipped %s", plan.Moves, skipped(plan))
+				}
+				return
+			}
+			checkProtection(t, plan, &p, tt.skip)
+		})
+	}
+}
+
+// evictable.requirePDB moves only the pods a PodDisruptionBudget covers, so
+// that every eviction is one the application's owner has budgeted for.
+func TestRequirePDB(t *testing.T) {
+	const skip = "protected: no PodDisruptionBudget covers it, and evictable.requirePDB moves only pods that one covers; " +
+		"add a PodDisruptionBudget that selects it, or allow with evictable.requirePDB: false"
+	tests := []struct {
+		name   string
+		policy string
+		pdbs   []any
+		skip   string
+	}{
+		{name: "no budget", policy: "evictable: {requirePDB: true}", skip: skip},
+		{name: "a budget that selects the pod", policy: "evictable: {requirePDB: true}", pdbs: []any{ct.PDB("shop", "web", 1)}},
+		{name: "a budget over other pods", policy: "evictable: {requirePDB: true}", pdbs: []any{ct.PDB("shop", "api", 1)}, skip: skip},
+		{name: "a budget in another namespace", policy: "evictable: {requirePDB: true}", pdbs: []any{ct.PDB("blog", "web", 1)}, skip: skip},
+		{name: "not required by default", pdbs: nil},
+		{name: "required for the namespace", policy: "overrides:\n- namespaces: [shop]\n  evictable: {requirePDB: true}", skip: skip},
+		{name: "required for another namespace", policy: "overrides:\n- namespaces: [blog]\n  evictable: {requirePDB: true}"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := ct.Pod("shop", "web-rs-x2x4b").On("n1").Requests("100m", "64Mi").Deployment("web").Obj()
+			objs := append([]any{ct.Node("n1"), ct.Node("n2"), ct.DeploymentReplicaSet("shop", "web"), p}, tt.pdbs...)
+			snap := ct.Snapshot(t, objs...)
+			plan := propose(t, loadPolicy(t, tt.policy), snap, nil, p.Namespace+"/"+p.Name)
+			checkProtection(t, plan, &p, tt.skip)
+		})
+	}
+}
+
+// A pod with DRA resource claims stays unless the policy allows it: the plan
+// does not simulate devices, so it cannot know that its target has them.
+func TestResourceClaimPods(t *testing.T) {
+	template := "gpu-claim"
+	withClaim := func(p *corev1.Pod) {
+		p.Spec.ResourceClaims = []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: &template}}
+	}
+	tests := []struct {
+		name   string
+		policy string
+		pod    *ct.PodBuilder
+		skip   string
+	}{
+		{name: "a pod with a resource claim", pod: ct.Pod("ml", "train-rs-x2x4b").Edit(withClaim),
+			skip: "protected: uses dynamic resource allocation (spec.resourceClaims), whose devices the plan does not simulate: " +
+				"no node can be known to take it; allow with evictable.resourceClaims"},
+		{name: "a pod without", pod: ct.Pod("ml", "train-rs-x2x4b")},
+		{name: "allowed by the policy", policy: "evictable: {resourceClaims: true}", pod: ct.Pod("ml", "train-rs-x2x4b").Edit(withClaim)},
+		{name: "allowed for the namespace", policy: "overrides:\n- namespaces: [ml]\n  evictable: {resourceClaims: true}",
+			pod: ct.Pod("ml", "train-rs-x2x4b").Edit(withClaim)},
+		{name: "opted in past the protection", pod: ct.Pod("ml", "train-rs-x2x4b").Edit(withClaim).Annotate("rebalancer.dev/evict", "true")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := tt.pod.On("n1").Requests("100m", "64Mi").Deployment("train").Obj()
+			snap := ct.Snapshot(t, ct.Node("n1"), ct.Node("n2"), ct.DeploymentReplicaSet("ml", "train"), p)
+			plan := propose(t, loadPolicy(t, tt.policy), snap, nil, p.Namespace+"/"+p.Name)
+			checkProtection(t, plan, &p, tt.skip)
+		})
+	}
+}
+
+// evictable.namespaceSelector limits rebalancing to the namespaces whose
+// labels it selects, as the descheduler's namespaceLabelSelector does; like
+// the policy's namespaces, it is not a protection a pod can opt past.
+func TestNamespaceSelector(t *testing.T) {
+	const optedOut = "namespaceSelector: {matchExpressions: [{key: rebalance, operator: NotIn, values: [\"off\"]}]}"
+	tests := []struct {
+		name      string
+		policy    string
+		namespace any // the namespace object, or nil when the snapshot lacks it
+		annotate  bool
+		skip      string
+	}{
+		{name: "a namespace the selector selects", policy: "evictable: {" + optedOut + "}", namespace: ct.Namespace("shop", map[string]string{"rebalance": "on"})},
+		{name: "a namespace it does not select", policy: "evictable: {" + optedOut + "}", namespace: ct.Namespace("shop", map[string]string{"rebalance": "off"}),
+			skip: "excluded: namespace shop is not selected by evictable.namespaceSelector"},
+		{name: "the pod's annotation does not pass it", policy: "evictable: {" + optedOut + "}", namespace: ct.Namespace("shop", map[string]string{"rebalance": "off"}),
+			annotate: true, skip: "excluded: namespace shop is not selected by evictable.namespaceSelector"},
+		{name: "by the name label every namespace has", policy: "evictable: {namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: shop}}}"},
+		{name: "a namespace the snapshot lacks has only its name label", policy: "evictable: {namespaceSelector: {matchLabels: {team: web}}}",
+			skip: "excluded: namespace shop is not selected by evictable.namespaceSelector"},
+		{name: "it applies in namespaces an override tunes", policy: "evictable: {" + optedOut + "}\noverrides:\n- namespaces: [shop]\n  evictable: {minPodAge: 0s}",
+			namespace: ct.Namespace("shop", map[string]string{"rebalance": "off"}), skip: "excluded: namespace shop is not selected by evictable.namespaceSelector"},
+		{name: "none selects every namespace", namespace: ct.Namespace("shop", map[string]string{"rebalance": "off"})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := ct.Pod("shop", "web-rs-x2x4b").On("n1").Requests("100m", "64Mi").Deployment("web")
+			if tt.annotate {
+				b.Annotate("rebalancer.dev/evict", "true")
+			}
+			p := b.Obj()
+			objs := []any{ct.Node("n1"), ct.Node("n2"), ct.DeploymentReplicaSet("shop", "web"), p}
+			if tt.namespace != nil {
+				objs = append(objs, tt.namespace)
+			}
+			snap := ct.Snapshot(t, objs...)
+			plan := propose(t, loadPolicy(t, tt.policy), snap, nil, p.Namespace+"/"+p.Name)
+			checkProtection(t, plan, &p, tt.skip)
 		})
 	}
 }

@@ -271,6 +271,23 @@ func TestProtections(t *testing.T) {
 		{name: "opted in past a soft protection", pod: web("p").Volume(emptyDir).Annotate("rebalancer.dev/evict", "true")},
 		{name: "opted out", pod: web("p").Annotate("rebalancer.dev/evict", "false"),
 			skip: `opted-out: opted out with rebalancer.dev/evict: "false"`},
+		// The descheduler's opt-in, with any value, as the descheduler reads it.
+		{name: "descheduler opt-in past local storage", pod: web("p").Volume(emptyDir).Annotate("descheduler.alpha.kubernetes.io/evict", "")},
+		{name: "descheduler opt-in past a system-critical priority", pod: web("p").PriorityClass("system-cluster-critical").
+			Annotate("descheduler.alpha.kubernetes.io/evict", "true")},
+		{name: "descheduler opt-in even when it says false", pod: web("p").Volume(emptyDir).Annotate("descheduler.alpha.kubernetes.io/evict", "false")},
+		{name: "descheduler opt-in past evictable.labelSelector and minPodAge", policy: "evictable: {labelSelector: {matchLabels: {movable: \"yes\"}}, minPodAge: 1h}",
+			pod: web("p").CreatedAgo(10*time.Minute).Annotate("descheduler.alpha.kubernetes.io/evict", "true")},
+		{name: "descheduler opt-in, opted out for rebalancer", pod: web("p").Annotate("descheduler.alpha.kubernetes.io/evict", "true").Annotate("rebalancer.dev/evict", "false"),
+			skip: `opted-out: opted out with rebalancer.dev/evict: "false"`},
+		{name: "descheduler opt-in is not past a DaemonSet", pod: ct.Pod("kube-system", "proxy").On("n1").OwnedBy("DaemonSet", "kube-proxy").
+			Annotate("descheduler.alpha.kubernetes.io/evict", "true"),
+			skip: "protected: DaemonSet pod: it would come back on the same node"},
+		{name: "descheduler opt-in is not past a terminating pod", pod: web("p").Edit(func(p *corev1.Pod) { p.DeletionTimestamp = &p.CreationTimestamp }).
+			Annotate("descheduler.alpha.kubernetes.io/evict", "true"),
+			skip: "protected: already terminating"},
+		{name: "descheduler opt-in is not past the policy's namespaces", policy: "namespaces: {exclude: [shop]}", pod: web("p").Annotate("descheduler.alpha.kubernetes.io/evict", "true"),
+			skip: "excluded: namespace shop is excluded by the policy"},
 		{name: "namespace excluded", policy: "namespaces: {exclude: [shop]}", pod: web("p"),
 			skip: "excluded: namespace shop is excluded by the policy"},
 		{name: "source node not selected", policy: "nodeSelector: {matchLabels: {pool: general}}", pod: web("p"),
@@ -463,5 +480,109 @@ func TestTotalLimitStopsTheCycle(t *testing.T) {
 	}
 	if want := "limits.total reached (1 evictions): the rest waits for the next cycle"; plan.Stopped != want {
 		t.Errorf("stopped = %q, want %q", plan.Stopped, want)
+	}
+}
+
+// A finished pod holds nothing on its node, but it is bound there: the move
+// names the node, and the node's limit counts it, as the descheduler counts
+// evictions by spec.nodeName.
+func TestFinishedPodsLeaveTheirNode(t *testing.T) {
+	failed := func(name, node string) *ct.PodBuilder {
+		return ct.Pod("batch", name).On(node).OwnedBy("Job", "report").Failed("", "Error", 1)
+	}
+	tests := []struct {
+		name   string
+		nodes  []any
+		policy string
+		moves  string // "pod from→to@step" in order
+	}{
+		{
+			name:  "from is the node the pod is bound to; nothing is placed",
+			moves: "batch/a n1→@1,batch/b n1→@1,batch/c n2→@1",
+		},
+		{
+			name:   "limits.perNode counts them on their node",
+			policy: "limits: {perNode: 1}",
+			moves:  "batch/a n1→@1,batch/b n1→@2,batch/c n2→@2",
+		},
+		{
+			// The API server deletes a finished pod at once: no kubelet
+			// needs to stop it.
+			name:  "a NotReady node keeps no finished pod",
+			nodes: []any{ct.Node("n1").NotReady(), ct.Node("n2")},
+			moves: "batch/a n1→@1,batch/b n1→@1,batch/c n2→@1",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			nodes := tt.nodes
+			if nodes == nil {
+				nodes = []any{ct.Node("n1"), ct.Node("n2")}
+			}
+			snap := ct.Snapshot(t, append(nodes, failed("a", "n1"), failed("b", "n1"), failed("c", "n2"))...)
+			plan := propose(t, loadPolicy(t, tt.policy), snap, nil, "batch/a", "batch/b", "batch/c")
+			var got []string
+			for _, m := range plan.Moves {
+				got = append(got, fmt.Sprintf("%s %s→%s@%d", m.Pod, m.From, m.To, m.Step))
+			}
+			if strings.Join(got, ",") != tt.moves {
+				t.Errorf("moves %s\nwant  %s\nskipped: %s", strings.Join(got, ","), tt.moves, skipped(plan))
+			}
+		})
+	}
+}
+
+// kube-scheduler admits a pod onto a node whose NoExecute taint it
+// tolerates for tolerationSeconds; the taint manager evicts it when they are
+// up. Such a node is never a target, and the skip says so when it was the
+// only one.
+func TestNoTargetThePodWouldBeThrownOff(t *testing.T) {
+	tolerate := func(seconds *int64) corev1.Toleration {
+		return corev1.Toleration{Key: "maintenance", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: seconds}
+	}
+	tests := []struct {
+		name       string
+		nodes      []any
+		toleration corev1.Toleration
+		moved      string
+		skips      string
+	}{
+		{
+			name:       "tolerated for 300 seconds, the only other node: skipped",
+			nodes:      []any{ct.Node("n2").Taint("maintenance", "", corev1.TaintEffectNoExecute)},
+			toleration: tolerate(new(int64(300))),
+			skips: "shop/web-0: no-fit: no other node can take it: 0/2 nodes are available: " +
+				"1 node(s) had a NoExecute taint that the pod tolerates only for its tolerationSeconds, after which the taint manager would evict it, " +
+				"1 node(s) were excluded as the node the pod leaves.",
+		},
+		{
+			name:       "tolerated for good: a target",
+			nodes:      []any{ct.Node("n2").Taint("maintenance", "", corev1.TaintEffectNoExecute)},
+			toleration: tolerate(nil),
+			moved:      "shop/web-0 n1→n2",
+		},
+		{
+			name:       "tolerated for 300 seconds, another node: the other node",
+			nodes:      []any{ct.Node("n2").Taint("maintenance", "", corev1.TaintEffectNoExecute), ct.Node("n3")},
+			toleration: tolerate(new(int64(300))),
+			moved:      "shop/web-0 n1→n3",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objs := append([]any{ct.Node("n1"), ct.DeploymentReplicaSet("shop", "web"),
+				ct.Pod("shop", "web-0").On("n1").Requests("100m", "").Deployment("web").Toleration(tt.toleration)}, tt.nodes...)
+			plan := propose(t, loadPolicy(t, ""), ct.Snapshot(t, objs...), nil, "shop/web-0")
+			var moved []string
+			for _, m := range plan.Moves {
+				moved = append(moved, m.Pod+" "+m.From+"→"+m.To)
+			}
+			if got := strings.Join(moved, ","); got != tt.moved {
+				t.Errorf("moved %s, want %s", got, tt.moved)
+			}
+			if got := skipped(plan); got != tt.skips {
+				t.Errorf("skipped:\n%s\nwant:\n%s", got, tt.skips)
+			}
+		})
 	}
 }

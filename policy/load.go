@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -63,21 +65,65 @@ func LoadFile(path string) (*Policy, error) {
 }
 
 // Load decodes a policy strictly, fills in defaults and validates it. The
-// error, when there is one, is an *Error listing every problem.
+// error, when there is one, is an *Error listing every problem. A
+// descheduler policy (descheduler/v1alpha1 or v1alpha2) is loaded as the
+// RebalancePolicy Convert makes of it, its problems named by its own paths.
 func Load(data []byte, file string) (*Policy, error) {
+	p, _, err := load(data, file)
+	return p, err
+}
+
+func load(data []byte, file string) (*Policy, *Converted, error) {
 	// A second document would otherwise be dropped without a word, and an
 	// empty file would read as a policy that moves nothing.
 	switch docs := documents(data); {
 	case docs == 0:
-		return nil, &Error{File: file, Problems: []string{"the file holds no policy (it is empty, or only comments): " +
+		return nil, nil, &Error{File: file, Problems: []string{"the file holds no policy (it is empty, or only comments): " +
 			"a RebalancePolicy (apiVersion: rebalancer.dev/v1alpha1) is expected; examples/policy.yaml shows one"}}
 	case docs > 1:
-		return nil, &Error{File: file, Problems: []string{fmt.Sprintf("the file holds %d YAML documents: a policy file holds one RebalancePolicy", docs)}}
+		return nil, nil, &Error{File: file, Problems: []string{fmt.Sprintf("the file holds %d YAML documents: a policy file holds one RebalancePolicy", docs)}}
 	}
 	j, err := yaml.YAMLToJSONStrict(data)
 	if err != nil {
-		return nil, &Error{File: file, Problems: []string{err.Error()}}
+		return nil, nil, &Error{File: file, Problems: []string{err.Error()}}
 	}
+	var t *translation
+	switch v := apiVersionOf(data); v {
+	case DeschedulerV1alpha2:
+		t = translateV1alpha2(j)
+	case DeschedulerV1alpha1:
+		t = translateV1alpha1(j)
+	}
+	if t == nil {
+		p, err := loadJSON(j, file)
+		return p, nil, err
+	}
+	// What the translation dropped as wrong is left out of the document;
+	// the rest is checked too, so that every problem is reported at once.
+	problems := append(t.problems, newError(file, t.errs).Problems...)
+	j, err = json.Marshal(t.doc)
+	if err != nil {
+		return nil, nil, &Error{File: file, Problems: []string{err.Error()}}
+	}
+	p, err := loadJSON(j, file)
+	if e, ok := err.(*Error); ok {
+		for _, pr := range e.Problems {
+			problems = append(problems, t.rewrite(pr))
+		}
+	}
+	if len(problems) > 0 {
+		sort.Strings(problems)
+		return nil, nil, &Error{File: file, Problems: slices.Compact(problems)}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	sort.SliceStable(t.notes, func(a, b int) bool { return t.notes[a].Path < t.notes[b].Path })
+	return p, &Converted{Notes: t.notes, From: apiVersionOf(data)}, nil
+}
+
+// loadJSON loads a RebalancePolicy document given as JSON.
+func loadJSON(j []byte, file string) (*Policy, error) {
 	var doc RebalancePolicy
 	strict, types, err := decodeAll(j, &doc)
 	if err != nil {
@@ -102,7 +148,7 @@ func Load(data []byte, file string) (*Policy, error) {
 	// problems read in the order of the file's keys.
 	sort.Strings(problems.Problems)
 
-	p := &Policy{File: file}
+	p := &Policy{File: file, source: j}
 	errs := withoutDropped(p.build(doc), types)
 	problems.Problems = append(problems.Problems, newError(file, errs).Problems...)
 	if len(problems.Problems) > 0 {
@@ -218,6 +264,8 @@ type Policy struct {
 	RebalancePolicy
 	// File is where the policy came from, for messages.
 	File string
+	// source is the RebalancePolicy document as JSON, before defaults.
+	source []byte
 
 	nodeSelector labels.Selector
 	global       Settings

@@ -111,9 +111,9 @@ strategies:
 		},
 		{
 			name: "wrong apiVersion and kind",
-			yaml: "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\n",
+			yaml: "apiVersion: descheduler/v1beta1\nkind: DeschedulerPolicy\n",
 			want: []string{
-				`policy.yaml: apiVersion: "descheduler/v1alpha2" is not supported; supported values: "rebalancer.dev/v1alpha1"`,
+				`policy.yaml: apiVersion: "descheduler/v1beta1" is not supported; supported values: "rebalancer.dev/v1alpha1", "descheduler/v1alpha2", "descheduler/v1alpha1"`,
 				`policy.yaml: kind: "DeschedulerPolicy" is not supported; supported values: "RebalancePolicy"`,
 			},
 		},
@@ -156,6 +156,27 @@ strategies:
 			name: "negative minPodAge",
 			yaml: header + "evictable: {minPodAge: -5m}\n",
 			want: []string{`policy.yaml: evictable.minPodAge: "-5m0s" is negative`},
+		},
+		{
+			name: "negative minReplicas",
+			yaml: header + "evictable: {minReplicas: -2}\n",
+			want: []string{"policy.yaml: evictable.minReplicas: -2 is negative (0 keeps no pod for its replica count)"},
+		},
+		{
+			name: "bad namespace selector operator",
+			yaml: header + "evictable:\n  namespaceSelector:\n    matchExpressions: [{key: team, operator: In}]\n",
+			want: []string{"policy.yaml: evictable.namespaceSelector.matchExpressions[0].values: is required (must be specified when `operator` is 'In' or 'NotIn')"},
+		},
+		{
+			name: "an override narrows its own namespaces, not with evictable.namespaceSelector",
+			yaml: header + `
+overrides:
+- namespaces: [shop]
+  evictable:
+    namespaceSelector: {matchLabels: {rebalance: allowed}}
+`,
+			want: []string{"policy.yaml: overrides[0].evictable.namespaceSelector: an override applies to the namespaces its namespaces or namespaceSelector chooses: " +
+				"narrow those, or set evictable.namespaceSelector globally"},
 		},
 		{
 			name: "bad label selector operator",
@@ -421,6 +442,58 @@ overrides:
 	// The override kept the global excludeOwnerKinds it did not mention.
 	if got := p.For("etl", map[string]string{"team": "batch"}).Strategies.Get("RemoveDuplicates").(*RemoveDuplicatesArgs).ExcludeOwnerKinds; len(got) != 1 || got[0] != "Job" {
 		t.Errorf("inherited excludeOwnerKinds = %v, want [Job]", got)
+	}
+}
+
+// The protections descheduler users know (minReplicas, requirePDB, the pods
+// of dynamic resource allocation) are off or keep their default unless set,
+// and an override tunes them for its namespaces; the namespace selector is
+// global and so the same for every namespace.
+func TestProtectionsPerNamespace(t *testing.T) {
+	p, err := Load([]byte(header+`
+evictable:
+  minReplicas: 2
+  namespaceSelector: {matchExpressions: [{key: rebalance, operator: NotIn, values: ["off"]}]}
+overrides:
+- namespaces: [payments]
+  evictable: {minReplicas: 3, requirePDB: true}
+- namespaces: [ml]
+  evictable: {resourceClaims: true, minReplicas: 0}
+`), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		namespace      string
+		minReplicas    int32
+		requirePDB     bool
+		resourceClaims bool
+	}{
+		{namespace: "web", minReplicas: 2},
+		{namespace: "payments", minReplicas: 3, requirePDB: true},
+		{namespace: "ml", minReplicas: 0, resourceClaims: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.namespace, func(t *testing.T) {
+			ev := p.For(tt.namespace, nil).Evictable
+			if *ev.MinReplicas != tt.minReplicas || *ev.RequirePDB != tt.requirePDB || *ev.ResourceClaims != tt.resourceClaims {
+				t.Errorf("minReplicas %d, requirePDB %v, resourceClaims %v; want %d, %v, %v",
+					*ev.MinReplicas, *ev.RequirePDB, *ev.ResourceClaims, tt.minReplicas, tt.requirePDB, tt.resourceClaims)
+			}
+			if ev.SelectsNamespace(map[string]string{"rebalance": "off"}) || !ev.SelectsNamespace(map[string]string{"team": "a"}) {
+				t.Error("the namespace selector rebalance notin (off) does not select as written")
+			}
+		})
+	}
+
+	d, err := Load([]byte(header), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := d.Global().Evictable
+	if *ev.MinReplicas != 0 || *ev.RequirePDB || *ev.ResourceClaims || !ev.SelectsNamespace(map[string]string{"rebalance": "off"}) {
+		t.Errorf("defaults: minReplicas %d, requirePDB %v, resourceClaims %v, a namespace selector; want 0, false, false, none",
+			*ev.MinReplicas, *ev.RequirePDB, *ev.ResourceClaims)
 	}
 }
 

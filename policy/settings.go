@@ -43,6 +43,9 @@ func (p *RebalancePolicy) settings() Settings {
 func (s *Settings) compile(path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	s.Evictable.selector, errs = compileSelector(s.Evictable.LabelSelector, path.Child("evictable", "labelSelector"))
+	var nsErrs field.ErrorList
+	s.Evictable.namespaceSelector, nsErrs = compileSelector(s.Evictable.NamespaceSelector, path.Child("evictable", "namespaceSelector"))
+	errs = append(errs, nsErrs...)
 	for _, n := range s.Strategies.List() {
 		errs = append(errs, n.Args.CommonArgs().compile(path.Child("strategies", n.Name))...)
 	}
@@ -69,6 +72,15 @@ func (e *Evictable) defaults() {
 	if e.DoNotDisruptPods == nil {
 		e.DoNotDisruptPods = new(false)
 	}
+	if e.ResourceClaims == nil {
+		e.ResourceClaims = new(false)
+	}
+	if e.MinReplicas == nil {
+		e.MinReplicas = new(int32(0))
+	}
+	if e.RequirePDB == nil {
+		e.RequirePDB = new(false)
+	}
 	if e.MinPodAge == nil {
 		e.MinPodAge = &metav1.Duration{}
 	}
@@ -89,6 +101,10 @@ func resolveOverride(o *Override, written Settings, path *field.Path) (override,
 	sel, selErrs := compileSelector(o.NamespaceSelector, path.Child("namespaceSelector"))
 	if len(errs) == 0 {
 		errs = selErrs
+	}
+	if o.Evictable.NamespaceSelector != nil {
+		errs = append(errs, field.Forbidden(path.Child("evictable", "namespaceSelector"),
+			"an override applies to the namespaces its namespaces or namespaceSelector chooses: narrow those, or set evictable.namespaceSelector globally"))
 	}
 	errs = append(errs, validateLimit(o.Limits.PerNamespace, path.Child("limits", "perNamespace"))...)
 	errs = append(errs, nodeLevelErrors(o.Strategies, written.Strategies, path.Child("strategies"))...)

@@ -126,12 +126,29 @@ type Evictable struct {
 	// keeps in place: cluster-autoscaler.kubernetes.io/safe-to-evict: "false"
 	// or karpenter.sh/do-not-disrupt: "true" (default false).
 	DoNotDisruptPods *bool `json:"doNotDisruptPods,omitempty"`
+	// ResourceClaims allows evicting pods that use dynamic resource
+	// allocation (spec.resourceClaims): the plan does not simulate their
+	// devices, so it cannot tell whether the target node can give them any
+	// (default false).
+	ResourceClaims *bool `json:"resourceClaims,omitempty"`
+	// MinReplicas keeps in place the pods of a controller that asks for
+	// fewer replicas than this: a ReplicaSet's or StatefulSet's
+	// spec.replicas, a Job's spec.parallelism. 0 and 1 keep none (default 0).
+	MinReplicas *int32 `json:"minReplicas,omitempty"`
+	// RequirePDB lets only the pods that a PodDisruptionBudget covers be
+	// evicted (default false).
+	RequirePDB *bool `json:"requirePDB,omitempty"`
 	// MinPodAge protects pods younger than this (default 0: none).
 	MinPodAge *metav1.Duration `json:"minPodAge,omitempty"`
 	// LabelSelector, when set, limits eviction to the pods it selects.
 	LabelSelector *metav1.LabelSelector `json:"labelSelector,omitempty"`
+	// NamespaceSelector, when set, limits eviction to the pods of the
+	// namespaces whose labels it selects. It is a global setting: an
+	// override already applies to namespaces of its choosing.
+	NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector,omitempty"`
 
-	selector labels.Selector
+	selector          labels.Selector
+	namespaceSelector labels.Selector
 }
 
 // PriorityThreshold is a priority given as a number or as the name of a
@@ -144,6 +161,12 @@ type PriorityThreshold struct {
 // Matches reports whether pod labels pass the evictable label selector.
 func (e *Evictable) Matches(podLabels map[string]string) bool {
 	return e.selector == nil || e.selector.Matches(labels.Set(podLabels))
+}
+
+// SelectsNamespace reports whether a namespace with these labels passes the
+// evictable namespace selector.
+func (e *Evictable) SelectsNamespace(namespaceLabels map[string]string) bool {
+	return e.namespaceSelector == nil || e.namespaceSelector.Matches(labels.Set(namespaceLabels))
 }
 
 // Override tunes the settings of the pods of some namespaces, chosen by name

@@ -14,7 +14,7 @@ import (
 func (p *RebalancePolicy) validate() field.ErrorList {
 	var errs field.ErrorList
 	if p.APIVersion != APIVersion {
-		errs = append(errs, field.NotSupported(field.NewPath("apiVersion"), p.APIVersion, []string{APIVersion}))
+		errs = append(errs, field.NotSupported(field.NewPath("apiVersion"), p.APIVersion, []string{APIVersion, DeschedulerV1alpha2, DeschedulerV1alpha1}))
 	}
 	if p.Kind != Kind {
 		errs = append(errs, field.NotSupported(field.NewPath("kind"), p.Kind, []string{Kind}))
@@ -97,6 +97,10 @@ func (e *Evictable) validate(path *field.Path) field.ErrorList {
 	if d := e.MinPodAge; d != nil && d.Duration < 0 {
 		errs = append(errs, field.Invalid(path.Child("minPodAge"), d.Duration.String(), "is negative"))
 	}
+	if m := e.MinReplicas; m != nil && *m < 0 {
+		errs = append(errs, field.Invalid(path.Child("minReplicas"), *m, "is negative (0 keeps no pod for its replica count)"))
+	}
+	errs = append(errs, validateSelector(e.NamespaceSelector, path.Child("namespaceSelector"))...)
 	if len(e.PVCStorageClasses) > 0 {
 		cp := path.Child("pvcStorageClasses")
 		for i, name := range e.PVCStorageClasses {

@@ -1,15 +1,19 @@
 package scheduler
 
 import (
+	stdjson "encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
 )
 
 // ReadProfiles reads the profiles of a KubeSchedulerConfiguration file;
@@ -34,12 +38,25 @@ func ReadProfiles(path string, outOfTree ...Registry) ([]Profile, error) {
 func LoadProfiles(data []byte, file string, outOfTree ...Registry) ([]Profile, error) {
 	profiles, err := loadProfiles(data, outOfTree)
 	if err != nil {
-		if file != "" {
-			return nil, fmt.Errorf("%s: %w", file, err)
-		}
-		return nil, err
+		return nil, linesUnder(file, err)
 	}
 	return profiles, nil
+}
+
+// linesUnder puts prefix before each line of err, each a problem of its
+// own, so that every one names the file, as a policy's problems do.
+func linesUnder(prefix string, err error) error {
+	if prefix == "" {
+		return err
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) == 1 {
+		return fmt.Errorf("%s: %w", prefix, err)
+	}
+	for i, l := range lines {
+		lines[i] = prefix + ": " + l
+	}
+	return errors.New(strings.Join(lines, "\n"))
 }
 
 func loadProfiles(data []byte, outOfTree []Registry) ([]Profile, error) {
@@ -52,6 +69,11 @@ func loadProfiles(data []byte, outOfTree []Registry) ([]Profile, error) {
 	}
 	raw, err := yaml.YAMLToJSON(data)
 	if err != nil {
+		if !strings.HasPrefix(err.Error(), "yaml: ") {
+			// A key YAML has and JSON has not (null, a list): still the
+			// YAML of the file that is wrong, not a field.
+			err = fmt.Errorf("yaml: %w", err)
+		}
 		return nil, err
 	}
 	var cfg configv1.KubeSchedulerConfiguration
@@ -134,10 +156,7 @@ func loadProfile(in *configv1.KubeSchedulerProfile, path string, reg Registry) (
 func decodeStrict(raw []byte, v any, path string) error {
 	strict, err := json.UnmarshalStrict(raw, v)
 	if err != nil {
-		if path != "" {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		return err
+		return typeError(raw, v, path, err)
 	}
 	if len(strict) == 0 {
 		return nil
@@ -160,6 +179,53 @@ func decodeStrict(raw []byte, v any, path string) error {
 		errs[i] = e
 	}
 	return errors.Join(errs...)
+}
+
+// typeError words err, the decoder's refusal of a value of the wrong type
+// somewhere in raw, as every such value's field path and what it must be:
+// the decoder names only the first, by Go's struct and type names.
+func typeError(raw []byte, v any, path string, err error) error {
+	var at *field.Path
+	if path != "" {
+		at = field.NewPath(path)
+	}
+	if errs := cluster.TypeErrors(raw, v, at); len(errs) > 0 {
+		lines := make([]error, len(errs))
+		for i, e := range errs {
+			lines[i] = e
+		}
+		return errors.Join(lines...)
+	}
+	what := "an object"
+	if path == "" {
+		what = "a KubeSchedulerConfiguration (apiVersion: " + configv1.SchemeGroupVersion.String() + ")"
+	}
+	var typeErr *stdjson.UnmarshalTypeError
+	if !errors.As(err, &typeErr) {
+		return withPath(path, err)
+	}
+	return withPath(path, fmt.Errorf("%s where %s is expected", article(typeErr.Value), what))
+}
+
+// withPath puts the path of what was decoded before err, when there is one.
+func withPath(path string, err error) error {
+	if path == "" {
+		return err
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+// article names a JSON value's kind, as the decoder does, with its article.
+func article(kind string) string {
+	switch kind {
+	case "array":
+		return "a list"
+	case "object":
+		return "an object"
+	case "bool":
+		return "a boolean"
+	}
+	return "a " + kind
 }
 
 func checkPercentage(path string, v *int32) error {

@@ -168,6 +168,17 @@ func TestLoadProfilesErrors(t *testing.T) {
 			`sched.yaml: extenders: not supported: rebalancer's engine does not call scheduler extenders; remove the section`},
 		{"args for a plugin that takes none", head + "profiles:\n- pluginConfig:\n  - name: NodePorts\n    args: {}\n",
 			`sched.yaml: profiles[0].pluginConfig[0].args: plugin "NodePorts" takes no arguments`},
+		{"values of the wrong type, each with its field", head + "percentageOfNodesToScore: half\nprofiles:\n- schedulerName: 5\n  pluginConfig:\n  - name: NodeResourcesFit\n    args: {scoringStrategy: {resources: {name: cpu}}}\n",
+			"sched.yaml: percentageOfNodesToScore: Invalid value: \"half\": must be a whole number from -2147483648 to 2147483647\n" +
+				"sched.yaml: profiles[0].schedulerName: Invalid value: 5: must be a string"},
+		{"args of the wrong type", head + "profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args: {scoringStrategy: {resources: {name: cpu}}}\n",
+			`sched.yaml: profiles[0].pluginConfig[0].args.scoringStrategy.resources: Invalid value: {"name":"cpu"}: must be a list`},
+		{"args that are no object", head + "profiles:\n- pluginConfig:\n  - name: InterPodAffinity\n    args: [3]\n",
+			`sched.yaml: profiles[0].pluginConfig[0].args: Invalid value: [3]: must be an object`},
+		{"a duration that is none", head + "leaderElection: {leaseDuration: 5 parsecs}\n",
+			`sched.yaml: leaderElection.leaseDuration: Invalid value: "5 parsecs": must be a duration such as 90s, 5m or 1h30m`},
+		{"a list, not a configuration", "- profiles: []\n",
+			`sched.yaml: a list where a KubeSchedulerConfiguration (apiVersion: kubescheduler.config.k8s.io/v1) is expected`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

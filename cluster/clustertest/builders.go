@@ -236,6 +236,21 @@ func DeploymentReplicaSet(namespace, name string) appsv1.ReplicaSet {
 		OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: name, Controller: &yes}}}}
 }
 
+// ScaledReplicaSet is DeploymentReplicaSet(namespace, name) with
+// spec.replicas set.
+func ScaledReplicaSet(namespace, name string, replicas int32) appsv1.ReplicaSet {
+	rs := DeploymentReplicaSet(namespace, name)
+	rs.Spec.Replicas = &replicas
+	return rs
+}
+
+// StatefulSet is a StatefulSet whose pods are those built with
+// OwnedBy("StatefulSet", name).
+func StatefulSet(namespace, name string, replicas int32) appsv1.StatefulSet {
+	return appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
+		Spec: appsv1.StatefulSetSpec{Replicas: &replicas}}
+}
+
 // Job is a Job whose pods are those built with OwnedBy("Job", name); rules
 // is its podFailurePolicy, if any.
 func Job(namespace, name string, rules ...batchv1.PodFailurePolicyRule) batchv1.Job {
@@ -293,6 +308,8 @@ func Objects(objs ...any) cluster.Objects {
 			o.PriorityClasses = append(o.PriorityClasses, v)
 		case appsv1.ReplicaSet:
 			o.ReplicaSets = append(o.ReplicaSets, v)
+		case appsv1.StatefulSet:
+			o.StatefulSets = append(o.StatefulSets, v)
 		case batchv1.Job:
 			o.Jobs = append(o.Jobs, v)
 		case corev1.PersistentVolume:

@@ -25,7 +25,7 @@ import (
 const pageSize = 500
 
 // ReadObjects reads the objects a cluster.Snapshot needs from the API server with
-// paginated LISTs, the eleven kinds in parallel. managedFields are dropped as
+// paginated LISTs, the twelve kinds in parallel. managedFields are dropped as
 // they arrive: nothing uses them and they are a large part of every object.
 func ReadObjects(ctx context.Context, client kubernetes.Interface) (cluster.Objects, error) {
 	var (
@@ -74,6 +74,13 @@ func ReadObjects(ctx context.Context, client kubernetes.Interface) (cluster.Obje
 	list("replicasets", func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 		return client.AppsV1().ReplicaSets(metav1.NamespaceAll).List(ctx, o)
 	}, func(obj runtime.Object) { objs.ReplicaSets = append(objs.ReplicaSets, *obj.(*appsv1.ReplicaSet)) })
+	list("statefulsets", func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		return client.AppsV1().StatefulSets(metav1.NamespaceAll).List(ctx, o)
+	}, func(obj runtime.Object) {
+		ss := obj.(*appsv1.StatefulSet)
+		cluster.TrimStatefulSet(ss)
+		objs.StatefulSets = append(objs.StatefulSets, *ss)
+	})
 	list("jobs", func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 		return client.BatchV1().Jobs(metav1.NamespaceAll).List(ctx, o)
 	}, func(obj runtime.Object) { objs.Jobs = append(objs.Jobs, *obj.(*batchv1.Job)) })

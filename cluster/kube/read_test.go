@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -96,6 +97,39 @@ func TestReadObjectsReadsJobs(t *testing.T) {
 		}
 	}
 	t.Error("no LIST of jobs")
+}
+
+// StatefulSets are read, in pages like every kind, for the replica counts of
+// their pods; the rest of each object (its pod and claim templates) is not
+// kept.
+func TestReadObjectsReadsStatefulSets(t *testing.T) {
+	three := int32(3)
+	client := fake.NewClientset(&appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "db", Name: "postgres"},
+		Spec: appsv1.StatefulSetSpec{Replicas: &three, ServiceName: "postgres",
+			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "postgres", Image: "postgres:18"}}}}}})
+	objs, err := ReadObjects(context.Background(), client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objs.StatefulSets) != 1 || objs.StatefulSets[0].Name != "postgres" {
+		t.Fatalf("read StatefulSets %v, want db/postgres", objs.StatefulSets)
+	}
+	ss := objs.StatefulSets[0]
+	if ss.Spec.Replicas == nil || *ss.Spec.Replicas != 3 {
+		t.Errorf("spec.replicas %v, want 3", ss.Spec.Replicas)
+	}
+	if len(ss.Spec.Template.Spec.Containers) != 0 || ss.Spec.ServiceName != "" {
+		t.Errorf("kept spec %+v, want only replicas", ss.Spec)
+	}
+	for _, a := range client.Actions() {
+		if a.GetVerb() == "list" && a.GetResource().Resource == "statefulsets" {
+			if l := a.(k8stesting.ListActionImpl).ListOptions.Limit; l != pageSize {
+				t.Errorf("StatefulSet LIST with limit %d, want pages of %d", l, pageSize)
+			}
+			return
+		}
+	}
+	t.Error("no LIST of statefulsets")
 }
 
 // ReadObjects reads the volume kinds too, and says it did even when the

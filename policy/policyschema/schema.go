@@ -30,6 +30,7 @@ var (
 	priorityType      = reflect.TypeFor[policy.PriorityThreshold]()
 	strategiesType    = reflect.TypeFor[policy.Strategies]()
 	overrideType      = reflect.TypeFor[policy.Override]()
+	evictableType     = reflect.TypeFor[policy.Evictable]()
 	rawMessageType    = reflect.TypeFor[json.RawMessage]()
 )
 
@@ -68,8 +69,9 @@ func Marshal(v any) ([]byte, error) {
 
 func ref(name string) map[string]any { return map[string]any{"$ref": "#/definitions/" + name} }
 
-// of returns the schema of a type; inOverride drops the node-level
-// arguments of strategies, which an override may not set.
+// of returns the schema of a type; inOverride drops what an override may
+// not set: the node-level arguments of strategies and
+// evictable.namespaceSelector.
 func of(t reflect.Type, inOverride bool) map[string]any {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -138,6 +140,10 @@ func object(t reflect.Type, inOverride bool) map[string]any {
 	props := map[string]any{}
 	var required []any
 	fields(t, inOverride || t == overrideType, props, &required)
+	if inOverride && t == evictableType {
+		// An override chooses its namespaces itself.
+		delete(props, "namespaceSelector")
+	}
 	s := map[string]any{"type": "object", "additionalProperties": false, "properties": props}
 	if len(required) > 0 {
 		s["required"] = required

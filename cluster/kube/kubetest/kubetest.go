@@ -38,6 +38,9 @@ func Clientset(objs cluster.Objects) *fake.Clientset {
 	for i := range objs.ReplicaSets {
 		rt = append(rt, &objs.ReplicaSets[i])
 	}
+	for i := range objs.StatefulSets {
+		rt = append(rt, &objs.StatefulSets[i])
+	}
 	for i := range objs.Jobs {
 		rt = append(rt, &objs.Jobs[i])
 	}

@@ -1,10 +1,14 @@
 package app
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
 	"k8s.io/klog/v2"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/policy"
 )
 
 // A dump without the kinds the plan depends on is planned all the same, with
@@ -61,7 +65,7 @@ overrides:
 			name:   "a policy that selects namespaces by label and protects by a class name",
 			policy: []string{"--policy", policyFile},
 			want: []string{"lists no PodDisruptionBudget", "lists no ReplicaSet",
-				"lists no Namespace although namespaces are selected by label (by the policy's overrides)", "lists no PriorityClass although the policy or pods without spec.priority name business-critical"},
+				"lists no Namespace although namespaces are selected by label (by the policy)", "lists no PriorityClass although the policy or pods without spec.priority name business-critical"},
 			code: exitUsage,
 		},
 	}
@@ -110,5 +114,43 @@ func TestRunDoesNotWarnOfMissingKinds(t *testing.T) {
 	klog.Flush()
 	if strings.Contains(logs.String(), " lists no ") {
 		t.Errorf("a live cycle warned of a missing kind:\n%s", logs)
+	}
+}
+
+// What a policy reads from the kinds a dump may leave out: the labels of
+// namespaces when it selects them, Jobs when their pods stay, the replica
+// counts of StatefulSets when small workloads stay.
+func TestDumpNeeds(t *testing.T) {
+	tests := []struct {
+		name   string
+		policy string
+		want   cluster.DumpNeeds
+	}{
+		{name: "the defaults keep the pods of Jobs", want: cluster.DumpNeeds{Jobs: true}},
+		{name: "pods of Jobs allowed", policy: "evictable: {jobPods: true}"},
+		{name: "an override keeps the pods of Jobs", policy: "evictable: {jobPods: true}\noverrides:\n- namespaces: [batch]\n  evictable: {jobPods: false}",
+			want: cluster.DumpNeeds{Jobs: true}},
+		{name: "an override by namespace labels", policy: "evictable: {jobPods: true}\noverrides:\n- namespaceSelector: {matchLabels: {team: data}}\n  evictable: {minPodAge: 1h}",
+			want: cluster.DumpNeeds{NamespaceSelectors: true}},
+		{name: "evictable.namespaceSelector", policy: "evictable: {jobPods: true, namespaceSelector: {matchLabels: {team: data}}}",
+			want: cluster.DumpNeeds{NamespaceSelectors: true}},
+		{name: "minReplicas", policy: "evictable: {jobPods: true, minReplicas: 2}", want: cluster.DumpNeeds{Replicas: true}},
+		{name: "minReplicas 1 keeps nothing", policy: "evictable: {jobPods: true, minReplicas: 1}"},
+		{name: "minReplicas for a namespace", policy: "evictable: {jobPods: true}\noverrides:\n- namespaces: [db]\n  evictable: {minReplicas: 3}",
+			want: cluster.DumpNeeds{Replicas: true}},
+		{name: "requirePDB", policy: "evictable: {jobPods: true, requirePDB: true}", want: cluster.DumpNeeds{RequirePDB: true}},
+		{name: "requirePDB for a namespace", policy: "evictable: {jobPods: true}\noverrides:\n- namespaces: [db]\n  evictable: {requirePDB: true}",
+			want: cluster.DumpNeeds{RequirePDB: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pol, err := policy.Load([]byte("apiVersion: rebalancer.dev/v1alpha1\nkind: RebalancePolicy\n"+tt.policy), "policy.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := dumpNeeds(pol); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("dumpNeeds = %+v, want %+v", got, tt.want)
+			}
+		})
 	}
 }

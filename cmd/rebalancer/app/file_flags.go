@@ -21,10 +21,18 @@ func fileError(flag, path string, err error) error {
 }
 
 // snapshotError words an error reading --snapshot: the flag when the file
-// cannot be read, the file's name when its content is wrong.
+// cannot be read, the file's name when its content is wrong, on each line
+// when there are several problems, as for a policy.
 func snapshotError(path string, err error) error {
 	if e := fileError("--snapshot", path, err); e != err {
 		return e
+	}
+	if bad, ok := errors.AsType[*cluster.InvalidObjectsError](err); ok {
+		lines := make([]string, len(bad.Problems))
+		for i, p := range bad.Problems {
+			lines[i] = path + ": " + p
+		}
+		return &cluster.InvalidObjectsError{Problems: lines}
 	}
 	return fmt.Errorf("%s: %w", path, err)
 }
@@ -41,5 +49,5 @@ func checkHasNodes(path string, objs cluster.Objects, ignored map[string]int) er
 	if len(ignored) > 0 {
 		found = cluster.IgnoredSummary(ignored)
 	}
-	return fmt.Errorf("%s: no Node in the file (it holds %s): --snapshot wants a cluster dump, such as `kubectl get nodes,pods,pdb,namespaces,replicasets,jobs,priorityclasses,configmaps,pv,pvc,storageclasses,csinodes -A -o yaml`", path, found)
+	return fmt.Errorf("%s: no Node in the file (it holds %s): --snapshot wants a cluster dump, such as `kubectl get nodes,pods,pdb,namespaces,replicasets,statefulsets,jobs,priorityclasses,configmaps,pv,pvc,storageclasses,csinodes -A -o yaml`", path, found)
 }

@@ -34,7 +34,7 @@ func runPermissions(leaderElect bool) permissions {
 	return permissions{
 		Cluster: []rbacv1.PolicyRule{
 			rule("", []string{"nodes", "pods", "namespaces"}, "list"),
-			rule("apps", []string{"replicasets"}, "list"),
+			rule("apps", []string{"replicasets", "statefulsets"}, "list"),
 			rule("batch", []string{"jobs"}, "list"),
 			rule("", []string{"persistentvolumes", "persistentvolumeclaims"}, "list"),
 			rule("storage.k8s.io", []string{"storageclasses", "csinodes"}, "list"),

@@ -18,6 +18,7 @@ import (
 func newPlanCommand(s *settings) *cobra.Command {
 	var (
 		snapshot, policyFile, output, now string
+		profiles                          profileFlags
 	)
 	c := &cobra.Command{
 		Use:   "plan --snapshot FILE",
@@ -33,7 +34,7 @@ kubectl command.
 Without --policy, the built-in default policy runs:
 
 ` + indent(string(policy.DefaultYAML()), "  "),
-		Example: `  kubectl get nodes,pods,pdb,namespaces,replicasets,jobs,priorityclasses,configmaps,pv,pvc,storageclasses,csinodes -A -o yaml > dump.yaml
+		Example: `  kubectl get nodes,pods,pdb,namespaces,replicasets,statefulsets,jobs,priorityclasses,configmaps,pv,pvc,storageclasses,csinodes -A -o yaml > dump.yaml
   rebalancer plan --snapshot dump.yaml
   rebalancer plan --snapshot dump.yaml --policy policy.yaml -o json`,
 		Args: cobra.NoArgs,
@@ -41,6 +42,11 @@ Without --policy, the built-in default policy runs:
 			if snapshot == "" {
 				return fmt.Errorf("--snapshot is required")
 			}
+			stopProfiles, err := profiles.start()
+			if err != nil {
+				return err
+			}
+			defer stopProfiles()
 			if err := checkOutput(output); err != nil {
 				return err
 			}
@@ -56,7 +62,7 @@ Without --policy, the built-in default policy runs:
 			if err != nil {
 				return err
 			}
-			placer, err := newPlacer(pol, s.plugins)
+			placer, err := checkPolicy(pol, s.plugins)
 			if err != nil {
 				return err
 			}
@@ -76,7 +82,7 @@ Without --policy, the built-in default policy runs:
 			}
 			snap, err := cluster.New(objs, at)
 			if err != nil {
-				return fmt.Errorf("%s: %w", snapshot, err)
+				return snapshotError(snapshot, err)
 			}
 			if err := rebalance.CheckPriorityClasses(pol, snap, snapshot); err != nil {
 				return err
@@ -93,19 +99,24 @@ Without --policy, the built-in default policy runs:
 			return report.Print(c.OutOrStdout(), report.FromPlan(plan), output, verbose(c))
 		},
 	}
-	c.Flags().StringVar(&snapshot, "snapshot", "", "cluster dump to plan against: a List or multi-document YAML/JSON of nodes, pods, PDBs, namespaces, ReplicaSets, Jobs, priority classes, PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes and (for the cooldown) rebalancer's state ConfigMap")
+	c.Flags().StringVar(&snapshot, "snapshot", "", "cluster dump to plan against: a List or multi-document YAML/JSON of nodes, pods, PDBs, namespaces, ReplicaSets, StatefulSets, Jobs, priority classes, PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes and (for the cooldown) rebalancer's state ConfigMap")
 	c.Flags().StringVar(&policyFile, "policy", "", "RebalancePolicy file (default: the built-in policy)")
 	c.Flags().StringVar(&now, "now", "", "evaluate pod ages at this RFC 3339 time instead of the current time, for reproducible plans")
+	profiles.addFlags(c)
 	addOutputFlag(c, &output)
 	return c
 }
 
 // dumpNeeds says what of the kinds a dump may leave out the policy reads.
 func dumpNeeds(pol *policy.Policy) cluster.DumpNeeds {
-	needs := cluster.DumpNeeds{PriorityClasses: pol.PriorityClassNames(), Jobs: !*pol.Evictable.JobPods}
+	ev := &pol.Evictable
+	needs := cluster.DumpNeeds{PriorityClasses: pol.PriorityClassNames(), Jobs: !*ev.JobPods,
+		NamespaceSelectors: ev.NamespaceSelector != nil, Replicas: *ev.MinReplicas > 1, RequirePDB: *ev.RequirePDB}
 	for _, o := range pol.Overrides {
 		needs.NamespaceSelectors = needs.NamespaceSelectors || o.NamespaceSelector != nil
 		needs.Jobs = needs.Jobs || o.Evictable.JobPods != nil && !*o.Evictable.JobPods
+		needs.Replicas = needs.Replicas || o.Evictable.MinReplicas != nil && *o.Evictable.MinReplicas > 1
+		needs.RequirePDB = needs.RequirePDB || o.Evictable.RequirePDB != nil && *o.Evictable.RequirePDB
 	}
 	return needs
 }

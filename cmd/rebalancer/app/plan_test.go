@@ -95,3 +95,40 @@ items:
 		}
 	}
 }
+
+// A dump with objects that do not decode plans nothing: exit 2, and every
+// such object is named with its field, on a line of its own that names the
+// file, as a policy's problems are.
+func TestPlanRefusesADumpWithObjectsThatDoNotDecode(t *testing.T) {
+	cluster, err := os.ReadFile(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dump := writeFile(t, "dump.yaml", string(cluster)+`---
+apiVersion: v1
+kind: Pod
+metadata: {name: web-1, namespace: default}
+spec:
+  nodeName: node-a1
+  containers: [{name: web, image: web:1, resources: {requests: {cpu: abc}}}]
+---
+apiVersion: v1
+kind: Node
+metadata: {name: node-x}
+status: {allocatable: {cpu: "-4"}}
+`)
+	out, code, err := execute(t, "plan", "--snapshot", dump, "-o", "json")
+	if code != exitUsage {
+		t.Fatalf("exit code %d (%v), want %d", code, err, exitUsage)
+	}
+	if out != "" {
+		t.Errorf("printed a plan:\n%s", out)
+	}
+	want := []string{
+		dump + `: Pod default/web-1: spec.containers[0].resources.requests.cpu: Invalid value: "abc": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`,
+		dump + `: Node node-x: status.allocatable.cpu: Invalid value: "-4": must be greater than or equal to 0`,
+	}
+	if got := err.Error(); got != strings.Join(want, "\n") {
+		t.Errorf("error:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+}

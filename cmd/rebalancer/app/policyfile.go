@@ -1,9 +1,13 @@
 package app
 
 import (
+	"strings"
+
 	"k8s.io/klog/v2"
 
+	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/policy"
+	"github.com/kube-rebalancer/rebalancer/scheduler"
 )
 
 // loadPolicy loads --policy, or the embedded default policy when it is empty.
@@ -14,4 +18,25 @@ func loadPolicy(file string) (*policy.Policy, error) {
 	}
 	p, err := policy.LoadFile(file)
 	return p, fileError("--policy", file, err)
+}
+
+// checkPolicy runs every check of a loaded policy that needs no cluster,
+// and returns the scheduler engines a plan with it simulates. validate runs
+// it, and plan and run run it before they read or change anything, so that
+// a policy validate accepts is one they accept: only what the cluster
+// shows (a PriorityClass it lacks) is left for them to refuse.
+func checkPolicy(pol *policy.Policy, plugins scheduler.Registry) (scheduler.Placer, error) {
+	if err := pol.CheckPriorityClasses(reservedPriorityClass); err != nil {
+		return nil, err
+	}
+	return newPlacer(pol, plugins)
+}
+
+// reservedPriorityClass refuses a class name the API server never admits:
+// it reserves the "system-" prefix for the classes it creates itself.
+func reservedPriorityClass(name string) string {
+	if strings.HasPrefix(name, "system-") && !cluster.IsBuiltinPriorityClass(name) {
+		return "is no PriorityClass: the API server reserves the system- prefix for system-cluster-critical and system-node-critical"
+	}
+	return ""
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster/kube"
 	"github.com/kube-rebalancer/rebalancer/rebalance"
 	"github.com/kube-rebalancer/rebalancer/report"
+	"github.com/kube-rebalancer/rebalancer/scheduler"
 )
 
 type runOptions struct {
@@ -33,6 +34,7 @@ type runOptions struct {
 	state       string
 	noState     bool
 	election    electionFlags
+	profiles    profileFlags
 }
 
 func newRunCommand(s *settings) *cobra.Command {
@@ -76,6 +78,11 @@ run records itself only when it runs in the cluster ($POD_NAMESPACE set).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			start := time.Now()
+			stopProfiles, err := o.profiles.start()
+			if err != nil {
+				return err
+			}
+			defer stopProfiles()
 			pub := &rebalance.Publisher{Metrics: report.NewMetrics(), Pushgateway: o.pushgateway,
 				PushInstance: pushInstance(o.pushInst), MetricsFile: o.metricsFile}
 			runner, client, err := o.setUp(c, s, pub)
@@ -114,6 +121,7 @@ run records itself only when it runs in the cluster ($POD_NAMESPACE set).`,
 	f.StringVar(&o.metricsFile, "metrics-file", "", "write each cycle's metrics to this file in the Prometheus text format (for node-exporter's textfile collector, which reads *.prom files)")
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "serve /metrics and /healthz on this address (e.g. :8080), for --interval runs")
 	o.election.addFlags(c)
+	o.profiles.addFlags(c)
 	addOutputFlag(c, &o.output)
 	return c
 }
@@ -131,6 +139,10 @@ func (o *runOptions) setUp(c *cobra.Command, s *settings, pub *rebalance.Publish
 	// A bad policy is the error to report, but the run still connects, when
 	// it can, to leave its record.
 	pol, polErr := loadPolicy(o.policyFile)
+	var placer scheduler.Placer
+	if polErr == nil {
+		placer, polErr = checkPolicy(pol, s.plugins)
+	}
 	if err := o.checkState(); err != nil {
 		return nil, nil, cmp.Or(polErr, err)
 	}
@@ -165,10 +177,6 @@ func (o *runOptions) setUp(c *cobra.Command, s *settings, pub *rebalance.Publish
 		klog.InfoS("No state ConfigMap: this run takes no Lease, so nothing stops another run from evicting at the same time")
 	default:
 		lock = runLock(client, history)
-	}
-	placer, err := newPlacer(pol, s.plugins)
-	if err != nil {
-		return nil, nil, err
 	}
 	r := rebalance.New(rebalance.Config{
 		Client: client, Policy: pol, Placer: placer, History: history, Lock: lock,

@@ -17,7 +17,9 @@ func newValidateCommand(s *settings) *cobra.Command {
 		Long: `Check a RebalancePolicy file: unknown fields, bad values and conflicting
 settings are all reported at once, each with the field path and the value.
 The scheduler configuration the policy names is loaded and checked too.
-Exit code 0 when the policy is valid, 2 when it is not.
+These are the checks plan and run make before they read a cluster, run by
+the same code: a policy validate accepts, they accept. Exit code 0 when the
+policy is valid, 2 when it is not.
 
 validate reads no cluster, so it cannot tell whether a PriorityClass that
 evictable.priorityThreshold.name names exists: it refuses only the names the
@@ -31,10 +33,7 @@ refuse the policy (exit 2, before any eviction) when the class is missing.`,
 			if err != nil {
 				return err
 			}
-			if err := p.CheckPriorityClasses(reservedPriorityClass); err != nil {
-				return err
-			}
-			if _, err := newPlacer(p, s.plugins); err != nil {
+			if _, err := checkPolicy(p, s.plugins); err != nil {
 				return err
 			}
 			enabled := p.Enabled()
@@ -51,13 +50,4 @@ refuse the policy (exit 2, before any eviction) when the class is missing.`,
 			return nil
 		},
 	}
-}
-
-// reservedPriorityClass refuses a class name the API server never admits:
-// it reserves the "system-" prefix for the classes it creates itself.
-func reservedPriorityClass(name string) string {
-	if strings.HasPrefix(name, "system-") && !cluster.IsBuiltinPriorityClass(name) {
-		return "is no PriorityClass: the API server reserves the system- prefix for system-cluster-critical and system-node-critical"
-	}
-	return ""
 }

@@ -1,0 +1,340 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/policy"
+)
+
+// A descheduler policy, in either version, plans the same moves as the
+// RebalancePolicy that says the same thing, strategy by strategy. The
+// native form states what the descheduler means where rebalancer's
+// defaults differ: no cooldown, and pods of Jobs and pods autoscalers
+// protect are evictable.
+func TestDeschedulerPoliciesPlanTheSameMoves(t *testing.T) {
+	const (
+		v1alpha2 = "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\n"
+		v1alpha1 = "apiVersion: descheduler/v1alpha1\nkind: DeschedulerPolicy\n"
+		native   = "apiVersion: rebalancer.dev/v1alpha1\nkind: RebalancePolicy\ncooldown: 0s\nevictable: {jobPods: true, doNotDisruptPods: true}\n"
+	)
+	web := func(name, node string) *ct.PodBuilder {
+		return ct.Pod("shop", name).On(node).Requests("100m", "64Mi").Deployment("web")
+	}
+	tests := []struct {
+		name     string
+		objs     []any
+		native   string
+		v1alpha2 string
+		v1alpha1 string
+	}{
+		{
+			name: "RemovePodsViolatingNodeTaints",
+			objs: []any{ct.Node("n1").Taint("dedicated", "gpu", corev1.TaintEffectNoSchedule), ct.Node("n2"),
+				web("web-1", "n1"), web("train-1", "n1").Tolerate("dedicated", "gpu", corev1.TaintEffectNoSchedule)},
+			native: "strategies:\n  RemovePodsViolatingNodeTaints: {excludedTaints: [reserved]}\n",
+			v1alpha2: `profiles:
+  - name: ProfileName
+    pluginConfig:
+    - name: "RemovePodsViolatingNodeTaints"
+      args:
+        excludedTaints:
+        - reserved # exclude all taints with key "reserved"
+    plugins:
+      deschedule:
+        enabled:
+          - "RemovePodsViolatingNodeTaints"
+`,
+			v1alpha1: `strategies:
+  "RemovePodsViolatingNodeTaints":
+    enabled: true
+    params:
+      excludedTaints:
+      - reserved
+`,
+		},
+		{
+			name: "RemovePodsViolatingNodeAffinity",
+			objs: []any{ct.Node("n1"), ct.Node("n2").Label("disktype", "ssd"),
+				web("db-1", "n1").RequireNodeLabelIn("disktype", "ssd"), web("web-1", "n1")},
+			native: "strategies:\n  RemovePodsViolatingNodeAffinity: {nodeAffinityType: [requiredDuringSchedulingIgnoredDuringExecution]}\n",
+			v1alpha2: `profiles:
+  - name: ProfileName
+    pluginConfig:
+    - name: "RemovePodsViolatingNodeAffinity"
+      args:
+        nodeAffinityType:
+        - "requiredDuringSchedulingIgnoredDuringExecution"
+    plugins:
+      deschedule:
+        enabled:
+          - "RemovePodsViolatingNodeAffinity"
+`,
+			v1alpha1: `strategies:
+  "RemovePodsViolatingNodeAffinity":
+    enabled: true
+    params:
+      nodeAffinityType:
+      - "requiredDuringSchedulingIgnoredDuringExecution"
+`,
+		},
+		{
+			name: "RemovePodsViolatingInterPodAntiAffinity",
+			objs: []any{ct.Node("n1"), ct.Node("n2"),
+				web("cache-1", "n1").AntiAffinity(corev1.LabelHostname, map[string]string{"app": "b"}), web("b-1", "n1").Label("app", "b")},
+			native: "strategies:\n  RemovePodsViolatingInterPodAntiAffinity: {}\n",
+			v1alpha2: `profiles:
+  - name: ProfileName
+    pluginConfig:
+    - name: "RemovePodsViolatingInterPodAntiAffinity"
+    plugins:
+      deschedule:
+        enabled:
+          - "RemovePodsViolatingInterPodAntiAffinity"
+`,
+			v1alpha1: "strategies:\n  \"RemovePodsViolatingInterPodAntiAffinity\":\n    enabled: true\n",
+		},
+		{
+			name:   "RemovePodsHavingTooManyRestarts",
+			objs:   []any{ct.Node("n1"), ct.Node("n2"), web("crashy-1", "n1").Restarts(120), web("web-1", "n1").Restarts(3)},
+			native: "strategies:\n  RemovePodsHavingTooManyRestarts: {podRestartThreshold: 100, includingInitContainers: true}\n",
+			v1alpha2: `profiles:
+  - name: ProfileName
+    pluginConfig:
+    - name: "RemovePodsHavingTooManyRestarts"
+      args:
+        podRestartThreshold: 100
+        includingInitContainers: true
+    plugins:
+      deschedule:
+        enabled:
+          - "RemovePodsHavingTooManyRestarts"
+`,
+			v1alpha1: `strategies:
+  "RemovePodsHavingTooManyRestarts":
+    enabled: true
+    params:
+      podsHavingTooManyRestarts:
+        podRestartThreshold: 100
+        includingInitContainers: true
+`,
+		},
+		{
+			name:   "PodLifeTime",
+			objs:   []any{ct.Node("n1"), ct.Node("n2"), web("old-1", "n1").CreatedAgo(72 * time.Hour), web("web-1", "n1").CreatedAgo(time.Hour)},
+			native: "strategies:\n  PodLifeTime: {maxPodLifeTimeSeconds: 86400, namespaces: {include: [shop]}}\n",
+			v1alpha2: `profiles:
+  - name: ProfileName
+    pluginConfig:
+    - name: "PodLifeTime"
+      args:
+        maxPodLifeTimeSeconds: 86400
+        namespaces:
+          include:
+          - "shop"
+    plugins:
+      deschedule:
+        enabled:
+          - "PodLifeTime"
+`,
+			v1alpha1: `strategies:
+  "PodLifeTime":
+    enabled: true
+    params:
+      podLifeTime:
+        maxPodLifeTimeSeconds: 86400
+      namespaces:
+        include:
+        - "shop"
+`,
+		},
+		{
+			name: "RemoveFailedPods",
+			objs: []any{ct.Node("n1"), ct.Node("n2"), web("oom-1", "n1").Failed("NodeAffinity", "Error", 1).CreatedAgo(2 * time.Hour),
+				web("web-1", "n1")},
+			native: "strategies:\n  RemoveFailedPods: {reasons: [NodeAffinity], exitCodes: [1], includingInitContainers: true, excludeOwnerKinds: [Job], minPodLifetimeSeconds: 3600}\n",
+			v1alpha2: `profiles:
+  - name: ProfileName
+    pluginConfig:
+    - name: "RemoveFailedPods"
+      args:
+        reasons:
+        - "NodeAffinity"
+        exitCodes:
+        - 1
+        includingInitContainers: true
+        excludeOwnerKinds:
+        - "Job"
+        minPodLifetimeSeconds: 3600
+    plugins:
+      deschedule:
+        enabled:
+          - "RemoveFailedPods"
+`,
+			// v1alpha1 had no exitCodes; the rest is the same.
+			v1alpha1: `strategies:
+  "RemoveFailedPods":
+    enabled: true
+    params:
+      failedPods:
+        reasons:
+        - "NodeAffinity"
+        includingInitContainers: true
+        excludeOwnerKinds:
+        - "Job"
+        minPodLifetimeSeconds: 3600
+`,
+		},
+		{
+			name:   "RemoveDuplicates",
+			objs:   []any{ct.Node("n1"), ct.Node("n2"), web("web-1", "n1"), web("web-2", "n1"), web("web-3", "n1")},
+			native: "strategies:\n  RemoveDuplicates: {}\n",
+			v1alpha2: `profiles:
+  - name: ProfileName
+    pluginConfig:
+    - name: "RemoveDuplicates"
+    plugins:
+      balance:
+        enabled:
+          - "RemoveDuplicates"
+`,
+			v1alpha1: "strategies:\n  \"RemoveDuplicates\":\n    enabled: true\n",
+		},
+		{
+			name: "RemovePodsViolatingTopologySpreadConstraint",
+			objs: []any{ct.Node("n1").Zone("zone-a"), ct.Node("n2").Zone("zone-b"),
+				web("web-1", "n1").Label("app", "web").Spread(corev1.LabelTopologyZone, 1, corev1.ScheduleAnyway, map[string]string{"app": "web"}),
+				web("web-2", "n1").Label("app", "web").Spread(corev1.LabelTopologyZone, 1, corev1.ScheduleAnyway, map[string]string{"app": "web"}),
+				web("web-3", "n1").Label("app", "web").Spread(corev1.LabelTopologyZone, 1, corev1.ScheduleAnyway, map[string]string{"app": "web"})},
+			native: "strategies:\n  RemovePodsViolatingTopologySpreadConstraint: {constraints: [DoNotSchedule, ScheduleAnyway]}\n",
+			v1alpha2: `profiles:
+  - name: ProfileName
+    pluginConfig:
+    - name: "RemovePodsViolatingTopologySpreadConstraint"
+      args:
+        constraints:
+          - DoNotSchedule
+          - ScheduleAnyway
+    plugins:
+      balance:
+        enabled:
+          - "RemovePodsViolatingTopologySpreadConstraint"
+`,
+			v1alpha1: `strategies:
+  "RemovePodsViolatingTopologySpreadConstraint":
+    enabled: true
+    params:
+      includeSoftConstraints: true
+`,
+		},
+		{
+			name: "LowNodeUtilization",
+			objs: []any{ct.Node("n1").CPU("4"), ct.Node("n2").CPU("4"),
+				ct.Pod("shop", "web-1").On("n1").Requests("1", "64Mi").Deployment("web"),
+				ct.Pod("shop", "web-2").On("n1").Requests("1", "64Mi").Deployment("web"),
+				ct.Pod("shop", "web-3").On("n1").Requests("1", "64Mi").Deployment("web")},
+			native: "strategies:\n  LowNodeUtilization: {thresholds: {cpu: 20, memory: 20, pods: 20}, targetThresholds: {cpu: 50, memory: 50, pods: 50}}\n",
+			v1alpha2: `profiles:
+  - name: ProfileName
+    pluginConfig:
+    - name: "LowNodeUtilization"
+      args:
+        thresholds:
+          "cpu" : 20
+          "memory": 20
+          "pods": 20
+        targetThresholds:
+          "cpu" : 50
+          "memory": 50
+          "pods": 50
+    plugins:
+      balance:
+        enabled:
+          - "LowNodeUtilization"
+`,
+			v1alpha1: `strategies:
+  "LowNodeUtilization":
+    enabled: true
+    params:
+      nodeResourceUtilizationThresholds:
+        thresholds:
+          "cpu" : 20
+          "memory": 20
+          "pods": 20
+        targetThresholds:
+          "cpu" : 50
+          "memory": 50
+          "pods": 50
+`,
+		},
+		{
+			name: "HighNodeUtilization",
+			objs: []any{ct.Node("n1").CPU("4"), ct.Node("n2").CPU("4"),
+				ct.Pod("shop", "web-1").On("n1").Requests("400m", "64Mi").Deployment("web"),
+				ct.Pod("shop", "api-1").On("n2").Requests("2", "64Mi").Deployment("api")},
+			native: "strategies:\n  HighNodeUtilization: {thresholds: {cpu: 20, memory: 20, pods: 20}}\n",
+			v1alpha2: `profiles:
+  - name: ProfileName
+    pluginConfig:
+    - name: "HighNodeUtilization"
+      args:
+        thresholds:
+          "cpu" : 20
+          "memory": 20
+          "pods": 20
+    plugins:
+      balance:
+        enabled:
+          - "HighNodeUtilization"
+`,
+			v1alpha1: `strategies:
+  "HighNodeUtilization":
+    enabled: true
+    params:
+      nodeResourceUtilizationThresholds:
+        thresholds:
+          "cpu" : 20
+          "memory": 20
+          "pods": 20
+`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objs := append([]any{ct.DeploymentReplicaSet("shop", "web"), ct.DeploymentReplicaSet("shop", "api")}, tt.objs...)
+			snap := ct.Snapshot(t, objs...)
+			plan := func(doc string) string {
+				t.Helper()
+				pol, err := policy.Load([]byte(doc), "policy.yaml")
+				if err != nil {
+					t.Fatal(err)
+				}
+				return moves((&Planner{Policy: pol, Placer: engine(t)}).Plan(snap))
+			}
+			want := plan(native + tt.native)
+			if want == "" {
+				t.Fatalf("the native policy plans no move: the case shows nothing")
+			}
+			if got := plan(v1alpha2 + tt.v1alpha2); got != want {
+				t.Errorf("descheduler/v1alpha2 plans\n%s\nthe RebalancePolicy\n%s", got, want)
+			}
+			if got := plan(v1alpha1 + tt.v1alpha1); got != want {
+				t.Errorf("descheduler/v1alpha1 plans\n%s\nthe RebalancePolicy\n%s", got, want)
+			}
+		})
+	}
+}
+
+// moves lists a plan's moves: pod, from, to, strategy and step.
+func moves(p *Plan) string {
+	var out []string
+	for _, m := range p.Moves {
+		out = append(out, fmt.Sprintf("%s %s->%s %s@%d", m.Pod, m.From, m.To, m.Strategy, m.Step))
+	}
+	return strings.Join(out, "\n")
+}

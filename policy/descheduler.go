@@ -1,0 +1,372 @@
+package policy
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/yaml"
+)
+
+// The descheduler's policy documents, which Load accepts as they are: each
+// is translated into the RebalancePolicy that plans the same moves, and
+// that document is loaded as if the user had written it. Convert prints it.
+const (
+	DeschedulerV1alpha1 = "descheduler/v1alpha1"
+	DeschedulerV1alpha2 = "descheduler/v1alpha2"
+	DeschedulerKind     = "DeschedulerPolicy"
+)
+
+// Note says where a converted policy means something other than the
+// descheduler's document would, or why a setting that is not the default
+// is written out: Path is the field of the RebalancePolicy it is about.
+type Note struct {
+	Path string
+	Text string
+}
+
+// Converted is a policy as a RebalancePolicy document.
+type Converted struct {
+	// Document is the RebalancePolicy as JSON, its fields in the order of
+	// the type and the strategies in the order they run.
+	Document []byte
+	// Notes are the differences of meaning a reader of the descheduler's
+	// document should know about, by path; none for a RebalancePolicy.
+	Notes []Note
+	// From is the apiVersion of the document that was converted.
+	From string
+}
+
+// Convert returns the RebalancePolicy a policy file amounts to: a
+// descheduler policy translated, or a RebalancePolicy normalized (fields
+// in order, comments dropped). Either way the result is valid: the errors
+// are those Load reports.
+func Convert(data []byte, file string) (*Converted, error) {
+	p, conv, err := load(data, file)
+	if err != nil {
+		return nil, err
+	}
+	if conv == nil {
+		conv = &Converted{From: APIVersion}
+	}
+	// The document as written, without the defaults Load filled in.
+	var doc RebalancePolicy
+	if err := json.Unmarshal(p.source, &doc); err != nil {
+		return nil, &Error{File: file, Problems: []string{err.Error()}}
+	}
+	out, err := json.Marshal(doc)
+	if err != nil {
+		return nil, &Error{File: file, Problems: []string{err.Error()}}
+	}
+	conv.Document = out
+	return conv, nil
+}
+
+// apiVersionOf reads the apiVersion of a document, "" when it has none or
+// is not an object.
+func apiVersionOf(data []byte) string {
+	var head struct {
+		APIVersion string `json:"apiVersion"`
+	}
+	if j, err := yaml.YAMLToJSON(data); err == nil {
+		_ = json.Unmarshal(j, &head)
+	}
+	return head.APIVersion
+}
+
+// translation is a descheduler policy on its way to a RebalancePolicy.
+type translation struct {
+	doc map[string]any
+	// origins maps a path of the RebalancePolicy to the path in the
+	// descheduler's document it came from, so that errors name the field
+	// the user wrote.
+	origins map[string]string
+	notes   []Note
+	errs    field.ErrorList
+	// problems are what decoding found, worded with their paths.
+	problems []string
+}
+
+func newTranslation() *translation {
+	return &translation{
+		doc:     map[string]any{"apiVersion": APIVersion, "kind": Kind},
+		origins: map[string]string{},
+	}
+}
+
+func (t *translation) note(path, text string) { t.notes = append(t.notes, Note{path, text}) }
+
+// from records that the RebalancePolicy's path came from the descheduler's.
+func (t *translation) from(native string, desched *field.Path) { t.origins[native] = desched.String() }
+
+// rewrite puts the descheduler's path in place of the RebalancePolicy's
+// at the start of a problem.
+func (t *translation) rewrite(problem string) string {
+	path, rest, ok := strings.Cut(problem, ": ")
+	if !ok {
+		return problem
+	}
+	best := ""
+	for native := range t.origins {
+		if (path == native || strings.HasPrefix(path, native+".") || strings.HasPrefix(path, native+"[")) && len(native) > len(best) {
+			best = native
+		}
+	}
+	if best == "" {
+		return problem
+	}
+	return t.origins[best] + path[len(best):] + ": " + rest
+}
+
+// topLevel translates the settings both versions share: the node
+// selector, a string in the descheduler, and the eviction limits.
+func (t *translation) topLevel(nodeSelector *string, perNode, perNamespace, total *int64) {
+	if nodeSelector != nil && *nodeSelector != "" {
+		path := field.NewPath("nodeSelector")
+		sel, err := metav1.ParseToLabelSelector(*nodeSelector)
+		if err != nil {
+			t.errs = append(t.errs, field.Invalid(path, *nodeSelector, "is not a label selector: "+err.Error()))
+		} else {
+			t.doc["nodeSelector"] = sel
+			t.from("nodeSelector", path)
+		}
+	}
+	limits := map[string]any{}
+	for _, l := range []struct {
+		to   string
+		from string
+		v    *int64
+	}{
+		{"perNode", "maxNoOfPodsToEvictPerNode", perNode},
+		{"perNamespace", "maxNoOfPodsToEvictPerNamespace", perNamespace},
+		{"total", "maxNoOfPodsToEvictTotal", total},
+	} {
+		if l.v == nil {
+			continue
+		}
+		path := field.NewPath(l.from)
+		switch {
+		case *l.v < 0:
+			t.errs = append(t.errs, field.Invalid(path, *l.v, "is negative"))
+		case *l.v > math.MaxInt32:
+			t.errs = append(t.errs, field.Invalid(path, *l.v, fmt.Sprintf("is above %d", math.MaxInt32)))
+		default:
+			limits[l.to] = *l.v
+			t.from("limits."+l.to, path)
+		}
+	}
+	if len(limits) > 0 {
+		t.doc["limits"] = limits
+		for _, k := range []string{"perNode", "perNamespace"} {
+			if _, ok := limits[k]; ok {
+				t.note("limits."+k, "rebalancer applies this limit to each step of a cycle, the descheduler to the whole cycle: "+
+					"a run evicts this many, waits for the replacements to be Ready, and may go on with a next step")
+			}
+		}
+	}
+	// The descheduler judges every cycle afresh.
+	t.doc["cooldown"] = "0s"
+	t.note("cooldown", "the descheduler has no cooldown; rebalancer's default (5m) leaves a workload alone after one of its pods was evicted, "+
+		"so that two cycles never undo each other: remove this line to have it")
+}
+
+// profile is a descheduler profile, translated: the evictable settings its
+// DefaultEvictor gives, and its strategies.
+type profile struct {
+	name string
+	path *field.Path
+	// evictor is where its DefaultEvictor is configured (or the profile).
+	evictor    *field.Path
+	evictable  map[string]any
+	evOrigins  map[string]string
+	evNotes    []Note
+	strategies []strategyConfig
+}
+
+// strategyConfig is a strategy of a profile with its arguments as
+// rebalancer names them.
+type strategyConfig struct {
+	row     *deschedulerStrategy
+	enabled bool
+	args    map[string]any
+	// path is where the strategy is configured in the descheduler's
+	// document; argPaths where each argument came from.
+	path     *field.Path
+	argPaths map[string]*field.Path
+	notes    []Note
+}
+
+// finish merges the profiles into one RebalancePolicy. rebalancer applies
+// one set of evictable settings to every strategy, so profiles that run
+// strategies must agree on their DefaultEvictor.
+func (t *translation) finish(profiles []profile) {
+	var first *profile
+	for i := range profiles {
+		p := &profiles[i]
+		if !p.runsStrategies() {
+			continue
+		}
+		if first == nil {
+			first = p
+			continue
+		}
+		if diff := differingKeys(first.evictable, p.evictable); len(diff) > 0 {
+			t.errs = append(t.errs, field.Invalid(p.evictor, p.name, fmt.Sprintf(
+				"sets the DefaultEvictor otherwise than %s (%s): %s differ; rebalancer applies one set of evictable settings to the strategies of every profile "+
+					"(per namespace only, with overrides): give the profiles the same DefaultEvictor args, or write a RebalancePolicy with an override per namespace",
+				first.path, first.name, strings.Join(diff, ", "))))
+		}
+	}
+	if first == nil && len(profiles) > 0 {
+		first = &profiles[0]
+	}
+	if first != nil {
+		if len(first.evictable) > 0 {
+			t.doc["evictable"] = first.evictable
+		}
+		for k, v := range first.evOrigins {
+			t.origins[k] = v
+		}
+		t.notes = append(t.notes, first.evNotes...)
+	}
+
+	strategies := map[string]any{}
+	placed := map[string]*strategyConfig{}
+	for i := range profiles {
+		for j := range profiles[i].strategies {
+			s := &profiles[i].strategies[j]
+			if prev := placed[s.row.name]; prev != nil {
+				switch {
+				case !s.enabled:
+					continue // configured, not run: the enabled one counts
+				case !prev.enabled:
+				case differingKeys(prev.args, s.args) == nil:
+					continue // the same strategy twice plans nothing more
+				default:
+					t.errs = append(t.errs, field.Invalid(s.path, s.row.name, fmt.Sprintf(
+						"runs in %s too, with other arguments; rebalancer runs a strategy once, with one set of arguments (per namespace only, with overrides)", prev.path)))
+					continue
+				}
+			}
+			placed[s.row.name] = s
+			args := s.args
+			if !s.enabled {
+				args = copyMap(args)
+				args["enabled"] = false
+			}
+			strategies[s.row.name] = args
+		}
+	}
+	for _, name := range sortedNames(placed) {
+		s := placed[name]
+		base := "strategies." + name
+		t.from(base, s.path)
+		for arg, p := range s.argPaths {
+			t.from(base+"."+arg, p)
+		}
+		t.notes = append(t.notes, s.notes...)
+	}
+	if len(strategies) > 0 {
+		t.doc["strategies"] = strategies
+	}
+}
+
+func (p *profile) runsStrategies() bool {
+	for _, s := range p.strategies {
+		if s.enabled {
+			return true
+		}
+	}
+	return false
+}
+
+// differingKeys lists the keys whose values differ between two JSON
+// objects, sorted; nil when they are equal.
+func differingKeys(a, b map[string]any) []string {
+	var diff []string
+	keys := map[string]bool{}
+	for k := range a {
+		keys[k] = true
+	}
+	for k := range b {
+		keys[k] = true
+	}
+	for k := range keys {
+		x, _ := json.Marshal(a[k])
+		y, _ := json.Marshal(b[k])
+		if string(x) != string(y) {
+			diff = append(diff, k)
+		}
+	}
+	sort.Strings(diff)
+	return diff
+}
+
+func copyMap(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m)+1)
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func sortedNames[T any](m map[string]T) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// strategyArgs translates the arguments of a descheduler strategy, given
+// as a JSON object at path, by the strategy's row.
+func strategyArgs(row *deschedulerStrategy, raw map[string]json.RawMessage, argPath func(arg string) *field.Path) (map[string]any, map[string]*field.Path, []Note, field.ErrorList) {
+	args := map[string]any{}
+	paths := map[string]*field.Path{}
+	var notes []Note
+	var errs field.ErrorList
+	for _, name := range sortedNames(raw) {
+		path := argPath(name)
+		rule, ok := row.args[name]
+		switch {
+		case !ok:
+			errs = append(errs, field.Forbidden(path, fmt.Sprintf("is not an argument of the descheduler's %s (it takes %s)", row.name, strings.Join(sortedNames(row.args), ", "))))
+		case rule.pending:
+			errs = append(errs, field.Forbidden(path, fmt.Sprintf("rebalancer's %s does not support %s yet", row.name, name)))
+		case rule.instead != "":
+			errs = append(errs, field.Forbidden(path, rule.instead))
+		case rule.note != "":
+			notes = append(notes, Note{"strategies." + row.name, name + ": " + rule.note})
+		default:
+			if string(raw[name]) == "null" {
+				continue
+			}
+			args[rule.to] = raw[name]
+			paths[rule.to] = path
+		}
+	}
+	if row.differs != nil {
+		if text := row.differs(args); text != "" {
+			notes = append(notes, Note{"strategies." + row.name, text})
+		}
+	}
+	return args, paths, notes, errs
+}
+
+// rawObject splits a JSON object into its fields; null or absent is an
+// empty object.
+func rawObject(data json.RawMessage, path *field.Path) (map[string]json.RawMessage, field.ErrorList) {
+	raw := map[string]json.RawMessage{}
+	if len(data) == 0 || string(data) == "null" {
+		return raw, nil
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, field.ErrorList{field.Invalid(path, string(data), "is not an object")}
+	}
+	return raw, nil
+}

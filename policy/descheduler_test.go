@@ -1,0 +1,186 @@
+package policy_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kube-rebalancer/rebalancer/policy"
+)
+
+// A descheduler field that rebalancer cannot honour is refused with its
+// path in the descheduler's document and what to use instead; every
+// problem is reported at once.
+func TestDeschedulerPolicyErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		yaml string
+		want []string
+	}{
+		{
+			name: "v1alpha2: evictor, strategy arguments and extension points",
+			yaml: `apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+metricsProviders:
+- source: KubernetesMetrics
+profiles:
+- name: default
+  pluginConfig:
+  - name: DefaultEvictor
+    args:
+      evictDaemonSetPods: true
+      minReplicas: 2
+  - name: LowNodeUtilization
+    args:
+      thresholds: {cpu: 20}
+      targetThresholds: {cpu: 150}
+      evictableNamespaces: {exclude: [kube-system]}
+  plugins:
+    preEvictionFilter:
+      enabled: [DefaultEvictor]
+    deschedule:
+      enabled: [LowNodeUtilization]
+`,
+			want: []string{
+				"policy.yaml: metricsProviders: rebalancer measures utilization by the pods' requests, as kube-scheduler does, not by metrics; leave it out",
+				"policy.yaml: profiles[0].pluginConfig[0].args.evictDaemonSetPods: rebalancer never evicts DaemonSet pods: the DaemonSet recreates the pod on the same node; leave them protected",
+				"policy.yaml: profiles[0].pluginConfig[1].args.evictableNamespaces: rebalancer's LowNodeUtilization does not support evictableNamespaces yet",
+				"policy.yaml: profiles[0].pluginConfig[1].args.targetThresholds.cpu: 150 is above 100",
+				`policy.yaml: profiles[0].plugins.deschedule.enabled[0]: "LowNodeUtilization" is a balance plugin: list it under plugins.balance`,
+				"policy.yaml: profiles[0].plugins.preEvictionFilter: unknown field; the descheduler spells it preevictionfilter",
+			},
+		},
+		{
+			name: "v1alpha2: storage classes whose pods stay",
+			yaml: `apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+profiles:
+- name: default
+  pluginConfig:
+  - name: DefaultEvictor
+    args:
+      podProtections:
+        extraEnabled: [PodsWithPVC]
+        config: {PodsWithPVC: {protectedStorageClasses: [{name: local-path}]}}
+  plugins: {balance: {enabled: [RemoveDuplicates]}}
+`,
+			want: []string{
+				"policy.yaml: profiles[0].pluginConfig[0].args.podProtections.config.PodsWithPVC.protectedStorageClasses: rebalancer lists the storage classes whose pods may move, not those that stay: set evictable.pvcStorageClasses to the cluster's other classes",
+			},
+		},
+		{
+			name: "v1alpha2: profiles whose evictors differ",
+			yaml: `apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+profiles:
+- name: strict
+  pluginConfig:
+  - name: RemoveDuplicates
+  plugins: {balance: {enabled: [RemoveDuplicates]}}
+- name: lenient
+  pluginConfig:
+  - name: DefaultEvictor
+    args: {evictLocalStoragePods: true}
+  - name: PodLifeTime
+    args: {maxPodLifeTimeSeconds: 86400}
+  plugins: {deschedule: {enabled: [PodLifeTime]}}
+`,
+			want: []string{`policy.yaml: profiles[1].pluginConfig[0].args: "lenient" sets the DefaultEvictor otherwise than profiles[0] (strict): localStorage differ; ` +
+				"rebalancer applies one set of evictable settings to the strategies of every profile (per namespace only, with overrides): " +
+				"give the profiles the same DefaultEvictor args, or write a RebalancePolicy with an override per namespace"},
+		},
+		{
+			name: "v1alpha2: failed bare pods with a strategy that moves running pods",
+			yaml: `apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+profiles:
+- name: default
+  pluginConfig:
+  - name: DefaultEvictor
+    args: {evictFailedBarePods: true}
+  plugins: {balance: {enabled: [RemoveDuplicates]}}
+`,
+			want: []string{"policy.yaml: profiles[0].pluginConfig[0].args.evictFailedBarePods: rebalancer allows bare pods in every phase or in none (evictable.barePods), " +
+				"and [RemoveDuplicates] would move running bare pods too: run only the strategies that move failed pods with it, or annotate the bare pods descheduler.alpha.kubernetes.io/evict"},
+		},
+		{
+			name: "v1alpha1: unknown strategy, parameter of another strategy, different thresholds",
+			yaml: `apiVersion: descheduler/v1alpha1
+kind: DeschedulerPolicy
+maxNoOfPodsToEvictPerNode: -1
+strategies:
+  RemoveDuplicate:
+    enabled: true
+  PodLifeTime:
+    enabled: true
+    params:
+      podLifeTime: {maxPodLifeTimeSeconds: 86400}
+      thresholdPriority: 1000
+      includeSoftConstraints: true
+  RemoveDuplicates:
+    enabled: true
+`,
+			want: []string{
+				"policy.yaml: maxNoOfPodsToEvictPerNode: -1 is negative",
+				"policy.yaml: strategies[PodLifeTime].params.includeSoftConstraints: is not a parameter of PodLifeTime",
+				`policy.yaml: strategies[RemoveDuplicate]: "RemoveDuplicate" is not supported; supported values: ` + `"RemovePodsViolatingNodeTaints", ` +
+					`"RemovePodsViolatingNodeAffinity", "RemovePodsViolatingInterPodAntiAffinity", "RemovePodsHavingTooManyRestarts", "PodLifeTime", ` +
+					`"RemoveFailedPods", "RemoveDuplicates", "RemovePodsViolatingTopologySpreadConstraint", "LowNodeUtilization", "HighNodeUtilization"`,
+				`policy.yaml: strategies[RemoveDuplicates].params: "RemoveDuplicates" sets the DefaultEvictor otherwise than strategies[PodLifeTime] (PodLifeTime): priorityThreshold differ; ` +
+					"rebalancer applies one set of evictable settings to the strategies of every profile (per namespace only, with overrides): " +
+					"give the profiles the same DefaultEvictor args, or write a RebalancePolicy with an override per namespace",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := policy.Load([]byte(tt.yaml), "policy.yaml")
+			if err == nil {
+				t.Fatal("Load() = nil error")
+			}
+			if got, want := err.Error(), strings.Join(tt.want, "\n"); got != want {
+				t.Errorf("Load() error:\n%s\nwant:\n%s", got, want)
+			}
+		})
+	}
+}
+
+// The DefaultEvictor's protections become evictable settings that say what
+// the descheduler means.
+func TestDeschedulerEvictorBecomesEvictable(t *testing.T) {
+	tests := []struct {
+		name string
+		args string
+		want string
+	}{
+		{"defaults", "{}", `{"jobPods":true,"doNotDisruptPods":true}`},
+		{"legacy flags", "{evictLocalStoragePods: true, evictSystemCriticalPods: true, ignorePvcPods: true, minPodAge: 1h}",
+			`{"systemCritical":true,"localStorage":true,"pvc":false,"jobPods":true,"doNotDisruptPods":true,"minPodAge":"1h0m0s"}`},
+		{"podProtections", "{podProtections: {defaultDisabled: [PodsWithLocalStorage], extraEnabled: [PodsWithPVC]}}",
+			`{"localStorage":true,"pvc":false,"jobPods":true,"doNotDisruptPods":true}`},
+		{"a threshold above what the descheduler always protects", "{priorityThreshold: {value: 2000001000}}",
+			`{"priorityThreshold":{"value":2000000000},"jobPods":true,"doNotDisruptPods":true}`},
+		{"a threshold by class", "{priorityThreshold: {name: high}, labelSelector: {matchLabels: {movable: \"yes\"}}}",
+			`{"priorityThreshold":{"name":"high"},"jobPods":true,"doNotDisruptPods":true,"labelSelector":{"matchLabels":{"movable":"yes"}}}`},
+		{"small workloads, pods without a budget and namespaces by label", "{minReplicas: 3, ignorePodsWithoutPDB: true, namespaceLabelSelector: {matchLabels: {rebalance: \"on\"}}}",
+			`{"jobPods":true,"doNotDisruptPods":true,"minReplicas":3,"requirePDB":true,"namespaceSelector":{"matchLabels":{"rebalance":"on"}}}`},
+		{"minReplicas 1 protects nothing, as in the descheduler", "{minReplicas: 1}", `{"jobPods":true,"doNotDisruptPods":true}`},
+		{"pods without a budget, by podProtections", "{podProtections: {extraEnabled: [PodsWithoutPDB]}}",
+			`{"jobPods":true,"doNotDisruptPods":true,"requirePDB":true}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n  pluginConfig:\n  - name: DefaultEvictor\n    args: " + tt.args +
+				"\n  plugins: {balance: {enabled: [RemoveDuplicates]}}\n"
+			c, err := policy.Convert([]byte(doc), "policy.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := string(c.Document)
+			i := strings.Index(got, `"evictable":`)
+			j := strings.Index(got, `,"strategies"`)
+			if i < 0 || j < 0 || got[i+len(`"evictable":`):j] != tt.want {
+				t.Errorf("Convert() = %s\nwant evictable %s", got, tt.want)
+			}
+		})
+	}
+}
