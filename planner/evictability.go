@@ -92,6 +92,11 @@ func protection(snap *cluster.Snapshot, pol *policy.Policy, s *policy.Settings, 
 	if !*ev.PVC && p.HasPVC() {
 		return Protected, "uses a PersistentVolumeClaim; allow with evictable.pvc"
 	}
+	if len(ev.PVCStorageClasses) > 0 && p.HasPVC() {
+		if why := claimClassProtection(snap, ev.PVCStorageClasses, p); why != "" {
+			return Protected, why
+		}
+	}
 	if !*ev.BarePods && p.Controller() == nil {
 		return Protected, "bare pod: no controller would recreate it; allow with evictable.barePods"
 	}

@@ -124,6 +124,11 @@ func (c *cycle) check(p *cluster.Pod) (Category, string) {
 	if cat, why := protection(c.snap, pol, s, p); why != "" {
 		return cat, why
 	}
+	if needsPlace(p) && p.HasPVC() {
+		if why := missingVolume(c.snap, p); why != "" {
+			return NoFit, why
+		}
+	}
 	if at, ok := c.recent[p.Workload]; ok {
 		return Cooldown, fmt.Sprintf("%s had a pod evicted %s ago; cooldown %s lets its replacements settle",
 			p.Workload, c.snap.Now.Sub(at).Round(time.Second), pol.Cooldown.Duration)

@@ -49,6 +49,24 @@ profiles:
 			},
 		},
 		{
+			name: "v1alpha2: storage classes whose pods stay",
+			yaml: `apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+profiles:
+- name: default
+  pluginConfig:
+  - name: DefaultEvictor
+    args:
+      podProtections:
+        extraEnabled: [PodsWithPVC]
+        config: {PodsWithPVC: {protectedStorageClasses: [{name: local-path}]}}
+  plugins: {balance: {enabled: [RemoveDuplicates]}}
+`,
+			want: []string{
+				"policy.yaml: profiles[0].pluginConfig[0].args.podProtections.config.PodsWithPVC.protectedStorageClasses: rebalancer lists the storage classes whose pods may move, not those that stay: set evictable.pvcStorageClasses to the cluster's other classes",
+			},
+		},
+		{
 			name: "v1alpha2: profiles whose evictors differ",
 			yaml: `apiVersion: descheduler/v1alpha2
 kind: DeschedulerPolicy
