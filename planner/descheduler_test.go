@@ -303,10 +303,65 @@ func TestDeschedulerPoliciesPlanTheSameMoves(t *testing.T) {
           "pods": 20
 `,
 		},
+		{
+			// v1alpha1 has neither argument.
+			name: "LowNodeUtilization with evictableNamespaces and evictionLimits",
+			objs: []any{ct.Node("n1").CPU("4"), ct.Node("n2").CPU("4"),
+				ct.Pod("ops", "agent-1").On("n1").Requests("1", "64Mi").Deployment("agent"),
+				ct.Pod("shop", "web-1").On("n1").Requests("1", "64Mi").Deployment("web"),
+				ct.Pod("shop", "web-2").On("n1").Requests("1", "64Mi").Deployment("web"),
+				ct.Pod("shop", "web-3").On("n1").Requests("1", "64Mi").Deployment("web")},
+			native: "strategies:\n  LowNodeUtilization: {thresholds: {cpu: 20, memory: 20, pods: 20}, targetThresholds: {cpu: 50, memory: 50, pods: 50}, " +
+				"evictableNamespaces: {exclude: [ops]}, evictionLimits: {node: 1}}\n",
+			v1alpha2: `profiles:
+  - name: ProfileName
+    pluginConfig:
+    - name: "LowNodeUtilization"
+      args:
+        thresholds:
+          "cpu" : 20
+          "memory": 20
+          "pods": 20
+        targetThresholds:
+          "cpu" : 50
+          "memory": 50
+          "pods": 50
+        evictableNamespaces:
+          exclude:
+          - "ops"
+        evictionLimits:
+          node: 1
+    plugins:
+      balance:
+        enabled:
+          - "LowNodeUtilization"
+`,
+		},
+		{
+			name: "PodLifeTime of some owners only",
+			objs: []any{ct.Node("n1"), ct.Node("n2"), web("old-1", "n1").CreatedAgo(72 * time.Hour),
+				ct.Pod("shop", "db-0").On("n1").Requests("100m", "64Mi").OwnedBy("StatefulSet", "db").CreatedAgo(72 * time.Hour)},
+			native: "strategies:\n  PodLifeTime: {maxPodLifeTimeSeconds: 86400, ownerKinds: {exclude: [StatefulSet]}}\n",
+			v1alpha2: `profiles:
+  - name: ProfileName
+    pluginConfig:
+    - name: "PodLifeTime"
+      args:
+        maxPodLifeTimeSeconds: 86400
+        ownerKinds:
+          exclude:
+          - "StatefulSet"
+    plugins:
+      deschedule:
+        enabled:
+          - "PodLifeTime"
+`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			objs := append([]any{ct.DeploymentReplicaSet("shop", "web"), ct.DeploymentReplicaSet("shop", "api")}, tt.objs...)
+			objs := append([]any{ct.DeploymentReplicaSet("shop", "web"), ct.DeploymentReplicaSet("shop", "api"),
+				ct.DeploymentReplicaSet("ops", "agent"), ct.StatefulSet("shop", "db", 3)}, tt.objs...)
 			snap := ct.Snapshot(t, objs...)
 			plan := func(doc string) string {
 				t.Helper()
@@ -322,6 +377,9 @@ func TestDeschedulerPoliciesPlanTheSameMoves(t *testing.T) {
 			}
 			if got := plan(v1alpha2 + tt.v1alpha2); got != want {
 				t.Errorf("descheduler/v1alpha2 plans\n%s\nthe RebalancePolicy\n%s", got, want)
+			}
+			if tt.v1alpha1 == "" {
+				return
 			}
 			if got := plan(v1alpha1 + tt.v1alpha1); got != want {
 				t.Errorf("descheduler/v1alpha1 plans\n%s\nthe RebalancePolicy\n%s", got, want)

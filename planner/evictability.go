@@ -92,6 +92,11 @@ func protection(snap *cluster.Snapshot, pol *policy.Policy, ev *policy.Evictable
 	if !*ev.PVC && p.HasPVC() {
 		return Protected, "uses a PersistentVolumeClaim; allow with evictable.pvc"
 	}
+	if len(ev.PVCStorageClasses) > 0 && p.HasPVC() {
+		if why := claimClassProtection(snap, ev.PVCStorageClasses, p); why != "" {
+			return Protected, why
+		}
+	}
 	if !*ev.BarePods && p.Controller() == nil {
 		return Protected, "bare pod: no controller would recreate it; allow with evictable.barePods"
 	}
@@ -114,6 +119,11 @@ func protection(snap *cluster.Snapshot, pol *policy.Policy, ev *policy.Evictable
 			"add a PodDisruptionBudget that selects it, or allow with evictable.requirePDB: false"
 	}
 	if min := ev.MinPodAge.Duration; min > 0 {
+		// Only a dump can lack the time (the API server always sets it): a
+		// pod of unknown age is not known to be old enough.
+		if p.CreationTimestamp.IsZero() {
+			return Protected, "its age is unknown (metadata.creationTimestamp is not set), so evictable.minPodAge cannot be checked"
+		}
 		if age := snap.Now.Sub(p.CreationTimestamp.Time); age < min {
 			return Protected, fmt.Sprintf("younger than evictable.minPodAge (%s < %s)", age.Round(time.Second), min)
 		}

@@ -125,16 +125,23 @@ func (c *cycle) check(strategy string, p *cluster.Pod) (Category, string) {
 	if cat, why := protection(c.snap, pol, s.EvictableFor(strategy), p); why != "" {
 		return cat, why
 	}
+	if needsPlace(p) && p.HasPVC() {
+		if why := missingVolume(c.snap, p); why != "" {
+			return NoFit, why
+		}
+	}
 	if at, ok := c.recent[p.Workload]; ok {
 		return Cooldown, fmt.Sprintf("%s had a pod evicted %s ago; cooldown %s lets its replacements settle",
 			p.Workload, c.snap.Now.Sub(at).Round(time.Second), pol.Cooldown.Duration)
 	}
-	from := c.snap.NodeOf(p)
+	from := c.boundNode(p)
 	if from != nil {
 		if !pol.SelectsNode(from.Labels) {
 			return Excluded, "node " + from.Name + " is not selected by the policy's nodeSelector"
 		}
-		if !from.Ready() {
+		// A finished pod has nothing left for the kubelet to stop: the
+		// API server deletes it at once.
+		if !from.Ready() && !p.IsTerminal() {
 			return NodeNotReady, "node " + from.Name + " is not Ready: the kubelet could not stop the pod"
 		}
 	}
@@ -164,7 +171,7 @@ func (c *cycle) Move(strategy string, cand strategies.Candidate) strategies.Outc
 		logSkipped(strategy, p, cat, why)
 		return strategies.Outcome{Reason: why, Category: string(cat)}
 	}
-	from := c.snap.NodeOf(p)
+	from := c.boundNode(p)
 	m := Move{Pod: p.Key, UID: p.UID, Workload: p.Workload.String(), Strategy: strategy, Reason: cand.Reason}
 	if from != nil {
 		m.From = from.Name
@@ -210,6 +217,17 @@ func (c *cycle) admit(p *cluster.Pod, from *cluster.Node) int {
 	return c.step
 }
 
+// boundNode returns the node the pod is bound to: the one it holds
+// resources on, or, for a finished pod, which holds none, the one its
+// spec.nodeName names. A move's from and the per-node limit count it so,
+// as the descheduler counts a node's evictions by spec.nodeName.
+func (c *cycle) boundNode(p *cluster.Pod) *cluster.Node {
+	if n := c.snap.NodeOf(p); n != nil || !p.IsTerminal() || p.Spec.NodeName == "" {
+		return n
+	}
+	return c.snap.Node(p.Spec.NodeName)
+}
+
 // needsPlace reports whether the eviction creates a pod that needs a node:
 // a controller replaces a live pod; nothing replaces a bare pod, and a
 // finished pod's controller has already replaced it.
@@ -241,13 +259,19 @@ func (c *cycle) place(p *cluster.Pod, from *cluster.Node, accept func(*cluster.N
 }
 
 // acceptor is the condition every target of p's move must meet beyond the
-// scheduler's filters: one of the policy's nodes, the guard, the strategy's
-// own condition.
+// scheduler's filters: one of the policy's nodes, one the pod may stay on,
+// the guard, the strategy's own condition.
 func (c *cycle) acceptor(p *cluster.Pod, accept func(*cluster.Node) (bool, string)) func(*cluster.Node) (bool, string) {
 	pol := c.planner.Policy
 	return func(n *cluster.Node) (bool, string) {
 		if !pol.SelectsNode(n.Labels) {
 			return false, "node(s) were not selected by the policy's nodeSelector"
+		}
+		// kube-scheduler admits the pod there, and the taint manager
+		// evicts it when its tolerationSeconds are up: a move that only
+		// postpones a disruption.
+		if _, _, temporary := cluster.TemporaryNoExecute(p.Pod, n.Node); temporary {
+			return false, reasonTemporaryNoExecute
 		}
 		if c.guard != nil {
 			if ok, why := c.guard(p, n); !ok {
@@ -260,6 +284,10 @@ func (c *cycle) acceptor(p *cluster.Pod, accept func(*cluster.Node) (bool, strin
 		return true, ""
 	}
 }
+
+// reasonTemporaryNoExecute counts, in a move's no-fit message, the nodes
+// whose NoExecute taint the pod tolerates only for a while.
+const reasonTemporaryNoExecute = "node(s) had a NoExecute taint that the pod tolerates only for its tolerationSeconds, after which the taint manager would evict it"
 
 // Skip implements strategies.Mover.
 func (c *cycle) Skip(strategy string, p *cluster.Pod, o strategies.Outcome) {

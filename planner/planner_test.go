@@ -7,6 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
@@ -266,6 +267,8 @@ func TestProtections(t *testing.T) {
 			skip: "protected: bare pod: no controller would recreate it; allow with evictable.barePods"},
 		{name: "too young", policy: "evictable: {minPodAge: 1h}", pod: web("p").CreatedAgo(10 * time.Minute),
 			skip: "protected: younger than evictable.minPodAge (10m0s < 1h0m0s)"},
+		{name: "age unknown", policy: "evictable: {minPodAge: 1h}", pod: web("p").Edit(func(p *corev1.Pod) { p.CreationTimestamp = metav1.Time{} }),
+			skip: "protected: its age is unknown (metadata.creationTimestamp is not set), so evictable.minPodAge cannot be checked"},
 		{name: "not selected", policy: "evictable: {labelSelector: {matchLabels: {movable: \"yes\"}}}", pod: web("p"),
 			skip: "protected: not selected by evictable.labelSelector"},
 		{name: "opted in past a soft protection", pod: web("p").Volume(emptyDir).Annotate("rebalancer.dev/evict", "true")},
@@ -297,7 +300,9 @@ func TestProtections(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := tt.pod.Obj()
-			snap := ct.Snapshot(t, ct.Node("n1"), ct.Node("n2"), ct.DeploymentReplicaSet("shop", "web"), p)
+			// The claim of the pods with a PVC, and its volume.
+			claim := []any{ct.PVC("shop", "data").Bound("pv-data"), ct.PV("pv-data").BoundTo("shop", "data")}
+			snap := ct.Snapshot(t, append(claim, ct.Node("n1"), ct.Node("n2"), ct.DeploymentReplicaSet("shop", "web"), p)...)
 			plan := propose(t, loadPolicy(t, tt.policy), snap, nil, p.Namespace+"/"+p.Name)
 			if tt.skip == "" {
 				if len(plan.Moves) != 1 || plan.Moves[0].To != "n2" {
@@ -478,5 +483,109 @@ func TestTotalLimitStopsTheCycle(t *testing.T) {
 	}
 	if want := "limits.total reached (1 evictions): the rest waits for the next cycle"; plan.Stopped != want {
 		t.Errorf("stopped = %q, want %q", plan.Stopped, want)
+	}
+}
+
+// A finished pod holds nothing on its node, but it is bound there: the move
+// names the node, and the node's limit counts it, as the descheduler counts
+// evictions by spec.nodeName.
+func TestFinishedPodsLeaveTheirNode(t *testing.T) {
+	failed := func(name, node string) *ct.PodBuilder {
+		return ct.Pod("batch", name).On(node).OwnedBy("Job", "report").Failed("", "Error", 1)
+	}
+	tests := []struct {
+		name   string
+		nodes  []any
+		policy string
+		moves  string // "pod from→to@step" in order
+	}{
+		{
+			name:  "from is the node the pod is bound to; nothing is placed",
+			moves: "batch/a n1→@1,batch/b n1→@1,batch/c n2→@1",
+		},
+		{
+			name:   "limits.perNode counts them on their node",
+			policy: "limits: {perNode: 1}",
+			moves:  "batch/a n1→@1,batch/b n1→@2,batch/c n2→@2",
+		},
+		{
+			// The API server deletes a finished pod at once: no kubelet
+			// needs to stop it.
+			name:  "a NotReady node keeps no finished pod",
+			nodes: []any{ct.Node("n1").NotReady(), ct.Node("n2")},
+			moves: "batch/a n1→@1,batch/b n1→@1,batch/c n2→@1",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			nodes := tt.nodes
+			if nodes == nil {
+				nodes = []any{ct.Node("n1"), ct.Node("n2")}
+			}
+			snap := ct.Snapshot(t, append(nodes, failed("a", "n1"), failed("b", "n1"), failed("c", "n2"))...)
+			plan := propose(t, loadPolicy(t, tt.policy), snap, nil, "batch/a", "batch/b", "batch/c")
+			var got []string
+			for _, m := range plan.Moves {
+				got = append(got, fmt.Sprintf("%s %s→%s@%d", m.Pod, m.From, m.To, m.Step))
+			}
+			if strings.Join(got, ",") != tt.moves {
+				t.Errorf("moves %s\nwant  %s\nskipped: %s", strings.Join(got, ","), tt.moves, skipped(plan))
+			}
+		})
+	}
+}
+
+// kube-scheduler admits a pod onto a node whose NoExecute taint it
+// tolerates for tolerationSeconds; the taint manager evicts it when they are
+// up. Such a node is never a target, and the skip says so when it was the
+// only one.
+func TestNoTargetThePodWouldBeThrownOff(t *testing.T) {
+	tolerate := func(seconds *int64) corev1.Toleration {
+		return corev1.Toleration{Key: "maintenance", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: seconds}
+	}
+	tests := []struct {
+		name       string
+		nodes      []any
+		toleration corev1.Toleration
+		moved      string
+		skips      string
+	}{
+		{
+			name:       "tolerated for 300 seconds, the only other node: skipped",
+			nodes:      []any{ct.Node("n2").Taint("maintenance", "", corev1.TaintEffectNoExecute)},
+			toleration: tolerate(new(int64(300))),
+			skips: "shop/web-0: no-fit: no other node can take it: 0/2 nodes are available: " +
+				"1 node(s) had a NoExecute taint that the pod tolerates only for its tolerationSeconds, after which the taint manager would evict it, " +
+				"1 node(s) were excluded as the node the pod leaves.",
+		},
+		{
+			name:       "tolerated for good: a target",
+			nodes:      []any{ct.Node("n2").Taint("maintenance", "", corev1.TaintEffectNoExecute)},
+			toleration: tolerate(nil),
+			moved:      "shop/web-0 n1→n2",
+		},
+		{
+			name:       "tolerated for 300 seconds, another node: the other node",
+			nodes:      []any{ct.Node("n2").Taint("maintenance", "", corev1.TaintEffectNoExecute), ct.Node("n3")},
+			toleration: tolerate(new(int64(300))),
+			moved:      "shop/web-0 n1→n3",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objs := append([]any{ct.Node("n1"), ct.DeploymentReplicaSet("shop", "web"),
+				ct.Pod("shop", "web-0").On("n1").Requests("100m", "").Deployment("web").Toleration(tt.toleration)}, tt.nodes...)
+			plan := propose(t, loadPolicy(t, ""), ct.Snapshot(t, objs...), nil, "shop/web-0")
+			var moved []string
+			for _, m := range plan.Moves {
+				moved = append(moved, m.Pod+" "+m.From+"→"+m.To)
+			}
+			if got := strings.Join(moved, ","); got != tt.moved {
+				t.Errorf("moved %s, want %s", got, tt.moved)
+			}
+			if got := skipped(plan); got != tt.skips {
+				t.Errorf("skipped:\n%s\nwant:\n%s", got, tt.skips)
+			}
+		})
 	}
 }

@@ -20,6 +20,24 @@ type HighNodeUtilizationArgs struct {
 	// NodePools compact groups of nodes each on its own, with their own
 	// thresholds: pods move only between nodes of one pool.
 	NodePools []HighNodeUtilizationPool `json:"nodePools,omitempty"`
+	// EvictionModes: with OnlyThresholdingResources, only pods that request
+	// one of the thresholds' resources leave; the others stay with the
+	// node, as DaemonSet pods do.
+	EvictionModes []string `json:"evictionModes,omitempty"`
+	// EvictableNamespaces narrows the namespaces whose pods move; the pods
+	// of every namespace still count in the nodes' utilization, and a node
+	// with a pod that may not move is not emptied.
+	EvictableNamespaces *Namespaces `json:"evictableNamespaces,omitempty"`
+}
+
+// EvictionModeOnlyThresholdingResources moves only the pods that request a
+// resource the thresholds name.
+const EvictionModeOnlyThresholdingResources = "OnlyThresholdingResources"
+
+// OnlyThresholdingResources reports whether the evictionModes include
+// OnlyThresholdingResources.
+func (a *HighNodeUtilizationArgs) OnlyThresholdingResources() bool {
+	return contains(a.EvictionModes, EvictionModeOnlyThresholdingResources)
 }
 
 // HighNodeUtilizationPool is a node pool with the thresholds under which
@@ -39,7 +57,7 @@ func (a *HighNodeUtilizationArgs) Default() {}
 
 // NodeLevelFields names the arguments that classify nodes.
 func (a *HighNodeUtilizationArgs) NodeLevelFields() []string {
-	return []string{"thresholds", "numberOfNodes", "nodePools"}
+	return []string{"thresholds", "numberOfNodes", "nodePools", "evictionModes", "evictableNamespaces"}
 }
 
 // ConflictsWith: LowNodeUtilization fills the least used nodes and
@@ -71,6 +89,8 @@ func (a *HighNodeUtilizationArgs) Validate(path *field.Path) field.ErrorList {
 	if a.NumberOfNodes < 0 {
 		errs = append(errs, field.Invalid(path.Child("numberOfNodes"), a.NumberOfNodes, "is negative"))
 	}
+	errs = append(errs, validateChoices(a.EvictionModes, []string{EvictionModeOnlyThresholdingResources}, path.Child("evictionModes"))...)
+	errs = append(errs, validateNamespaces(a.EvictableNamespaces, path.Child("evictableNamespaces"))...)
 	pools := a.Pools()
 	for i, p := range a.NodePools {
 		pp := path.Child("nodePools").Index(i)

@@ -27,6 +27,26 @@ type LowNodeUtilizationArgs struct {
 	// NodePools balance groups of nodes each on its own, with their own
 	// thresholds: pods move only between nodes of one pool.
 	NodePools []LowNodeUtilizationPool `json:"nodePools,omitempty"`
+	// EvictableNamespaces narrows the namespaces whose pods move; the pods
+	// of every namespace still count in the nodes' utilization.
+	EvictableNamespaces *Namespaces `json:"evictableNamespaces,omitempty"`
+	// EvictionLimits bound this strategy's evictions in one run.
+	EvictionLimits *EvictionLimits `json:"evictionLimits,omitempty"`
+}
+
+// EvictionLimits bound a strategy's evictions in one run, as the
+// descheduler's evictionLimits do.
+type EvictionLimits struct {
+	// Node: at most this many pods leave each node.
+	Node *int32 `json:"node,omitempty"`
+}
+
+// NodeLimit returns evictionLimits.node, or -1 when unset.
+func (a *LowNodeUtilizationArgs) NodeLimit() int {
+	if a.EvictionLimits == nil || a.EvictionLimits.Node == nil {
+		return -1
+	}
+	return int(*a.EvictionLimits.Node)
 }
 
 // LowNodeUtilizationPool is a node pool with the thresholds that classify
@@ -47,7 +67,7 @@ func (a *LowNodeUtilizationArgs) Default() {}
 
 // NodeLevelFields names the arguments that classify nodes.
 func (a *LowNodeUtilizationArgs) NodeLevelFields() []string {
-	return []string{"thresholds", "targetThresholds", "useDeviationThresholds", "numberOfNodes", "nodePools"}
+	return []string{"thresholds", "targetThresholds", "useDeviationThresholds", "numberOfNodes", "nodePools", "evictableNamespaces", "evictionLimits"}
 }
 
 // UtilizationThresholds returns the thresholds under which nodes are
@@ -70,6 +90,10 @@ func (a *LowNodeUtilizationArgs) Validate(path *field.Path) field.ErrorList {
 	}
 	if a.NumberOfNodes < 0 {
 		errs = append(errs, field.Invalid(path.Child("numberOfNodes"), a.NumberOfNodes, "is negative"))
+	}
+	errs = append(errs, validateNamespaces(a.EvictableNamespaces, path.Child("evictableNamespaces"))...)
+	if l := a.EvictionLimits; l != nil && l.Node != nil && *l.Node < 0 {
+		errs = append(errs, field.Invalid(path.Child("evictionLimits", "node"), *l.Node, "is negative"))
 	}
 	pools := a.Pools()
 	for i, p := range a.NodePools {

@@ -52,13 +52,7 @@ func (a *RemoveFailedPodsArgs) Validate(path *field.Path) field.ErrorList {
 	errs := a.Common.validate(path)
 	errs = append(errs, validateNames(a.Reasons, "a reason such as OOMKilled", path.Child("reasons"))...)
 	errs = append(errs, validateNames(a.ExcludeOwnerKinds, "an owner kind such as Job", path.Child("excludeOwnerKinds"))...)
-	seen := make(map[int32]bool, len(a.ExitCodes))
-	for i, c := range a.ExitCodes {
-		if seen[c] {
-			errs = append(errs, field.Duplicate(path.Child("exitCodes").Index(i), c))
-		}
-		seen[c] = true
-	}
+	errs = append(errs, validateExitCodes(a.ExitCodes, path.Child("exitCodes"))...)
 	if v := a.MinPodLifetimeSeconds; v != nil && *v < 0 {
 		errs = append(errs, field.Invalid(path.Child("minPodLifetimeSeconds"), *v, "is negative"))
 	}

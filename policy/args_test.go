@@ -81,16 +81,48 @@ strategies:
 			},
 		},
 		{
-			name: "pod lifetime: maxPodLifeTimeSeconds is required",
-			yaml: "strategies:\n  PodLifeTime: {}\n",
-			want: []string{`strategies.PodLifeTime.maxPodLifeTimeSeconds: is required (the age in seconds past which pods move, e.g. 86400 for a day)`},
+			// The descheduler asks for one filtering criterion at least.
+			name: "pod lifetime: maxPodLifeTimeSeconds is required without states, conditions or exitCodes",
+			yaml: "strategies:\n  PodLifeTime: {ownerKinds: {include: [Job]}}\n",
+			want: []string{`strategies.PodLifeTime.maxPodLifeTimeSeconds: is required (the age in seconds past which pods move, e.g. 86400 for a day, or states, conditions or exitCodes)`},
 		},
 		{
 			name: "pod lifetime: negative, unknown state",
-			yaml: "strategies:\n  PodLifeTime: {maxPodLifeTimeSeconds: -1, states: [Running, Evicted]}\n",
+			yaml: "strategies:\n  PodLifeTime: {maxPodLifeTimeSeconds: -1, states: [Running, Done]}\n",
 			want: []string{
 				`strategies.PodLifeTime.maxPodLifeTimeSeconds: -1 is negative`,
-				`strategies.PodLifeTime.states[1]: "Evicted" is not supported; supported values: "Running", "Pending", "Succeeded", "Failed", "Unknown", "NodeAffinity", "NodeLost", "Shutdown", "UnexpectedAdmissionError", "PodInitializing", "ContainerCreating", "ImagePullBackOff", "CrashLoopBackOff", "CreateContainerConfigError", "ErrImagePull", "CreateContainerError", "InvalidImageName"`,
+				`strategies.PodLifeTime.states[1]: "Done" is not supported; supported values: "Running", "Pending", "Succeeded", "Failed", "Unknown", "NodeAffinity", "NodeLost", "Shutdown", "UnexpectedAdmissionError", "PodInitializing", "ContainerCreating", "ImagePullBackOff", "CrashLoopBackOff", "CreateContainerConfigError", "ErrImagePull", "CreateContainerError", "InvalidImageName", "OOMKilled", "Error", "Completed", "DeadlineExceeded", "Evicted", "ContainerCannotRun", "StartError"`,
+			},
+		},
+		{
+			name: "pod lifetime: conditions, exit codes and owner kinds",
+			yaml: "strategies:\n  PodLifeTime:\n    conditions: [{}, {type: Ready, status: Maybe, minTimeSinceLastTransitionSeconds: -1}]\n" +
+				"    exitCodes: [1, 1]\n    ownerKinds: {include: [Job], exclude: [\"\"]}\n",
+			want: []string{
+				`strategies.PodLifeTime.conditions[0]: is required (at least one of type, status, reason or minTimeSinceLastTransitionSeconds)`,
+				`strategies.PodLifeTime.conditions[1].status: "Maybe" is not supported; supported values: "True", "False", "Unknown"`,
+				`strategies.PodLifeTime.conditions[1].minTimeSinceLastTransitionSeconds: -1 is negative`,
+				`strategies.PodLifeTime.exitCodes[1]: 1 is listed twice`,
+				`strategies.PodLifeTime.ownerKinds: set include or exclude, not both`,
+				`strategies.PodLifeTime.ownerKinds.exclude[0]: is required (an owner kind such as Job)`,
+			},
+		},
+		{
+			name: "utilization: evictableNamespaces, evictionLimits and evictionModes",
+			yaml: "strategies:\n  HighNodeUtilization:\n    thresholds: {cpu: 20}\n    evictionModes: [OnlyThresholdingResources, All]\n" +
+				"    evictableNamespaces: {include: [a], exclude: [b]}\n",
+			want: []string{
+				`strategies.HighNodeUtilization.evictionModes[1]: "All" is not supported; supported values: "OnlyThresholdingResources"`,
+				`strategies.HighNodeUtilization.evictableNamespaces: set include or exclude, not both`,
+			},
+		},
+		{
+			name: "low utilization: a negative evictionLimits.node",
+			yaml: "strategies:\n  LowNodeUtilization:\n    thresholds: {cpu: 20}\n    targetThresholds: {cpu: 50}\n" +
+				"    evictionLimits: {node: -1}\n    evictableNamespaces: {exclude: [Not_A_Namespace]}\n",
+			want: []string{
+				`strategies.LowNodeUtilization.evictableNamespaces.exclude[0]: "Not_A_Namespace" is not a namespace name: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+				`strategies.LowNodeUtilization.evictionLimits.node: -1 is negative`,
 			},
 		},
 		{
@@ -196,7 +228,7 @@ overrides:
 		{
 			name: "an override's pod-level arguments are validated too",
 			yaml: "strategies:\n  PodLifeTime: {maxPodLifeTimeSeconds: 86400}\noverrides:\n- namespaces: [a]\n  strategies:\n    PodLifeTime: {states: [Done]}\n",
-			want: []string{`overrides[0].strategies.PodLifeTime.states[0]: "Done" is not supported; supported values: "Running", "Pending", "Succeeded", "Failed", "Unknown", "NodeAffinity", "NodeLost", "Shutdown", "UnexpectedAdmissionError", "PodInitializing", "ContainerCreating", "ImagePullBackOff", "CrashLoopBackOff", "CreateContainerConfigError", "ErrImagePull", "CreateContainerError", "InvalidImageName"`},
+			want: []string{`overrides[0].strategies.PodLifeTime.states[0]: "Done" is not supported; supported values: "Running", "Pending", "Succeeded", "Failed", "Unknown", "NodeAffinity", "NodeLost", "Shutdown", "UnexpectedAdmissionError", "PodInitializing", "ContainerCreating", "ImagePullBackOff", "CrashLoopBackOff", "CreateContainerConfigError", "ErrImagePull", "CreateContainerError", "InvalidImageName", "OOMKilled", "Error", "Completed", "DeadlineExceeded", "Evicted", "ContainerCannotRun", "StartError"`},
 		},
 	}
 	for _, tt := range tests {

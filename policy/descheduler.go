@@ -418,8 +418,6 @@ func strategyArgs(row *deschedulerStrategy, raw map[string]json.RawMessage, argP
 		switch {
 		case !ok:
 			errs = append(errs, field.Forbidden(path, fmt.Sprintf("is not an argument of the descheduler's %s (it takes %s)", row.name, strings.Join(sortedNames(row.args), ", "))))
-		case rule.pending:
-			errs = append(errs, field.Forbidden(path, fmt.Sprintf("rebalancer's %s does not support %s yet", row.name, name)))
 		case rule.instead != "":
 			errs = append(errs, field.Forbidden(path, rule.instead))
 		case rule.note != "":

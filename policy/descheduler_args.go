@@ -3,17 +3,13 @@ package policy
 // The descheduler's strategies (its plugins), each mapped to rebalancer's
 // strategy of the same name. A row says at which extension point the
 // descheduler runs the plugin, what each of its arguments becomes, and
-// where the older descheduler/v1alpha1 kept them. An argument rebalancer is
-// still adding is a row entry with pending set: supporting it is clearing
-// that flag.
+// where the older descheduler/v1alpha1 kept them.
 
 // argRule is what becomes of one argument of a descheduler strategy.
 type argRule struct {
 	// to is the argument's name in rebalancer's arguments of the strategy,
 	// when it has one.
 	to string
-	// pending: rebalancer does not support the argument yet.
-	pending bool
 	// instead says why rebalancer has no such argument and what to use
 	// instead; the argument is refused.
 	instead string
@@ -50,7 +46,7 @@ var (
 	namespacesArg    = argRule{to: "namespaces"}
 	labelSelectorArg = argRule{to: "labelSelector"}
 	nodeFitNote      = "rebalancer never evicts a pod that no other node can take, as the descheduler's nodeFit does"
-	evictableNsArg   = argRule{to: "evictableNamespaces", pending: true}
+	evictableNsArg   = argRule{to: "evictableNamespaces"}
 )
 
 func same(names ...string) map[string]string {
@@ -112,10 +108,10 @@ var deschedulerStrategies = []deschedulerStrategy{
 			"maxPodLifeTimeSeconds":        {to: "maxPodLifeTimeSeconds"},
 			"states":                       {to: "states"},
 			"includingInitContainers":      {to: "includingInitContainers"},
-			"conditions":                   {to: "conditions", pending: true},
-			"exitCodes":                    {to: "exitCodes", pending: true},
-			"ownerKinds":                   {to: "ownerKinds", pending: true},
-			"includingEphemeralContainers": {to: "includingEphemeralContainers", pending: true},
+			"conditions":                   {to: "conditions"},
+			"exitCodes":                    {to: "exitCodes"},
+			"ownerKinds":                   {to: "ownerKinds"},
+			"includingEphemeralContainers": {to: "includingEphemeralContainers"},
 		},
 		v1alpha1Params: "podLifeTime",
 		// The descheduler's conversion appends podStatusPhases to states.
@@ -163,7 +159,7 @@ var deschedulerStrategies = []deschedulerStrategy{
 			"useDeviationThresholds": {to: "useDeviationThresholds"},
 			"numberOfNodes":          {to: "numberOfNodes"},
 			"evictableNamespaces":    evictableNsArg,
-			"evictionLimits":         {to: "evictionLimits", pending: true},
+			"evictionLimits":         {to: "evictionLimits"},
 			"metricsUtilization":     {instead: metricsInstead},
 		},
 		v1alpha1Params: "nodeResourceUtilizationThresholds",
@@ -175,7 +171,7 @@ var deschedulerStrategies = []deschedulerStrategy{
 		args: map[string]argRule{
 			"thresholds":          {to: "thresholds"},
 			"numberOfNodes":       {to: "numberOfNodes"},
-			"evictionModes":       {to: "evictionModes", pending: true},
+			"evictionModes":       {to: "evictionModes"},
 			"evictableNamespaces": evictableNsArg,
 		},
 		v1alpha1Params: "nodeResourceUtilizationThresholds",

@@ -43,10 +43,27 @@ profiles:
 			want: []string{
 				"policy.yaml: metricsProviders: rebalancer measures utilization by the pods' requests, as kube-scheduler does, not by metrics; leave it out",
 				"policy.yaml: profiles[0].pluginConfig[0].args.evictDaemonSetPods: rebalancer never evicts DaemonSet pods: the DaemonSet recreates the pod on the same node; leave them protected",
-				"policy.yaml: profiles[0].pluginConfig[1].args.evictableNamespaces: rebalancer's LowNodeUtilization does not support evictableNamespaces yet",
 				"policy.yaml: profiles[0].pluginConfig[1].args.targetThresholds.cpu: 150 is above 100",
 				`policy.yaml: profiles[0].plugins.deschedule.enabled[0]: "LowNodeUtilization" is a balance plugin: list it under plugins.balance`,
 				"policy.yaml: profiles[0].plugins.preEvictionFilter: unknown field; the descheduler spells it preevictionfilter",
+			},
+		},
+		{
+			name: "v1alpha2: storage classes whose pods stay",
+			yaml: `apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+profiles:
+- name: default
+  pluginConfig:
+  - name: DefaultEvictor
+    args:
+      podProtections:
+        extraEnabled: [PodsWithPVC]
+        config: {PodsWithPVC: {protectedStorageClasses: [{name: local-path}]}}
+  plugins: {balance: {enabled: [RemoveDuplicates]}}
+`,
+			want: []string{
+				"policy.yaml: profiles[0].pluginConfig[0].args.podProtections.config.PodsWithPVC.protectedStorageClasses: rebalancer lists the storage classes whose pods may move, not those that stay: set evictable.pvcStorageClasses to the cluster's other classes",
 			},
 		},
 		{

@@ -43,7 +43,7 @@ func (*nodeName) Name() string { return NodeName }
 func (p *nodeName) PreFilter(c *Cycle) PreFilterResult {
 	st := State[nodeNameState](c, p.key)
 	st.name = ""
-	if pinnedNodeName(c.pod.Pod) {
+	if PinnedNodeName(c.pod.Pod) {
 		st.name = c.pod.Spec.NodeName
 	}
 	return PreFilterResult{Skip: st.name == ""}
@@ -65,9 +65,9 @@ func (p *nodeName) AppendStaticChecks(c *Cycle, checks []NodeCheck) []NodeCheck 
 	return append(checks, NodeCheck{Bits: isNode, Pass: true})
 }
 
-// pinnedNodeName reports whether the pod's spec.nodeName is a request to run
+// PinnedNodeName reports whether the pod's spec.nodeName is a request to run
 // there rather than the record of an earlier binding.
-func pinnedNodeName(p *corev1.Pod) bool {
+func PinnedNodeName(p *corev1.Pod) bool {
 	if p.Spec.NodeName == "" {
 		return false
 	}

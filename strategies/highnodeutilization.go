@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
@@ -91,7 +92,9 @@ func (s highNodeUtilization) compact(in *Input, args *policy.HighNodeUtilization
 		switch {
 		case !n.Ready():
 			class = classNotReady
-		case g.bands.isUnder(n):
+		// A cordoned node takes no pods but gives them: lightly used,
+		// it is the first to empty.
+		case g.bands.isBelow(n):
 			under, class = append(under, n), classUnder
 		}
 		if commit {
@@ -102,7 +105,17 @@ func (s highNodeUtilization) compact(in *Input, args *policy.HighNodeUtilization
 	if len(under) == 0 || int32(len(under)) <= args.NumberOfNodes {
 		return emptied
 	}
-	slices.SortStableFunc(under, func(a, b *cluster.Node) int { return compareLoad(g.bands, a, b, true) })
+	// Cordoned nodes first: someone already chose them to go, and they
+	// take no pods either way; then the least used.
+	slices.SortStableFunc(under, func(a, b *cluster.Node) int {
+		if a.Unschedulable() != b.Unschedulable() {
+			if a.Unschedulable() {
+				return -1
+			}
+			return 1
+		}
+		return compareLoad(g.bands, a, b, true)
+	})
 
 	// A simulation cannot see the limits the planner counts across nodes;
 	// the total is the one that matters for its cost.
@@ -114,7 +127,7 @@ func (s highNodeUtilization) compact(in *Input, args *policy.HighNodeUtilization
 	targets := newTargetList(g.bands, g.nodes(fork))
 	for _, u := range under {
 		n := fork.Node(u.Name)
-		pods, why := s.leaving(in, n)
+		pods, why := s.leaving(in, args, g.bands, n)
 		if why == "" && budget >= 0 && len(pods) > budget {
 			why = "limits.total would be reached"
 		}
@@ -147,13 +160,18 @@ func (s highNodeUtilization) compact(in *Input, args *policy.HighNodeUtilization
 // DaemonSet pods and static pods, which stay with the node and do not keep
 // an autoscaler from removing it, and pods already terminating. It returns
 // why the node cannot be emptied when one of them cannot leave now.
-func (highNodeUtilization) leaving(in *Input, n *cluster.Node) ([]*cluster.Pod, string) {
+func (highNodeUtilization) leaving(in *Input, args *policy.HighNodeUtilizationArgs, b bands, n *cluster.Node) ([]*cluster.Pod, string) {
 	var pods []*cluster.Pod
 	for _, p := range n.Pods() {
 		if p.IsDaemonSetPod() || p.IsMirror() || p.IsTerminating() {
 			continue
 		}
-		if in.Args(highNodeUtilizationName, p) == nil {
+		// With OnlyThresholdingResources, as in the descheduler, a pod
+		// that requests none of the thresholds' resources stays.
+		if args.OnlyThresholdingResources() && !requestsAnyDeclared(p, b.resources) {
+			continue
+		}
+		if in.Args(highNodeUtilizationName, p) == nil || !args.EvictableNamespaces.Allows(p.Namespace) {
 			return nil, p.Key + " is not one HighNodeUtilization may move"
 		}
 		if why := in.Mover.Evictable(highNodeUtilizationName, p); why != "" {
@@ -451,4 +469,23 @@ func (r *highUtilizationRule) check(_ view, strategy string, _ *cluster.Pod, n *
 		return false, "node(s) are being emptied by HighNodeUtilization"
 	}
 	return true, ""
+}
+
+// requestsAnyDeclared reports whether a container or init container of the
+// pod declares a request for one of the resources, as the descheduler's
+// OnlyThresholdingResources asks: a declared request counts, even of zero.
+func requestsAnyDeclared(p *cluster.Pod, resources []corev1.ResourceName) bool {
+	for _, r := range resources {
+		for _, c := range p.Spec.Containers {
+			if _, ok := c.Resources.Requests[r]; ok {
+				return true
+			}
+		}
+		for _, c := range p.Spec.InitContainers {
+			if _, ok := c.Resources.Requests[r]; ok {
+				return true
+			}
+		}
+	}
+	return false
 }

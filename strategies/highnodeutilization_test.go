@@ -134,7 +134,63 @@ func TestHighNodeUtilization(t *testing.T) {
 			policy: hnu(50) + "    numberOfNodes: 1\n",
 		},
 		{
-			name: "cordoned nodes are neither emptied nor targets",
+			// The descheduler's OnlyThresholdingResources: the pod that
+			// requests no cpu stays, and does not keep n1 from being
+			// emptied of the others.
+			name: "evictionModes OnlyThresholdingResources: pods without a request for the thresholds' resources stay",
+			objs: [][]any{
+				{ct.Node("n1"), ct.Node("n2")},
+				cpuPods("n1", "a", "200m"),
+				{ct.DeploymentReplicaSet("shop", "sidecar"), ct.Pod("shop", "sidecar-0").On("n1").Requests("", "64Mi").Deployment("sidecar")},
+				cpuPods("n2", "b", "2"),
+			},
+			policy: hnu(50) + "    evictionModes: [OnlyThresholdingResources]\n",
+			want:   []string{"shop/a-n1-0 n1→n2"},
+		},
+		{
+			name: "without evictionModes every pod leaves",
+			objs: [][]any{
+				{ct.Node("n1"), ct.Node("n2")},
+				cpuPods("n1", "a", "200m"),
+				{ct.DeploymentReplicaSet("shop", "sidecar"), ct.Pod("shop", "sidecar-0").On("n1").Requests("", "64Mi").Deployment("sidecar")},
+				cpuPods("n2", "b", "2"),
+			},
+			policy: hnu(50),
+			want:   []string{"shop/a-n1-0 n1→n2", "shop/sidecar-0 n1→n2"},
+		},
+		{
+			// A pod of an excluded namespace cannot leave, so n1 cannot be
+			// emptied; n3, with none, is.
+			name: "evictableNamespaces: a node with a pod that may not leave is not emptied",
+			objs: [][]any{
+				{ct.Node("n1"), ct.Node("n2"), ct.Node("n3")},
+				cpuPods("n1", "a", "200m"),
+				{ct.DeploymentReplicaSet("system", "dns"), ct.Pod("system", "dns-0").On("n1").Requests("100m", "").Deployment("dns")},
+				cpuPods("n2", "b", "2"),
+				cpuPods("n3", "c", "400m"),
+			},
+			policy: hnu(50) + "    evictableNamespaces: {exclude: [system]}\n",
+			want:   []string{"shop/c-n3-0 n3→n2"},
+		},
+		{
+			// web tolerates n2's NoExecute taint for five minutes only:
+			// kube-scheduler would admit it there and the taint manager
+			// evict it. n3, less used, takes it.
+			name: "a node whose NoExecute taint the pod tolerates only for a while is no target",
+			objs: [][]any{
+				{ct.Node("n1"), ct.Node("n2").Taint("maintenance", "", corev1.TaintEffectNoExecute), ct.Node("n3")},
+				tolerating("n1", "web", 1, new(int64(300))), // 10%
+				tolerating("n2", "db", 5, nil),              // 50%
+				cpuPods("n3", "c", "1200m"),                 // 30%
+			},
+			policy: hnu(20),
+			want:   []string{"shop/web-n1-0 n1→n3"},
+		},
+		{
+			// n1 is cordoned: it takes no pods, but its own go to n2, the
+			// one node that takes any. n2's pod has nowhere to go (n3 is
+			// cordoned as well), so n2 stays.
+			name: "a cordoned node is emptied, and is never a target",
 			objs: [][]any{
 				{ct.Node("n1").Cordoned(), ct.Node("n2"), ct.Node("n3").Cordoned()},
 				cpuPods("n1", "a", "400m"),
@@ -142,6 +198,20 @@ func TestHighNodeUtilization(t *testing.T) {
 				cpuPods("n3", "c", "3"),
 			},
 			policy: hnu(50),
+			want:   []string{"shop/a-n1-0 n1→n2"},
+		},
+		{
+			// With one eviction allowed, the cordoned node goes before
+			// the less used one: someone already chose it to go.
+			name: "a cordoned node is the first to empty",
+			objs: [][]any{
+				{ct.Node("n1"), ct.Node("n2").Unschedulable(), ct.Node("n3")},
+				cpuPods("n1", "a", "400m"), // 10%
+				cpuPods("n2", "b", "1"),    // 25%, cordoned
+				cpuPods("n3", "c", "3"),    // 75%
+			},
+			policy: "limits: {total: 1}\n" + hnu(50),
+			want:   []string{"shop/b-n2-0 n2→n3"},
 		},
 		{
 			name: "node pools: each pool is compacted within itself with its own thresholds",

@@ -134,7 +134,7 @@ func (s lowNodeUtilization) balance(in *Input, args *policy.LowNodeUtilizationAr
 		return headroom
 	}
 	for _, name := range over {
-		if !s.relieve(in, g, name, under, accept, hasHeadroom) {
+		if !s.relieve(in, args, g, name, under, accept, hasHeadroom) {
 			return
 		}
 	}
@@ -145,17 +145,27 @@ func (s lowNodeUtilization) balance(in *Input, args *policy.LowNodeUtilizationAr
 // pods it could not move are skipped only as far as the node needed them:
 // the fewest of them, in the order tried, that would have brought it within
 // target; the others were alternatives.
-func (s lowNodeUtilization) relieve(in *Input, g lowUtilizationGroup, name string, under []string,
+func (s lowNodeUtilization) relieve(in *Input, args *policy.LowNodeUtilizationArgs, g lowUtilizationGroup, name string, under []string,
 	accept func(*cluster.Pod) func(*cluster.Node) (bool, string), hasHeadroom func() bool) bool {
 	b := g.bands
 	need := in.want(s.Name(), 0)
+	limit := args.NodeLimit()
 	defer func() {
 		need.need = need.moved + b.needed(in.Snapshot.Node(name), need.refused)
+		if limit >= 0 {
+			// evictionLimits.node says how many may leave: the
+			// others are not missing.
+			need.need = min(need.need, limit)
+		}
 		need.done()
 	}()
-	for _, p := range s.podsToMove(in, in.Snapshot.Node(name)) {
+	for _, p := range s.podsToMove(in, args, in.Snapshot.Node(name)) {
 		if in.Done() {
 			return false
+		}
+		if limit >= 0 && need.moved >= limit {
+			klog.V(2).InfoS("LowNodeUtilization: evictionLimits.node reached", "node", name, "limit", limit)
+			break
 		}
 		node := in.Snapshot.Node(name)
 		hot := b.overResources(node)
@@ -215,12 +225,12 @@ func (b bands) needed(n *cluster.Node, refused []refusal) int {
 // podsToMove returns the node's pods this strategy may move, in the order
 // they should leave: lowest priority first, then BestEffort before Burstable
 // before Guaranteed.
-func (lowNodeUtilization) podsToMove(in *Input, n *cluster.Node) []*cluster.Pod {
+func (lowNodeUtilization) podsToMove(in *Input, args *policy.LowNodeUtilizationArgs, n *cluster.Node) []*cluster.Pod {
 	var pods []*cluster.Pod
 	for _, p := range n.Pods() {
 		// A terminating pod is on its way out: it relieves the node
 		// without an eviction.
-		if !p.IsTerminating() && in.Args(lowNodeUtilizationName, p) != nil {
+		if !p.IsTerminating() && in.Args(lowNodeUtilizationName, p) != nil && args.EvictableNamespaces.Allows(p.Namespace) {
 			pods = append(pods, p)
 		}
 	}
@@ -304,9 +314,11 @@ func meanUtilization(nodes []*cluster.Node, r corev1.ResourceName) float64 {
 // isUnder: every listed resource below its threshold, and the node takes
 // pods (a cordoned node is never a destination).
 func (b bands) isUnder(n *cluster.Node) bool {
-	if n.Unschedulable() {
-		return false
-	}
+	return !n.Unschedulable() && b.isBelow(n)
+}
+
+// isBelow: every listed resource below its threshold.
+func (b bands) isBelow(n *cluster.Node) bool {
 	for _, r := range b.resources {
 		if n.StayingUtilization(r) >= b.low[r] {
 			return false
@@ -429,7 +441,8 @@ func (r *lowUtilizationRule) check(_ view, _ string, p *cluster.Pod, n *cluster.
 
 // fitsSomewhere reports whether one of the named nodes could take the pod
 // as far as cheap checks tell: one of its homes (taints, node affinity,
-// cordon), with room for its cpu, memory and one more pod, within every
+// cordon) that it may stay on (no NoExecute taint it tolerates only for a
+// while), with room for its cpu, memory and one more pod, within every
 // target and the guard. The scheduler's verdict on the rest is costly
 // (every node, every filter) and only worth asking when this holds.
 func (b bands) fitsSomewhere(in *Input, names []string, p *cluster.Pod) bool {
@@ -437,7 +450,7 @@ func (b bands) fitsSomewhere(in *Input, names []string, p *cluster.Pod) bool {
 	v := in.now()
 	for _, name := range names {
 		n := in.Snapshot.Node(name)
-		if !admits[n.Index()] || !hasRoom(n, p) || b.wouldExceed(n, p) {
+		if !admits[n.Index()] || staysOnlyAWhile(p, n) || !hasRoom(n, p) || b.wouldExceed(n, p) {
 			continue
 		}
 		if in.guard != nil {

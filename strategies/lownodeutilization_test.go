@@ -27,6 +27,18 @@ func pods(node, app string, n int, cpu string) []any {
 	return out
 }
 
+// tolerating returns n pods of Deployment app on a node, each requesting
+// 400m cpu and tolerating the NoExecute taint maintenance, for the seconds
+// given (nil: for good).
+func tolerating(node, app string, n int, seconds *int64) []any {
+	out := []any{ct.DeploymentReplicaSet("shop", app)}
+	for i := range n {
+		out = append(out, ct.Pod("shop", fmt.Sprintf("%s-%s-%d", app, node, i)).On(node).Requests("400m", "").Deployment(app).
+			Toleration(corev1.Toleration{Key: "maintenance", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: seconds}))
+	}
+	return out
+}
+
 func snapshot(t *testing.T, groups ...[]any) *cluster.Snapshot {
 	var all []any
 	for _, g := range groups {
@@ -42,6 +54,51 @@ func TestLowNodeUtilization(t *testing.T) {
 		policy string
 		want   []string // "pod from→to"
 	}{
+		{
+			// The descheduler's evictionLimits.node: two pods would bring
+			// hot within target, one may leave.
+			name: "evictionLimits.node: at most this many pods leave a node",
+			objs: [][]any{
+				{ct.Node("hot"), ct.Node("idle"), ct.Node("busy")},
+				pods("hot", "web", 7, "400m"),
+				pods("busy", "api", 3, "400m"),
+			},
+			policy: lnu20x50 + "    evictionLimits: {node: 1}\n",
+			want:   []string{"shop/web-hot-0 hot→idle"},
+		},
+		{
+			// batch's pods would leave first (the same priority and QoS,
+			// then by name); they stay, and count in hot's utilization.
+			name: "evictableNamespaces: only the pods of these namespaces leave",
+			objs: [][]any{
+				{ct.Node("hot"), ct.Node("idle")},
+				pods("hot", "web", 5, "400m"),
+				{ct.Pod("batch", "job-0").On("hot").Requests("400m", "").OwnedBy("ReplicaSet", "job"),
+					ct.Pod("batch", "job-1").On("hot").Requests("400m", "").OwnedBy("ReplicaSet", "job")},
+			},
+			policy: lnu20x50 + "    evictableNamespaces: {exclude: [batch]}\n",
+			want:   []string{"shop/web-hot-0 hot→idle", "shop/web-hot-1 hot→idle"},
+		},
+		{
+			// kube-scheduler would admit web onto idle, and the taint
+			// manager would evict it five minutes later: idle is no room
+			// for it.
+			name: "a node whose NoExecute taint the pods tolerate only for a while is no room for them",
+			objs: [][]any{
+				{ct.Node("hot"), ct.Node("idle").Taint("maintenance", "", corev1.TaintEffectNoExecute)},
+				tolerating("hot", "web", 7, new(int64(300))), // 70% cpu
+			},
+			policy: lnu20x50,
+		},
+		{
+			name: "a node whose NoExecute taint the pods tolerate for good takes them",
+			objs: [][]any{
+				{ct.Node("hot"), ct.Node("idle").Taint("maintenance", "", corev1.TaintEffectNoExecute)},
+				tolerating("hot", "web", 7, nil),
+			},
+			policy: lnu20x50,
+			want:   []string{"shop/web-hot-0 hot→idle", "shop/web-hot-1 hot→idle"},
+		},
 		{
 			// The example of the descheduler docs: one node above 50%, one
 			// below 20%. Pods leave the hot node until it is within target.

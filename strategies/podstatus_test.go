@@ -1,11 +1,13 @@
 package strategies_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 )
@@ -85,7 +87,10 @@ func TestPodLifeTime(t *testing.T) {
 		pods   []any
 		policy string
 		want   []string // in the order they move
+		moves  []string // when set: "pod from→to" of every move, sorted
 		reason string
+		// skipped: "pod category: reason" of every skipped pod
+		skipped []string
 	}{
 		{
 			// The docs' example: pods past their lifetime move, oldest
@@ -117,6 +122,83 @@ func TestPodLifeTime(t *testing.T) {
 			want:   []string{"shop/pending"},
 		},
 		{
+			name: "a finished pod is removed from the node it is bound to, and nothing is placed",
+			pods: []any{web("done").CreatedAgo(48 * time.Hour).Phase(corev1.PodSucceeded),
+				web("failed").CreatedAgo(30*time.Hour).Failed("", "Error", 1)},
+			policy: "{maxPodLifeTimeSeconds: 86400}",
+			want:   []string{"shop/done", "shop/failed"},
+			moves:  []string{"shop/done n1→", "shop/failed n1→"},
+		},
+		{
+			// The descheduler's states include the reasons a container
+			// terminated with.
+			name:   "states: a container terminated OOMKilled",
+			pods:   []any{web("oom").CreatedAgo(2*time.Hour).Failed("", "OOMKilled", 137), web("error").CreatedAgo(2*time.Hour).Failed("", "Error", 1)},
+			policy: "{states: [OOMKilled]}",
+			want:   []string{"shop/oom"},
+			reason: "container app terminated with OOMKilled",
+		},
+		{
+			name: "states: ephemeral containers count only with includingEphemeralContainers",
+			pods: []any{web("debugged").CreatedAgo(2 * time.Hour).Edit(func(p *corev1.Pod) {
+				p.Status.EphemeralContainerStatuses = []corev1.ContainerStatus{{Name: "debugger",
+					State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff"}}}}
+			})},
+			policy: "{states: [ImagePullBackOff]}",
+		},
+		{
+			name: "states: includingEphemeralContainers adds them",
+			pods: []any{web("debugged").CreatedAgo(2 * time.Hour).Edit(func(p *corev1.Pod) {
+				p.Status.EphemeralContainerStatuses = []corev1.ContainerStatus{{Name: "debugger",
+					State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff"}}}}
+			})},
+			policy: "{states: [ImagePullBackOff], includingEphemeralContainers: true}",
+			want:   []string{"shop/debugged"},
+			reason: "container debugger is waiting in ImagePullBackOff",
+		},
+		{
+			// The descheduler's example: Succeeded pods whose PodCompleted
+			// condition is four hours old.
+			name: "conditions: a condition that changed long enough ago",
+			pods: []any{
+				web("done-long-ago").CreatedAgo(6 * time.Hour).Phase(corev1.PodSucceeded).Edit(completedAgo(5 * time.Hour)),
+				web("done-lately").CreatedAgo(6 * time.Hour).Phase(corev1.PodSucceeded).Edit(completedAgo(time.Hour)),
+				web("running").CreatedAgo(6 * time.Hour),
+			},
+			policy: "{states: [Succeeded], conditions: [{reason: PodCompleted, status: \"True\", minTimeSinceLastTransitionSeconds: 14400}]}",
+			want:   []string{"shop/done-long-ago"},
+			reason: "phase Succeeded, condition Initialized=True (PodCompleted) for 5h0m0s",
+		},
+		{
+			name:   "exitCodes: a container that exited with one of the codes",
+			pods:   []any{web("killed").CreatedAgo(2*time.Hour).Failed("", "Error", 137), web("error").CreatedAgo(2*time.Hour).Failed("", "Error", 1)},
+			policy: "{exitCodes: [137]}",
+			want:   []string{"shop/killed"},
+			reason: "container app exited with code 137",
+		},
+		{
+			name: "ownerKinds: include",
+			pods: []any{web("web-old").CreatedAgo(48 * time.Hour),
+				ct.Pod("shop", "job-old").On("n1").OwnedBy("Job", "report").CreatedAgo(48 * time.Hour).Phase(corev1.PodSucceeded)},
+			policy: "{maxPodLifeTimeSeconds: 86400, ownerKinds: {include: [Job]}}",
+			want:   []string{"shop/job-old"},
+		},
+		{
+			name: "ownerKinds: exclude",
+			pods: []any{web("web-old").CreatedAgo(48 * time.Hour),
+				ct.Pod("shop", "job-old").On("n1").OwnedBy("Job", "report").CreatedAgo(48 * time.Hour).Phase(corev1.PodSucceeded)},
+			policy: "{maxPodLifeTimeSeconds: 86400, ownerKinds: {exclude: [Job]}}",
+			want:   []string{"shop/web-old"},
+		},
+		{
+			// Without a creation time a pod would count as 2,562,047
+			// hours old.
+			name:    "a pod whose age is unknown is skipped, not evicted",
+			pods:    []any{web("ageless").Edit(func(p *corev1.Pod) { p.CreationTimestamp = metav1.Time{} })},
+			policy:  "{maxPodLifeTimeSeconds: 86400}",
+			skipped: []string{"shop/ageless protected: its age is unknown: metadata.creationTimestamp is not set, so maxPodLifeTimeSeconds cannot be compared"},
+		},
+		{
 			name:   "labelSelector limits the strategy",
 			pods:   []any{web("old").CreatedAgo(48 * time.Hour), web("old-cache").CreatedAgo(48*time.Hour).Label("component", "cache")},
 			policy: "{maxPodLifeTimeSeconds: 86400, labelSelector: {matchLabels: {component: cache}}}",
@@ -128,6 +210,14 @@ func TestPodLifeTime(t *testing.T) {
 			objs := append([]any{ct.Node("n1"), ct.Node("n2"), ct.DeploymentReplicaSet("shop", "web")}, tt.pods...)
 			p := plan(t, ct.Snapshot(t, objs...), "strategies:\n  PodLifeTime: "+tt.policy+"\n")
 			equal(t, "moved, in order", order(p), tt.want)
+			if tt.moves != nil {
+				equal(t, "moves", moves(p), tt.moves)
+			}
+			var skipped []string
+			for _, k := range p.Skipped {
+				skipped = append(skipped, fmt.Sprintf("%s %s: %s", k.Pod, k.Category, k.Reason))
+			}
+			equal(t, "skipped", skipped, tt.skipped)
 			if tt.reason != "" && len(p.Moves) > 0 && p.Moves[0].Reason != tt.reason {
 				t.Errorf("reason %q, want %q", p.Moves[0].Reason, tt.reason)
 			}
@@ -226,6 +316,11 @@ func TestRemoveFailedPods(t *testing.T) {
 				if m.To != "" {
 					t.Errorf("%s has a replacement planned on %q; a failed pod holds no node", m.Pod, m.To)
 				}
+				// A finished pod holds nothing on its node, but is bound
+				// to it: from is its spec.nodeName.
+				if m.From != "n1" {
+					t.Errorf("%s moves from %q, want n1, the node it is bound to", m.Pod, m.From)
+				}
 			}
 			if tt.reason != "" && len(p.Moves) > 0 && p.Moves[0].Reason != tt.reason {
 				t.Errorf("reason %q, want %q", p.Moves[0].Reason, tt.reason)
@@ -244,4 +339,14 @@ func TestRemoveFailedBarePods(t *testing.T) {
 	}
 	p = plan(t, ct.Snapshot(t, objs...), "evictable: {barePods: true}\nstrategies:\n  RemoveFailedPods: {}\n")
 	equal(t, "removed", order(p), []string{"default/debug"})
+}
+
+// completedAgo sets the Initialized condition the kubelet leaves on a pod
+// whose containers completed (True, reason PodCompleted), changed the given
+// time before the test's now.
+func completedAgo(d time.Duration) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: corev1.PodInitialized, Status: corev1.ConditionTrue,
+			Reason: "PodCompleted", LastTransitionTime: metav1.NewTime(ct.Now.Add(-d))})
+	}
 }

@@ -42,14 +42,20 @@ func groupedAsDuplicate(in *Input, p *cluster.Pod) bool {
 }
 
 // groups returns the workload's pods this strategy may move, that hold a
-// node and are not terminating, grouped by their set of container images, in
-// a stable order. A terminating pod is no replica any more: counting it
-// would evict a healthy one beside it during every rollout.
+// node it balances across and are not terminating, grouped by their set of
+// container images, in a stable order. A terminating pod is no replica any
+// more: counting it would evict a healthy one beside it during every
+// rollout. Pods on nodes the policy does not select, or that are not Ready,
+// are left out as the descheduler leaves them out: counted against a share
+// of the nodes balanced, they would raise it and keep the crowded node
+// crowded.
 func (removeDuplicates) groups(in *Input, w cluster.Workload) [][]*cluster.Pod {
 	byImages := make(map[string][]*cluster.Pod)
 	var keys []string
+	usable := in.usable()
 	for _, p := range in.Snapshot.PodsOf(w) {
-		if in.Snapshot.NodeOf(p) == nil || p.IsTerminating() || !groupedAsDuplicate(in, p) {
+		n := in.Snapshot.NodeOf(p)
+		if n == nil || !usable[n.Index()] || p.IsTerminating() || !groupedAsDuplicate(in, p) {
 			continue
 		}
 		k := in.imageKey(p)
@@ -186,8 +192,9 @@ func (r *duplicatesRule) check(v view, _ string, p *cluster.Pod, n *cluster.Node
 	return true, ""
 }
 
-// prepare counts, per node, the pods of p's group other than p, terminating
-// ones left out as the strategy leaves them out.
+// prepare counts, per node, the pods of p's group other than p, those the
+// strategy leaves out (terminating, or on a node it does not balance
+// across) left out.
 func (r *duplicatesRule) prepare(v view, p *cluster.Pod) {
 	in := r.in
 	r.active = false
@@ -205,7 +212,7 @@ func (r *duplicatesRule) prepare(v view, p *cluster.Pod) {
 			continue
 		}
 		node := v.snap.NodeOf(m)
-		if node == nil && m != p {
+		if m != p && (node == nil || !in.usable()[node.Index()]) {
 			continue
 		}
 		size++

@@ -61,6 +61,27 @@ func TestRemoveDuplicates(t *testing.T) {
 			want: []string{"shop/db-0 n1"},
 		},
 		{
+			// The descheduler counts the duplicates on the nodes it
+			// balances across: 5+3 over n1 and n2 is four a node, and
+			// the replica on the unmanaged node does not raise it to
+			// ceil(9/2) = 5.
+			name: "replicas on a node the policy does not select are not counted",
+			nodes: []any{ct.Node("n1").Label("pool", "web"), ct.Node("n2").Label("pool", "web"), ct.Node("n3"),
+				ct.DeploymentReplicaSet("shop", "web")},
+			objs: []any{web("web-0", "n1"), web("web-1", "n1"), web("web-2", "n1"), web("web-3", "n1"), web("web-4", "n1"),
+				web("web-5", "n2"), web("web-6", "n2"), web("web-7", "n2"), web("web-8", "n3")},
+			policy: "nodeSelector: {matchLabels: {pool: web}}\nstrategies:\n  RemoveDuplicates: {}\n",
+			want:   []string{"shop/web-0 n1"},
+		},
+		{
+			name: "replicas on a NotReady node are not counted",
+			nodes: []any{ct.Node("n1"), ct.Node("n2"), ct.Node("n3").NotReady(),
+				ct.DeploymentReplicaSet("shop", "web")},
+			objs: []any{web("web-0", "n1"), web("web-1", "n1"), web("web-2", "n1"), web("web-3", "n1"), web("web-4", "n1"),
+				web("web-5", "n2"), web("web-6", "n2"), web("web-7", "n2"), web("web-8", "n3")},
+			want: []string{"shop/web-0 n1"},
+		},
+		{
 			// Two replicas of n1 are being deleted (a rollout, or an
 			// eviction whose grace period outlasts the cooldown): they
 			// are no replicas any more. n1 holds one live pod of three,

@@ -37,7 +37,7 @@ func (s tooManyRestarts) Run(in *Input) {
 			if restarts < a.PodRestartThreshold {
 				continue
 			}
-			state, ok := matchState(p, a.States, a.IncludesInitContainers(), false)
+			state, ok := matchState(p, a.States, a.IncludesInitContainers())
 			if !ok {
 				continue
 			}
@@ -60,19 +60,16 @@ func sumRestarts(statuses []corev1.ContainerStatus) int32 {
 	return n
 }
 
-// matchState reports whether the pod is in one of the states: its phase,
-// its status reason (when withReason), or the reason one of its containers
-// (init containers too, when withInit) is waiting. No states matches
-// every pod. The string names the state that matched.
-func matchState(p *cluster.Pod, states []string, withInit, withReason bool) (string, bool) {
+// matchState reports whether the pod is in one of the states: its phase, or
+// the reason one of its containers (init containers too, when withInit) is
+// waiting. No states matches every pod. The string names the state that
+// matched.
+func matchState(p *cluster.Pod, states []string, withInit bool) (string, bool) {
 	if len(states) == 0 {
 		return "", true
 	}
 	if slices.Contains(states, string(p.Status.Phase)) {
 		return "phase " + string(p.Status.Phase), true
-	}
-	if withReason && p.Status.Reason != "" && slices.Contains(states, p.Status.Reason) {
-		return "status reason " + p.Status.Reason, true
 	}
 	statuses := p.Status.ContainerStatuses
 	if withInit {

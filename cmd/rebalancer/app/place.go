@@ -154,10 +154,14 @@ type placement struct {
 
 // place adds the pod, unbound and defaulted as the API server would create
 // it, to the cluster (replacing a pod of the same name) and schedules it with
-// every node's detail.
+// every node's detail. A pod that was bound is placed as its replacement
+// would be, from scratch; one that names a node it was never bound to keeps
+// the name, which kube-scheduler's NodeName filter holds it to.
 func place(objs cluster.Objects, pod *corev1.Pod, engine *scheduler.Engine) (placement, error) {
 	pod = pod.DeepCopy()
-	pod.Spec.NodeName = ""
+	if !scheduler.PinnedNodeName(pod) {
+		pod.Spec.NodeName = ""
+	}
 	pod.Status = corev1.PodStatus{Phase: corev1.PodPending}
 	defaults := cluster.DefaultPod(pod, objs.RuntimeClasses)
 	kept := objs.Pods[:0]
@@ -171,7 +175,11 @@ func place(objs cluster.Objects, pod *corev1.Pod, engine *scheduler.Engine) (pla
 	if err != nil {
 		return placement{}, err
 	}
-	res := engine.Schedule(snap, snap.Pod(pod.Namespace+"/"+pod.Name), scheduler.Options{Explain: true})
+	p := snap.Pod(pod.Namespace + "/" + pod.Name)
+	// A pod that names a node is counted on it as it is loaded; it holds
+	// nothing there until it is bound.
+	snap.Remove(p)
+	res := engine.Schedule(snap, p, scheduler.Options{Explain: true})
 	return placement{Result: res, Defaults: defaults}, nil
 }
 

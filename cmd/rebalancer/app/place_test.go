@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -246,5 +247,91 @@ profiles:
 	}
 	if _, err := engineFor(cfg, "nobody", "", nil); err == nil {
 		t.Error("a --scheduler-name the file lacks was accepted")
+	}
+}
+
+// kube-scheduler's NodeName filter holds a pod that names a node to that
+// node. A pod that never ran there (a manifest with spec.nodeName, or a
+// pending pod the kubelet never admitted) keeps the name; a pod that was
+// bound is placed as its replacement would be, anywhere.
+func TestPlaceKeepsTheNodeNameOfAPodNeverBound(t *testing.T) {
+	tests := []struct {
+		name       string
+		cpu        string // default 100m
+		node       string // default node-a1
+		status     string
+		want       string // the chosen node; "" for any
+		infeasible string // a node that must be infeasible, with its reason
+	}{
+		{
+			name:       "a manifest naming a node: only that node",
+			want:       "node-a1",
+			infeasible: "node-a2",
+		},
+		{
+			// node-a3 has room for 3 CPUs once: the pod is not counted
+			// on the node it names before it is bound.
+			name:       "a pod that fills its node exactly still fits it",
+			cpu:        "3",
+			node:       "node-a3",
+			want:       "node-a3",
+			infeasible: "node-a1",
+		},
+		{
+			name:       "a pending pod never scheduled: only its node",
+			status:     "status: {phase: Pending}\n",
+			want:       "node-a1",
+			infeasible: "node-a2",
+		},
+		{
+			name:   "a running pod: anywhere its replacement fits",
+			status: "status: {phase: Running, conditions: [{type: PodScheduled, status: \"True\"}]}\n",
+		},
+		{
+			name:   "a pending pod the kubelet admitted: anywhere",
+			status: "status: {phase: Pending, conditions: [{type: PodScheduled, status: \"True\"}]}\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cpu, node := cmp.Or(tt.cpu, "100m"), cmp.Or(tt.node, "node-a1")
+			pod := writeFile(t, "pod.yaml", `apiVersion: v1
+kind: Pod
+metadata: {name: pinned, namespace: shop}
+spec:
+  nodeName: `+node+`
+  containers: [{name: app, image: app:1, resources: {requests: {cpu: "`+cpu+`"}}}]
+`+tt.status)
+			out, code, err := execute(t, "place", "--snapshot", example, pod, "-o", "json")
+			if code != exitOK {
+				t.Fatal(err)
+			}
+			var res struct {
+				Node  string `json:"node"`
+				Nodes []struct {
+					Name     string `json:"name"`
+					Feasible bool   `json:"feasible"`
+					Reason   string `json:"reason"`
+				} `json:"nodes"`
+			}
+			if err := json.Unmarshal([]byte(out), &res); err != nil {
+				t.Fatal(err)
+			}
+			feasible := 0
+			for _, n := range res.Nodes {
+				if n.Feasible {
+					feasible++
+				}
+				if n.Name == tt.infeasible && (n.Feasible || n.Reason != "node(s) didn't match the requested node name") {
+					t.Errorf("node %s: feasible %v, reason %q; want kube-scheduler's NodeName reason", n.Name, n.Feasible, n.Reason)
+				}
+			}
+			switch {
+			case tt.want != "" && (res.Node != tt.want || feasible != 1):
+				t.Errorf("node %q with %d feasible; want %s alone", res.Node, feasible, tt.want)
+			case tt.want == "" && (res.Node == "" || feasible < 2):
+				t.Errorf("node %q with %d feasible; want a choice among several", res.Node, feasible)
+			}
+		})
 	}
 }
