@@ -65,6 +65,7 @@ func (p *RebalancePolicy) validate() field.ErrorList {
 	}
 	errs = append(errs, p.Evictable.validate(field.NewPath("evictable"))...)
 	errs = append(errs, p.Strategies.validate(field.NewPath("strategies"))...)
+	errs = append(errs, p.Strategies.validateEvictable(&p.Evictable, field.NewPath("strategies"))...)
 	return errs
 }
 

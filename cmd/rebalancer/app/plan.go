@@ -109,14 +109,14 @@ Without --policy, the built-in default policy runs:
 
 // dumpNeeds says what of the kinds a dump may leave out the policy reads.
 func dumpNeeds(pol *policy.Policy) cluster.DumpNeeds {
-	ev := &pol.Evictable
-	needs := cluster.DumpNeeds{PriorityClasses: pol.PriorityClassNames(), Jobs: !*ev.JobPods,
-		NamespaceSelectors: ev.NamespaceSelector != nil, Replicas: *ev.MinReplicas > 1, RequirePDB: *ev.RequirePDB}
+	needs := cluster.DumpNeeds{PriorityClasses: pol.PriorityClassNames(), NamespaceSelectors: pol.Evictable.NamespaceSelector != nil}
 	for _, o := range pol.Overrides {
 		needs.NamespaceSelectors = needs.NamespaceSelectors || o.NamespaceSelector != nil
-		needs.Jobs = needs.Jobs || o.Evictable.JobPods != nil && !*o.Evictable.JobPods
-		needs.Replicas = needs.Replicas || o.Evictable.MinReplicas != nil && *o.Evictable.MinReplicas > 1
-		needs.RequirePDB = needs.RequirePDB || o.Evictable.RequirePDB != nil && *o.Evictable.RequirePDB
+	}
+	for _, ev := range pol.Evictables() {
+		needs.Jobs = needs.Jobs || !*ev.JobPods
+		needs.Replicas = needs.Replicas || *ev.MinReplicas > 1
+		needs.RequirePDB = needs.RequirePDB || *ev.RequirePDB
 	}
 	return needs
 }
