@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"slices"
+
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -25,6 +27,14 @@ func trimDecoded(obj runtime.Object) {
 		for i := range t.Spec.EphemeralContainers {
 			trimContainer((*corev1.Container)(&t.Spec.EphemeralContainers[i].EphemeralContainerCommon))
 		}
+		for i := range t.Spec.Volumes {
+			// What a volume is matters (local storage, a claim), not
+			// what a projected one holds: the service account token of
+			// every pod.
+			if p := t.Spec.Volumes[i].Projected; p != nil {
+				p.Sources = nil
+			}
+		}
 		st := &t.Status
 		st.HostIP, st.HostIPs, st.PodIP, st.PodIPs = "", nil, "", nil
 		for _, list := range [][]corev1.ContainerStatus{st.InitContainerStatuses, st.ContainerStatuses, st.EphemeralContainerStatuses} {
@@ -32,6 +42,13 @@ func trimDecoded(obj runtime.Object) {
 				list[i].ImageID, list[i].ContainerID, list[i].VolumeMounts = "", "", nil
 			}
 		}
+		// The decoder grows slices by doubling; the snapshot keeps them
+		// for the whole run.
+		clip(&t.Spec.Containers)
+		clip(&t.Spec.Volumes)
+		clip(&t.Spec.Tolerations)
+		clip(&st.Conditions)
+		clip(&st.ContainerStatuses)
 	case *corev1.Node:
 		t.Status.NodeInfo = corev1.NodeSystemInfo{}
 		t.Status.Addresses = nil
@@ -52,4 +69,11 @@ func trimContainer(c *corev1.Container) {
 	c.LivenessProbe, c.ReadinessProbe, c.StartupProbe, c.Lifecycle = nil, nil, nil, nil
 	c.TerminationMessagePath, c.TerminationMessagePolicy, c.ImagePullPolicy = "", "", ""
 	c.SecurityContext = nil
+}
+
+// clip reallocates a slice whose capacity exceeds its length.
+func clip[T any](s *[]T) {
+	if cap(*s) > len(*s) {
+		*s = slices.Clone(*s)
+	}
 }
