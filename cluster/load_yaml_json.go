@@ -297,7 +297,7 @@ func (c *yamlConverter) scalar(s []byte) bool {
 	if !plainScalar(s) {
 		return false
 	}
-	if isString(s) {
+	if isString(s) || isNumberlessString(s) {
 		c.out = appendJSONString(c.out, s)
 		return true
 	}
@@ -375,6 +375,39 @@ func isString(s []byte) bool {
 		return false
 	}
 	return true
+}
+
+// isNumberlessString reports whether a plain scalar that starts with a
+// digit is certainly a string in YAML 1.1 as the YAML library reads it:
+// not a time (four digits and a dash first), not an integer with a base
+// prefix, and either holding a character no number holds (a UID) or dots
+// no number holds (an IP address). Most such values of a dump are unique,
+// which the cache of resolved scalars cannot help with.
+func isNumberlessString(s []byte) bool {
+	if len(s) < 2 || s[0] < '0' || s[0] > '9' {
+		return false
+	}
+	if len(s) > 4 && s[4] == '-' && bytes.IndexFunc(s[:4], func(r rune) bool { return r < '0' || r > '9' }) < 0 {
+		return false
+	}
+	switch s[1] | 0x20 {
+	case 'x', 'o', 'b':
+		return false
+	}
+	dots := 0
+	onlyDigitsAndDots := true
+	for _, c := range s {
+		switch {
+		case c >= '0' && c <= '9':
+		case c == '.':
+			dots++
+		case c == '+' || c == '-' || c == '_' || c == 'e' || c == 'E':
+			onlyDigitsAndDots = false
+		default:
+			return true
+		}
+	}
+	return onlyDigitsAndDots && dots >= 2
 }
 
 // doubleQuoted reads a one-line double-quoted scalar with the escapes the

@@ -16,6 +16,7 @@ import (
 // booleans and nulls, literal blocks, and managedFields' keys.
 var kubectlItems = []string{
 	"apiVersion: v1\nkind: Pod\nmetadata:\n  annotations:\n    note: \"a \\\"quoted\\\" value: with a colon\"\n    single: 'it''s'\n  creationTimestamp: \"2026-11-01T08:00:00Z\"\n  labels:\n    app: web\n    version: \"1.0\"\n  name: web-1\n  uid: 0a1b2c3d-0000-0000-0000-000000000001\nspec:\n  containers:\n  - args:\n    - --port=8080\n    - -v\n    command:\n    - sh\n    - -c\n    - |\n      echo one\n\n      echo two\n    image: web:1\n    name: web\n    ports:\n    - containerPort: 8080\n      protocol: TCP\n    resources:\n      limits:\n        memory: 1Gi\n      requests:\n        cpu: 100m\n        memory: \"134217728\"\n  enableServiceLinks: true\n  priority: -10\n  terminationGracePeriodSeconds: 30\n  tolerations:\n  - effect: NoExecute\n    key: node.kubernetes.io/not-ready\n    operator: Exists\n    tolerationSeconds: 300\nstatus:\n  conditions:\n  - lastProbeTime: null\n    status: \"True\"\n    type: Ready\n  phase: Running\n",
+	"hostIP: 10.0.12.7\nuid: 2494b376-0000-4000-8000-00002494b376\nversion: 1.2.3\nids:\n- 1a\n- 9z-1\n- 1e3\n- 1.5\n- 12_0\n- 0x1f\n- 2026-11-01\n- 1e3.4.5\n- 1.2.3.4\n- 0.0.1e3\n",
 	"apiVersion: v1\nkind: Node\nmetadata:\n  managedFields:\n  - apiVersion: v1\n    fieldsType: FieldsV1\n    fieldsV1:\n      f:metadata:\n        f:labels:\n          .: {}\n          f:app: {}\n      f:status:\n        f:conditions:\n          k:{\"type\":\"Ready\"}:\n            .: {}\n    manager: kubelet\n    operation: Update\n    time: \"2026-11-01T08:00:00Z\"\n  name: n1\nspec:\n  taints: []\n  unschedulable: false\nstatus:\n  allocatable:\n    cpu: \"4\"\n    memory: 8Gi\n    pods: \"110\"\n  images:\n  - names:\n    - registry.example/web@sha256:0123\n    - registry.example/web:1\n    sizeBytes: 123456789\n  message: |-\n    no trailing line break\n",
 }
 
@@ -84,6 +85,7 @@ func FuzzBlockYAMLToJSON(f *testing.F) {
 		}
 	}
 	f.Add([]byte("a: 0x1F\nb: 1e3\nc: .inf\nd: ~\ne: 2026-11-01\nf: 0o17\ng: +1\nh: 1_000\n"))
+	f.Add([]byte("ip: 10.64.0.1\nuid: 2494b376-0000-4000-8000-00002494b376\nv: 1.2\nw: 1.2.3e4\nt: 2026-11-01 08:00:00\nx: 0b101\ny: 1_2.3_4\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, ok := blockYAMLToJSON(data, &scalarCache{})
 		if !ok {
