@@ -271,7 +271,7 @@ func servedNode(n corev1.Node) corev1.Node {
 	n.Status.NodeInfo = corev1.NodeSystemInfo{
 		MachineID: "ec2a0f3b9c8d4e5f", SystemUUID: "ec2a0f3b-9c8d-4e5f-a1b2-c3d4e5f60718", BootID: "5b1d9c3e-7f2a-4b6c-8d0e-1f3a5b7c9d2e",
 		KernelVersion: "6.8.0-1019-aws", OSImage: "Ubuntu 24.04.1 LTS", ContainerRuntimeVersion: "containerd://2.0.2",
-		KubeletVersion: "v1.36.0", KubeProxyVersion: "v1.36.0", OperatingSystem: "linux", Architecture: "amd64",
+		KubeletVersion: "v1.36.0", OperatingSystem: "linux", Architecture: "amd64",
 	}
 	return n
 }
@@ -284,5 +284,5 @@ func managedFields(at metav1.Time, manager, operation, subresource string) []met
 		fields = `{"f:status":{"f:conditions":{"k:{\"type\":\"Ready\"}":{".":{},"f:lastProbeTime":{},"f:lastTransitionTime":{},"f:status":{},"f:type":{}}},"f:containerStatuses":{},"f:hostIP":{},"f:phase":{},"f:podIP":{},"f:podIPs":{".":{},"k:{\"ip\":\"10.64.0.1\"}":{".":{},"f:ip":{}}},"f:startTime":{}}}`
 	}
 	return []metav1.ManagedFieldsEntry{{Manager: manager, Operation: metav1.ManagedFieldsOperationType(operation), APIVersion: "v1",
-		Time: &at, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(fields)}, Subresource: subresource}}
+		Time: &at, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(fields), Subresource: subresource}}
 }

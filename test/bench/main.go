@@ -40,7 +40,7 @@ func main() {
 
 // dumpVersion names the dumps' generation in the cache: change it when the
 // generator or the dump writer changes what they write.
-const dumpVersion = 1
+const dumpVersion = 2
 
 func run(args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
@@ -132,7 +132,7 @@ func cachedDump(cache string, nodes, pods int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer os.Remove(tmp.Name())
+	defer func() { _ = os.Remove(tmp.Name()) }()
 	objs := synthetic.Generate(synthetic.Spec{Seed: 1, Nodes: nodes, Zones: 3, Pods: pods})
 	err = synthetic.WriteList(tmp, objs, synthetic.DumpOptions{Served: true})
 	if cerr := tmp.Close(); err == nil {
@@ -209,7 +209,7 @@ func printTable(out io.Writer, rows []row, runs int) {
 	_ = w.Flush()
 	fmt.Fprintf(out, "(medians of %d runs; every strategy but HighNodeUtilization, no limits)\n", runs)
 	bw := bufio.NewWriter(out)
-	defer bw.Flush()
+	defer func() { _ = bw.Flush() }()
 	for i := 1; i < len(rows); i++ {
 		a, b := rows[i-1], rows[i]
 		allowed := nlogn(a.pods, b.pods)
