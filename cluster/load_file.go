@@ -323,10 +323,12 @@ func (o *Objects) decodeYAML(lines *lineReader, ignored map[string]int, bad *obj
 			}
 			continue
 		}
-		raw, err := yaml.YAMLToJSON(data)
-		if err != nil {
-			bad.add(document(doc), err.Error())
-			continue
+		raw, ok := blockYAMLToJSON(data, &scalars)
+		if !ok {
+			if raw, err = yaml.YAMLToJSON(data); err != nil {
+				bad.add(document(doc), err.Error())
+				continue
+			}
 		}
 		raw = bytes.TrimSpace(raw)
 		if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
