@@ -292,7 +292,7 @@ func decodedAs(items int, mixed bool, itemsKind, apiVersion, kind string) bool {
 // addListItem adds an item of a List whose kind and apiVersion are known.
 func (o *Objects) addListItem(raw json.RawMessage, apiVersion, kind string, doc, i int, ignored map[string]int, bad *objectErrors) {
 	// A typed list (PodList) leaves kind and apiVersion off its items.
-	if itemKind := strings.TrimSuffix(kind, "List"); itemKind != "" {
+	if itemKind, isList := strings.CutSuffix(kind, "List"); isList && itemKind != "" {
 		raw = withDefaultType(raw, apiVersion, itemKind)
 	}
 	if err := o.addObject(raw, ignored, !bad.full()); err != nil {
@@ -512,8 +512,8 @@ func withDefaultType(item json.RawMessage, apiVersion, kind string) json.RawMess
 		return item
 	}
 	var m map[string]json.RawMessage
-	if json.Unmarshal(item, &m) != nil {
-		return item
+	if json.Unmarshal(item, &m) != nil || m == nil {
+		return item // null: the item is not an object, which addObject says
 	}
 	m["kind"], _ = json.Marshal(kind)
 	m["apiVersion"], _ = json.Marshal(apiVersion)

@@ -69,6 +69,16 @@ func TestDecodeStreamsAndRereadsWhatIsNotAList(t *testing.T) {
 			err:   "document 1: invalid character 'x' looking for beginning of value",
 		},
 		{
+			name:  "a typed List with a null item",
+			input: `{"apiVersion":"v1","kind":"PodList","items":[null]}`,
+			err:   "document 1: item 0: object has no kind",
+		},
+		{
+			name:  "an empty item of what is not a List",
+			input: "kind: 0\nitems:\n- \n",
+			err:   "document 1: kind: Invalid value: 0: must be a string",
+		},
+		{
 			name:  "JSON keys in another case, read as encoding/json reads them",
 			input: `{"apiVersion":"v1","Kind":"List","items":[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","namespace":"x"}}]}`,
 			pods:  []string{"a"},
