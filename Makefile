@@ -10,7 +10,7 @@ GO ?= go
 TEST_TIMEOUT ?= 80m
 FUZZ_TIME ?= 20s
 
-.PHONY: test fmt vet lint unit e2e fuzz build image
+.PHONY: test fmt vet lint unit e2e fuzz build image bench
 
 test: fmt vet lint unit e2e fuzz
 
@@ -31,12 +31,24 @@ unit:
 e2e:
 	$(GO) test -race -timeout $(TEST_TIMEOUT) ./test/...
 
-# One fuzz test per decoder of user input: the policy, a cluster dump, a
+# One fuzz test per decoder of user input: the policy, a cluster dump (and
+# its reader of kubectl's YAML, against the YAML library), a
 # KubeSchedulerConfiguration (go test fuzzes one target per run).
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZ_TIME) ./policy
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZ_TIME) ./cluster
+	$(GO) test -run '^$$' -fuzz '^FuzzBlockYAMLToJSON$$' -fuzztime $(FUZZ_TIME) ./cluster
 	$(GO) test -run '^$$' -fuzz '^FuzzLoadProfiles$$' -fuzztime $(FUZZ_TIME) ./scheduler
+
+# Not part of `make test`: the table of planning time and peak RSS of
+# `rebalancer plan` on generated dumps of growing clusters (docs/performance.md),
+# then the decoding benchmarks. The dumps are cached in ~/.cache/rebalancer/bench.
+BENCH_NODES ?= 1000,2000,5000,10000
+BENCH_RUNS ?= 3
+
+bench:
+	$(GO) run ./test/bench -nodes $(BENCH_NODES) -runs $(BENCH_RUNS)
+	$(GO) test ./cluster -run '^$$' -bench 'DecodeDump|DecodeGeneratedDump' -benchmem
 
 # The same build line the Dockerfile runs.
 build:

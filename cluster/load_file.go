@@ -24,7 +24,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 )
 
@@ -73,12 +72,20 @@ func ReadFile(path string) (objs Objects, ignored map[string]int, err error) {
 // reports an invalid object.
 func Decode(r io.Reader) (objs Objects, ignored map[string]int, err error) {
 	ignored = make(map[string]int)
-	br := bufio.NewReaderSize(r, 64*1024)
+	src, err := readSeeker(r)
+	if err != nil {
+		return Objects{}, nil, err
+	}
+	origin, err := src.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return Objects{}, nil, err
+	}
+	br := bufio.NewReaderSize(src, 64*1024)
 	var bad objectErrors
 	if looksLikeJSON(br) {
-		err = objs.decodeJSON(br, ignored, &bad)
+		err = objs.decodeJSON(src, origin, ignored, &bad)
 	} else {
-		err = objs.decodeYAML(br, ignored, &bad)
+		err = objs.decodeYAML(&lineReader{src: src, origin: origin, br: br}, ignored, &bad)
 	}
 	if err != nil {
 		return Objects{}, nil, err
@@ -108,13 +115,32 @@ func looksLikeJSON(br *bufio.Reader) bool {
 	}
 }
 
-// decodeJSON reads a stream of JSON objects. The error is the stream's,
-// when it cannot be read; bad holds what is wrong with its content.
-func (o *Objects) decodeJSON(r io.Reader, ignored map[string]int, bad *objectErrors) error {
-	dec := json.NewDecoder(r)
+// decodeJSON reads a stream of JSON objects, a List's items one by one. The
+// error is the stream's, when it cannot be read; bad holds what is wrong
+// with its content.
+func (o *Objects) decodeJSON(src io.ReadSeeker, origin int64, ignored map[string]int, bad *objectErrors) error {
+	s := &jsonStream{src: src, origin: origin}
+	if err := s.seek(0); err != nil {
+		return fmt.Errorf("%s: %w", document(1), err)
+	}
 	for doc := 1; ; doc++ {
+		start := s.offset()
+		cp := o.checkpoint(ignored, bad)
+		s.rec.start(s.dec.Buffered())
+		done, ok := o.streamJSONList(s, doc, ignored, bad)
+		if done {
+			return nil
+		}
+		if ok {
+			continue
+		}
+		// Read again whole, as the stream's first decoder would have.
+		o.rollback(cp, ignored, bad)
+		if err := s.seek(start); err != nil {
+			return fmt.Errorf("%s: %w", document(doc), err)
+		}
 		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
+		if err := s.dec.Decode(&raw); err != nil {
 			var syntax *json.SyntaxError
 			switch {
 			case errors.Is(err, io.EOF):
@@ -130,41 +156,181 @@ func (o *Objects) decodeJSON(r io.Reader, ignored map[string]int, bad *objectErr
 	}
 }
 
-// decodeYAML reads a stream of YAML documents. A List as kubectl writes it
-// is converted to JSON item by item: converting a whole dump at once would
-// take tens of times its size in memory. The error is the stream's, when
-// it cannot be read; bad holds what is wrong with its content.
-func (o *Objects) decodeYAML(r *bufio.Reader, ignored map[string]int, bad *objectErrors) error {
-	docs := utilyaml.NewYAMLReader(r)
-	for doc := 1; ; doc++ {
-		data, err := docs.Read()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
+// jsonStream is a JSON decoder that can start again at any offset of the
+// stream, and records a document until it is known to be a List.
+type jsonStream struct {
+	src    io.ReadSeeker
+	origin int64
+	base   int64 // the offset, from origin, of the decoder's first byte
+	br     *bufio.Reader
+	rec    recorder
+	dec    *json.Decoder
+}
+
+func (s *jsonStream) offset() int64 { return s.base + s.dec.InputOffset() }
+
+func (s *jsonStream) seek(offset int64) error {
+	if _, err := s.src.Seek(s.origin+offset, io.SeekStart); err != nil {
+		return err
+	}
+	if s.br == nil {
+		s.br = bufio.NewReaderSize(s.src, 64*1024)
+	} else {
+		s.br.Reset(s.src)
+	}
+	s.rec = recorder{r: s.br}
+	s.dec = json.NewDecoder(&s.rec)
+	s.base = offset
+	return nil
+}
+
+// streamJSONList decodes the next document when it is a List, item by
+// item: ok. done is the end of the stream. Anything else (an object that
+// is not a List, a syntax error) is not ok and is left to be read whole;
+// an object that is not a List comes from what was recorded.
+func (o *Objects) streamJSONList(s *jsonStream, doc int, ignored map[string]int, bad *objectErrors) (done, ok bool) {
+	start := s.offset()
+	tok, err := s.dec.Token()
+	if errors.Is(err, io.EOF) {
+		return true, false
+	}
+	if err != nil || tok != json.Delim('{') {
+		return false, false
+	}
+	var (
+		apiVersion, kind string
+		items            = -1
+		// itemsKind is the List's kind and apiVersion as its items were
+		// decoded: kubectl writes them after the items.
+		itemsKind string
+		mixed     bool
+	)
+	for s.dec.More() {
+		tok, err := s.dec.Token()
+		key, isKey := tok.(string)
+		if err != nil || !isKey {
+			return false, false
+		}
+		switch {
+		case key == "items":
+			if items >= 0 {
+				return false, false
 			}
+			if tok, err := s.dec.Token(); err != nil || tok != json.Delim('[') {
+				return false, false
+			}
+			s.rec.stop()
+			for items = 0; s.dec.More(); items++ {
+				var raw json.RawMessage
+				if err := s.dec.Decode(&raw); err != nil {
+					return false, false
+				}
+				if items == 0 {
+					itemsKind = apiVersion + " " + kind
+				}
+				mixed = mixed || itemsKind != apiVersion+" "+kind
+				o.addListItem(raw, apiVersion, kind, doc, items, ignored, bad)
+			}
+			if _, err := s.dec.Token(); err != nil {
+				return false, false
+			}
+			continue
+		case strings.EqualFold(key, "items"), strings.EqualFold(key, "kind"), strings.EqualFold(key, "apiVersion"):
+			if key != "kind" && key != "apiVersion" {
+				return false, false // read as encoding/json reads it: any case
+			}
+		}
+		var raw json.RawMessage
+		if err := s.dec.Decode(&raw); err != nil {
+			return false, false
+		}
+		switch key {
+		case "kind":
+			kind = ""
+			if json.Unmarshal(raw, &kind) != nil {
+				return false, false
+			}
+		case "apiVersion":
+			apiVersion = ""
+			if json.Unmarshal(raw, &apiVersion) != nil {
+				return false, false
+			}
+		}
+	}
+	if _, err := s.dec.Token(); err != nil {
+		return false, false
+	}
+	if items < 0 {
+		// Not a List with items: the object is what was recorded.
+		raw := bytes.TrimLeft(s.rec.buf[:s.offset()-start], " \t\r\n")
+		o.addRaw(raw, ignored, doc, bad)
+		return false, true
+	}
+	itemKind := strings.TrimSuffix(kind, "List")
+	if kind == itemKind || !decodedAs(items, mixed, itemsKind, apiVersion, kind) {
+		return false, false
+	}
+	o.listed(itemKind)
+	return false, true
+}
+
+// decodedAs reports whether the items of a List were decoded as its final
+// apiVersion and kind say: the same values all along (itemsKind, unless
+// mixed), or values that default no item's kind either way.
+func decodedAs(items int, mixed bool, itemsKind, apiVersion, kind string) bool {
+	if items == 0 {
+		return true
+	}
+	if mixed {
+		return false
+	}
+	if itemsKind == apiVersion+" "+kind {
+		return true
+	}
+	_, was, _ := strings.Cut(itemsKind, " ")
+	return strings.TrimSuffix(was, "List") == "" && strings.TrimSuffix(kind, "List") == ""
+}
+
+// addListItem adds an item of a List whose kind and apiVersion are known.
+func (o *Objects) addListItem(raw json.RawMessage, apiVersion, kind string, doc, i int, ignored map[string]int, bad *objectErrors) {
+	// A typed list (PodList) leaves kind and apiVersion off its items.
+	if itemKind, isList := strings.CutSuffix(kind, "List"); isList && itemKind != "" {
+		raw = withDefaultType(raw, apiVersion, itemKind)
+	}
+	if err := o.addObject(raw, ignored, !bad.full()); err != nil {
+		bad.report(item(doc, i), err)
+	}
+}
+
+// decodeYAML reads a stream of YAML documents, a List as kubectl writes it
+// item by item. The error is the stream's, when it cannot be read; bad
+// holds what is wrong with its content.
+func (o *Objects) decodeYAML(lines *lineReader, ignored map[string]int, bad *objectErrors) error {
+	var scalars scalarCache
+	for doc := 1; ; doc++ {
+		data, err := o.streamYAMLList(lines, doc, ignored, bad, &scalars)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
 			return fmt.Errorf("%s: %w", document(doc), err)
+		}
+		if data == nil {
+			continue
 		}
 		if list, ok := splitBlockList(data); ok {
 			o.listed(strings.TrimSuffix(list.kind, "List"))
 			for i, it := range list.items {
-				raw, err := yaml.YAMLToJSON(it)
-				if err != nil {
-					bad.add(item(doc, i), err.Error())
-					continue
-				}
-				if itemKind := strings.TrimSuffix(list.kind, "List"); itemKind != "" {
-					raw = withDefaultType(raw, list.apiVersion, itemKind)
-				}
-				if err := o.addObject(raw, ignored, !bad.full()); err != nil {
-					bad.report(item(doc, i), err)
-				}
+				o.addYAMLItem(it, list.apiVersion, list.kind, doc, i, ignored, bad, &scalars)
 			}
 			continue
 		}
-		raw, err := yaml.YAMLToJSON(data)
-		if err != nil {
-			bad.add(document(doc), err.Error())
-			continue
+		raw, ok := blockYAMLToJSON(data, &scalars)
+		if !ok {
+			if raw, err = yaml.YAMLToJSON(data); err != nil {
+				bad.add(document(doc), err.Error())
+				continue
+			}
 		}
 		raw = bytes.TrimSpace(raw)
 		if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
@@ -172,6 +338,91 @@ func (o *Objects) decodeYAML(r *bufio.Reader, ignored map[string]int, bad *objec
 		}
 		o.addRaw(raw, ignored, doc, bad)
 	}
+}
+
+// streamYAMLList decodes the next document, item by item, when it is a
+// List as kubectl writes it; otherwise it returns the document whole for
+// the caller to decode. io.EOF is the end of the stream.
+func (o *Objects) streamYAMLList(lines *lineReader, doc int, ignored map[string]int, bad *objectErrors, scalars *scalarCache) ([]byte, error) {
+	start := lines.offset
+	cp := o.checkpoint(ignored, bad)
+	var (
+		s         blockListScanner
+		head      []byte // the document, until its items start
+		items     int
+		itemsKind string
+		mixed     bool
+		shaped    = true
+		empty     = true
+	)
+	emit := func(it []byte) {
+		if items == 0 {
+			itemsKind = s.apiVersion + " " + s.kind
+		}
+		mixed = mixed || itemsKind != s.apiVersion+" "+s.kind
+		o.addYAMLItem(it, s.apiVersion, s.kind, doc, items, ignored, bad, scalars)
+		items++
+	}
+	for {
+		line, err := lines.next()
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		if errors.Is(err, io.EOF) {
+			if empty {
+				return nil, io.EOF
+			}
+			break
+		}
+		if sep, err := isSeparator(line); err != nil {
+			return nil, err
+		} else if sep {
+			if empty {
+				continue
+			}
+			break
+		}
+		empty = false
+		switch {
+		case shaped && s.state == beforeItems:
+			head = append(head, line...)
+			shaped = s.line(line, emit)
+			if s.state != beforeItems {
+				head = nil
+			}
+		case shaped:
+			shaped = s.line(line, emit)
+		case s.state == beforeItems:
+			head = append(head, line...) // not a List: read whole
+		}
+	}
+	if s.state == beforeItems {
+		return head, nil
+	}
+	itemKind := strings.TrimSuffix(s.kind, "List")
+	if shaped && s.end(emit) && decodedAs(items, mixed, itemsKind, s.apiVersion, s.kind) {
+		o.listed(itemKind)
+		return nil, nil
+	}
+	// Not a List of kubectl's shape after all: read again whole.
+	o.rollback(cp, ignored, bad)
+	if err := lines.seek(start); err != nil {
+		return nil, err
+	}
+	return lines.readDocument(nil)
+}
+
+// addYAMLItem adds an item of a List whose kind and apiVersion are known.
+func (o *Objects) addYAMLItem(it []byte, apiVersion, kind string, doc, i int, ignored map[string]int, bad *objectErrors, scalars *scalarCache) {
+	raw, ok := blockYAMLToJSON(it, scalars)
+	if !ok {
+		var err error
+		if raw, err = yaml.YAMLToJSON(it); err != nil {
+			bad.add(item(doc, i), err.Error())
+			return
+		}
+	}
+	o.addListItem(raw, apiVersion, kind, doc, i, ignored, bad)
 }
 
 // document and item say where an object without a name is: documents are
@@ -267,8 +518,8 @@ func withDefaultType(item json.RawMessage, apiVersion, kind string) json.RawMess
 		return item
 	}
 	var m map[string]json.RawMessage
-	if json.Unmarshal(item, &m) != nil {
-		return item
+	if json.Unmarshal(item, &m) != nil || m == nil {
+		return item // null: the item is not an object, which addObject says
 	}
 	m["kind"], _ = json.Marshal(kind)
 	m["apiVersion"], _ = json.Marshal(apiVersion)
@@ -314,6 +565,7 @@ func (o *Objects) addObject(raw json.RawMessage, ignored map[string]int, explain
 	if m, ok := obj.(metav1.Object); ok {
 		m.SetManagedFields(nil) // nothing reads them, and they are much of every object
 	}
+	trimDecoded(obj)
 	switch t := obj.(type) {
 	case *corev1.Node:
 		o.Nodes = append(o.Nodes, *t)

@@ -18,22 +18,8 @@ type blockList struct {
 // differently, a top-level list) is not split: ok is false and the caller
 // converts the document whole.
 func splitBlockList(doc []byte) (list blockList, ok bool) {
-	const (
-		before = iota
-		inItems
-		after
-	)
-	state := before
-	var cur []byte
-	// blockOpen is true after a top-level key with no value on its line, whose
-	// value follows indented (metadata:).
-	blockOpen := false
-	flush := func() {
-		if cur != nil {
-			list.items = append(list.items, cur)
-			cur = nil
-		}
-	}
+	var s blockListScanner
+	emit := func(item []byte) { list.items = append(list.items, item) }
 	for len(doc) > 0 {
 		line := doc
 		if i := bytes.IndexByte(doc, '\n'); i >= 0 {
@@ -41,61 +27,100 @@ func splitBlockList(doc []byte) (list blockList, ok bool) {
 		} else {
 			doc = nil
 		}
-		switch {
-		case len(bytes.TrimSpace(line)) == 0:
-			if state == inItems && cur != nil {
-				cur = append(cur, '\n')
-			}
-			continue
-		case line[0] == '#':
-			continue // a comment in the first column belongs to no item
-		}
-		if state == inItems {
-			switch {
-			case bytes.HasPrefix(line, []byte("- ")):
-				flush()
-				cur = append([]byte{}, line[2:]...)
-				continue
-			case bytes.HasPrefix(line, []byte("  ")) && cur != nil:
-				cur = append(cur, line[2:]...)
-				continue
-			case line[0] == ' ' || line[0] == '-':
-				return blockList{}, false // not the shape kubectl writes
-			}
-			flush()
-			state = after
-			blockOpen = false
-		}
-		if line[0] == ' ' {
-			if !blockOpen {
-				return blockList{}, false
-			}
-			continue // inside a top-level block such as metadata
-		}
-		if line[0] == '-' {
+		if !s.line(line, emit) {
 			return blockList{}, false
-		}
-		key, value, found := strings.Cut(strings.TrimRight(string(line), "\r\n"), ":")
-		if !found {
-			return blockList{}, false
-		}
-		value = strings.TrimSpace(value)
-		blockOpen = value == ""
-		switch key {
-		case "items":
-			if value != "" || state != before {
-				return blockList{}, false // flow style, or a second items
-			}
-			state = inItems
-		case "kind":
-			list.kind = strings.Trim(value, `"'`)
-		case "apiVersion":
-			list.apiVersion = strings.Trim(value, `"'`)
 		}
 	}
-	flush()
-	if state == before || !strings.HasSuffix(list.kind, "List") {
+	if !s.end(emit) {
 		return blockList{}, false
 	}
+	list.apiVersion, list.kind = s.apiVersion, s.kind
 	return list, true
+}
+
+// blockListScanner splits a List document as splitBlockList does, fed one
+// line at a time, so that a dump is read item by item and never whole.
+type blockListScanner struct {
+	state            int
+	apiVersion, kind string
+	cur              []byte
+	// blockOpen is true after a top-level key with no value on its line, whose
+	// value follows indented (metadata:).
+	blockOpen bool
+}
+
+const (
+	beforeItems = iota
+	inItems
+	afterItems
+)
+
+// line takes the next line of the document (with its "\n"), passing emit
+// each item it completes; the item's bytes are emit's to keep. It returns
+// false when the document is not a List of the shape kubectl writes.
+func (s *blockListScanner) line(line []byte, emit func(item []byte)) bool {
+	switch {
+	case len(bytes.TrimSpace(line)) == 0:
+		if s.state == inItems && s.cur != nil {
+			s.cur = append(s.cur, '\n')
+		}
+		return true
+	case line[0] == '#':
+		return true // a comment in the first column belongs to no item
+	}
+	if s.state == inItems {
+		switch {
+		case bytes.HasPrefix(line, []byte("- ")):
+			s.flush(emit)
+			s.cur = append([]byte{}, line[2:]...)
+			return true
+		case bytes.HasPrefix(line, []byte("  ")) && s.cur != nil:
+			s.cur = append(s.cur, line[2:]...)
+			return true
+		case line[0] == ' ' || line[0] == '-':
+			return false // not the shape kubectl writes
+		}
+		s.flush(emit)
+		s.state = afterItems
+		s.blockOpen = false
+	}
+	if line[0] == ' ' {
+		// Inside a top-level block such as metadata, or not a List.
+		return s.blockOpen
+	}
+	if line[0] == '-' {
+		return false
+	}
+	key, value, found := strings.Cut(strings.TrimRight(string(line), "\r\n"), ":")
+	if !found {
+		return false
+	}
+	value = strings.TrimSpace(value)
+	s.blockOpen = value == ""
+	switch key {
+	case "items":
+		if value != "" || s.state != beforeItems {
+			return false // flow style, or a second items
+		}
+		s.state = inItems
+	case "kind":
+		s.kind = strings.Trim(value, `"'`)
+	case "apiVersion":
+		s.apiVersion = strings.Trim(value, `"'`)
+	}
+	return true
+}
+
+// end finishes the document, passing emit its last item; it returns false
+// when the document is not a List of the shape kubectl writes.
+func (s *blockListScanner) end(emit func(item []byte)) bool {
+	s.flush(emit)
+	return s.state != beforeItems && strings.HasSuffix(s.kind, "List")
+}
+
+func (s *blockListScanner) flush(emit func(item []byte)) {
+	if s.cur != nil {
+		emit(s.cur)
+		s.cur = nil
+	}
 }

@@ -1,0 +1,79 @@
+package cluster
+
+import (
+	"slices"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// trimDecoded drops from an object decoded from a dump the fields that no
+// part of a plan reads and that weigh most in a real cluster's objects:
+// a 150,000-pod snapshot would otherwise keep every container's
+// environment, probes and mounts, every container status's IDs and every
+// ReplicaSet's pod template. What remains is what the scheduler engine,
+// the strategies and the report read.
+func trimDecoded(obj runtime.Object) {
+	switch t := obj.(type) {
+	case *corev1.Pod:
+		for i := range t.Spec.InitContainers {
+			trimContainer(&t.Spec.InitContainers[i])
+		}
+		for i := range t.Spec.Containers {
+			trimContainer(&t.Spec.Containers[i])
+		}
+		for i := range t.Spec.EphemeralContainers {
+			trimContainer((*corev1.Container)(&t.Spec.EphemeralContainers[i].EphemeralContainerCommon))
+		}
+		for i := range t.Spec.Volumes {
+			// What a volume is matters (local storage, a claim), not
+			// what a projected one holds: the service account token of
+			// every pod.
+			if p := t.Spec.Volumes[i].Projected; p != nil {
+				p.Sources = nil
+			}
+		}
+		st := &t.Status
+		st.HostIP, st.HostIPs, st.PodIP, st.PodIPs = "", nil, "", nil
+		for _, list := range [][]corev1.ContainerStatus{st.InitContainerStatuses, st.ContainerStatuses, st.EphemeralContainerStatuses} {
+			for i := range list {
+				list[i].ImageID, list[i].ContainerID, list[i].VolumeMounts = "", "", nil
+			}
+		}
+		// The decoder grows slices by doubling; the snapshot keeps them
+		// for the whole run.
+		clip(&t.Spec.Containers)
+		clip(&t.Spec.Volumes)
+		clip(&t.Spec.Tolerations)
+		clip(&st.Conditions)
+		clip(&st.ContainerStatuses)
+	case *corev1.Node:
+		t.Status.NodeInfo = corev1.NodeSystemInfo{}
+		t.Status.Addresses = nil
+		t.Status.DaemonEndpoints = corev1.NodeDaemonEndpoints{}
+	case *appsv1.ReplicaSet:
+		t.Spec.Template = corev1.PodTemplateSpec{}
+	case *batchv1.Job:
+		t.Spec.Template = corev1.PodTemplateSpec{}
+	}
+}
+
+// trimContainer keeps what placing and evicting a pod read of a container:
+// its name, image, ports, resources and restart policy.
+func trimContainer(c *corev1.Container) {
+	c.Command, c.Args, c.WorkingDir = nil, nil, ""
+	c.Env, c.EnvFrom = nil, nil
+	c.VolumeMounts, c.VolumeDevices = nil, nil
+	c.LivenessProbe, c.ReadinessProbe, c.StartupProbe, c.Lifecycle = nil, nil, nil, nil
+	c.TerminationMessagePath, c.TerminationMessagePolicy, c.ImagePullPolicy = "", "", ""
+	c.SecurityContext = nil
+}
+
+// clip reallocates a slice whose capacity exceeds its length.
+func clip[T any](s *[]T) {
+	if cap(*s) > len(*s) {
+		*s = slices.Clone(*s)
+	}
+}

@@ -1,0 +1,131 @@
+package cluster
+
+import (
+	"bytes"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// A dump is decoded item by item; a document that turns out not to be a
+// List of the shape it started as is decoded again whole, as if it had
+// been read whole from the start, with no object or problem counted twice.
+func TestDecodeStreamsAndRereadsWhatIsNotAList(t *testing.T) {
+	pod := func(name string) string {
+		return "- apiVersion: v1\n  kind: Pod\n  metadata: {name: " + name + ", namespace: x}\n"
+	}
+	tests := []struct {
+		name  string
+		input string
+		pods  []string
+		nodes []string
+		err   string
+	}{
+		{name: "kubectl List, kind after the items", input: "apiVersion: v1\nitems:\n" + pod("a") + pod("b") + "kind: List\nmetadata: {}\n", pods: []string{"a", "b"}},
+		{
+			name:  "typed List whose kind comes after items without kind",
+			input: "apiVersion: v1\nitems:\n- metadata: {name: a, namespace: x}\n- metadata: {name: b, namespace: x}\nkind: PodList\n",
+			pods:  []string{"a", "b"},
+		},
+		{
+			name:  "an object with items that is not a List",
+			input: "apiVersion: v1\nitems:\n" + pod("a") + "kind: Node\nmetadata: {name: n1}\n",
+			nodes: []string{"n1"},
+		},
+		{
+			name:  "a List that changes shape after its items",
+			input: "apiVersion: v1\nkind: List\nitems:\n" + pod("a") + "metadata: {}\n- b\n",
+			err:   "document 1: ",
+		},
+		{
+			name:  "a bad item of a List read again is reported once",
+			input: "apiVersion: v1\nitems:\n- metadata: {name: a, namespace: x}\n  spec: {priority: high}\nkind: PodList\n",
+			err:   `Pod x/a: spec.priority: Invalid value: "high": must be a whole number from -2147483648 to 2147483647`,
+		},
+		{
+			name:  "documents after one read again",
+			input: "apiVersion: v1\nitems:\n- metadata: {name: a, namespace: x}\nkind: PodList\n---\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\napiVersion: v1\nkind: List\nitems:\n" + pod("b"),
+			pods:  []string{"a", "b"}, nodes: []string{"n1"},
+		},
+		{
+			name:  "JSON List, kind after the items",
+			input: `{"apiVersion":"v1","items":[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","namespace":"x"}}],"kind":"List","metadata":{}}`,
+			pods:  []string{"a"},
+		},
+		{
+			name:  "JSON typed List, kind after the items",
+			input: `{"apiVersion":"v1","items":[{"metadata":{"name":"a","namespace":"x"}},{"metadata":{"name":"b","namespace":"x"}}],"kind":"PodList"}`,
+			pods:  []string{"a", "b"},
+		},
+		{
+			name:  "JSON objects and Lists in a stream",
+			input: `{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"}} {"kind":"PodList","apiVersion":"v1","items":[{"metadata":{"name":"a","namespace":"x"}}]} {"apiVersion":"v1","items":[],"kind":"Node","metadata":{"name":"n2"}}`,
+			pods:  []string{"a"}, nodes: []string{"n1", "n2"},
+		},
+		{
+			name:  "JSON List with a syntax error after some items",
+			input: `{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","namespace":"x"}}, x]}`,
+			err:   "document 1: invalid character 'x' looking for beginning of value",
+		},
+		{
+			name:  "a typed List with a null item",
+			input: `{"apiVersion":"v1","kind":"PodList","items":[null]}`,
+			err:   "document 1: item 0: object has no kind",
+		},
+		{
+			name:  "an empty item of what is not a List",
+			input: "kind: 0\nitems:\n- \n",
+			err:   "document 1: kind: Invalid value: 0: must be a string",
+		},
+		{
+			name:  "JSON keys in another case, read as encoding/json reads them",
+			input: `{"apiVersion":"v1","Kind":"List","items":[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","namespace":"x"}}]}`,
+			pods:  []string{"a"},
+		},
+	}
+	for _, tt := range tests {
+		for _, seekable := range []bool{true, false} {
+			t.Run(tt.name, func(t *testing.T) {
+				var r io.Reader = strings.NewReader(tt.input)
+				if !seekable {
+					r = struct{ io.Reader }{r}
+				}
+				objs, _, err := Decode(r)
+				if tt.err != "" {
+					if err == nil || !strings.HasPrefix(err.Error(), tt.err) || strings.Count(err.Error(), "\n") > 0 {
+						t.Fatalf("Decode() error = %v, want one problem starting %q", err, tt.err)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				var pods, nodes []string
+				for _, p := range objs.Pods {
+					pods = append(pods, p.Name)
+				}
+				for _, n := range objs.Nodes {
+					nodes = append(nodes, n.Name)
+				}
+				if !slices.Equal(pods, tt.pods) || !slices.Equal(nodes, tt.nodes) {
+					t.Errorf("decoded pods %v and nodes %v, want %v and %v", pods, nodes, tt.pods, tt.nodes)
+				}
+			})
+		}
+	}
+}
+
+// A dump that starts in the middle of a file is read from there, and read
+// again from there.
+func TestDecodeFromAnOffset(t *testing.T) {
+	input := "ignored prefix\napiVersion: v1\nitems:\n- metadata: {name: a, namespace: x}\nkind: PodList\n"
+	r := bytes.NewReader([]byte(input))
+	if _, err := r.Seek(int64(len("ignored prefix\n")), io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	objs, _, err := Decode(r)
+	if err != nil || len(objs.Pods) != 1 {
+		t.Fatalf("decoded %d pods, error %v; want 1 pod", len(objs.Pods), err)
+	}
+}

@@ -1,0 +1,54 @@
+package synthetic
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+)
+
+// A written dump reads back, in YAML and in JSON, as the objects it was
+// written from: every object, with what a snapshot reads of it.
+func TestWriteListReadsBack(t *testing.T) {
+	objs := Generate(Spec{Seed: 7, Nodes: 12, Pods: 300, Namespaces: 3})
+	for _, opts := range []DumpOptions{
+		{Format: YAML},
+		{Format: YAML, Served: true, ManagedFields: true},
+		{Format: JSON, Served: true},
+	} {
+		t.Run(string(opts.Format), func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := WriteList(&buf, objs, opts); err != nil {
+				t.Fatal(err)
+			}
+			if opts.Format == YAML && !strings.HasPrefix(buf.String(), "apiVersion: v1\nitems:\n- ") {
+				t.Errorf("the dump does not start as kubectl prints a List: %.40q", buf.String())
+			}
+			got, ignored, err := cluster.Decode(&buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ignored) > 0 {
+				t.Errorf("ignored %s", cluster.IgnoredSummary(ignored))
+			}
+			if len(got.Nodes) != len(objs.Nodes) || len(got.Pods) != len(objs.Pods) || len(got.PDBs) != len(objs.PDBs) ||
+				len(got.ReplicaSets) != len(objs.ReplicaSets) || len(got.Namespaces) != len(objs.Namespaces) {
+				t.Fatalf("read %d nodes, %d pods, %d PDBs, %d ReplicaSets, %d namespaces; want %d, %d, %d, %d, %d",
+					len(got.Nodes), len(got.Pods), len(got.PDBs), len(got.ReplicaSets), len(got.Namespaces),
+					len(objs.Nodes), len(objs.Pods), len(objs.PDBs), len(objs.ReplicaSets), len(objs.Namespaces))
+			}
+			for i := range objs.Pods {
+				want, p := &objs.Pods[i], &got.Pods[i]
+				if p.Name != want.Name || p.Spec.NodeName != want.Spec.NodeName || !equality.Semantic.DeepEqual(p.Labels, want.Labels) ||
+					!equality.Semantic.DeepEqual(p.Spec.Containers[0].Resources, want.Spec.Containers[0].Resources) ||
+					!equality.Semantic.DeepEqual(p.Spec.Affinity, want.Spec.Affinity) || p.ManagedFields != nil {
+					t.Fatalf("pod %d reads back as %s on %q, want %s on %q, with the same labels, requests and affinity and no managed fields",
+						i, p.Name, p.Spec.NodeName, want.Name, want.Spec.NodeName)
+				}
+			}
+		})
+	}
+}

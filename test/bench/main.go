@@ -1,0 +1,232 @@
+// Command bench measures `rebalancer plan --snapshot` on generated dumps of
+// growing clusters (30 pods a node) with every strategy but
+// HighNodeUtilization and no limits (every-strategy.yaml), and prints the
+// planning time (the `Planned … took=` line), the wall time and the peak
+// RSS of the whole process, medians of several runs, and whether they grow
+// within n·log n in pods. `make bench` runs it; the dumps are cached, as
+// writing a 10,000-node dump takes minutes.
+//
+//	go run ./test/bench -nodes 1000,2000,5000,10000 -runs 3
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/kube-rebalancer/rebalancer/cluster/synthetic"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// dumpVersion names the dumps' generation in the cache: change it when the
+// generator or the dump writer changes what they write.
+const dumpVersion = 2
+
+func run(args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	sizes := fs.String("nodes", "1000,2000,5000,10000", "cluster sizes in nodes, comma-separated")
+	podsPerNode := fs.Int("pods-per-node", 30, "pods per node")
+	runs := fs.Int("runs", 3, "runs per size; the table shows medians")
+	binary := fs.String("rebalancer", "", "the rebalancer binary (default: built from ./cmd/rebalancer)")
+	cache := fs.String("cache", defaultCache(), "where the dumps are kept between runs")
+	policy := fs.String("policy", "test/bench/every-strategy.yaml", "the policy")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var nodes []int
+	for f := range strings.SplitSeq(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return fmt.Errorf("-nodes: %q is not a number of nodes", f)
+		}
+		nodes = append(nodes, n)
+	}
+	if *binary == "" {
+		dir, err := os.MkdirTemp("", "rebalancer-bench")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		*binary = filepath.Join(dir, "rebalancer")
+		build := exec.Command("go", "build", "-o", *binary, "./cmd/rebalancer")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			return fmt.Errorf("building rebalancer: %w", err)
+		}
+	}
+	if err := os.MkdirAll(*cache, 0o755); err != nil {
+		return err
+	}
+	var rows []row
+	for _, n := range nodes {
+		r := row{nodes: n, pods: n * *podsPerNode}
+		dump, err := cachedDump(*cache, r.nodes, r.pods)
+		if err != nil {
+			return err
+		}
+		st, err := os.Stat(dump)
+		if err != nil {
+			return err
+		}
+		r.dumpBytes = st.Size()
+		var plans, walls []time.Duration
+		var rss []int64
+		for range *runs {
+			m, err := measure(*binary, dump, *policy)
+			if err != nil {
+				return fmt.Errorf("%d nodes: %w", n, err)
+			}
+			plans, walls, rss = append(plans, m.planning), append(walls, m.wall), append(rss, m.peakRSS)
+		}
+		r.planning, r.wall, r.peakRSS = median(plans), median(walls), median(rss)
+		rows = append(rows, r)
+		fmt.Fprintf(os.Stderr, "%d nodes: planning %v, wall %v, peak RSS %s\n", n, r.planning, r.wall, mib(r.peakRSS))
+	}
+	printTable(out, rows, *runs)
+	return nil
+}
+
+type row struct {
+	nodes, pods    int
+	dumpBytes      int64
+	planning, wall time.Duration
+	peakRSS        int64
+}
+
+func defaultCache() string {
+	if dir, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(dir, "rebalancer", "bench")
+	}
+	return filepath.Join(os.TempDir(), "rebalancer-bench")
+}
+
+// cachedDump writes the dump of a cluster of the given size unless the
+// cache holds it.
+func cachedDump(cache string, nodes, pods int) (string, error) {
+	path := filepath.Join(cache, fmt.Sprintf("v%d-nodes%d-pods%d-seed1.yaml", dumpVersion, nodes, pods))
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
+	}
+	fmt.Fprintf(os.Stderr, "writing the dump of %d nodes and %d pods to %s\n", nodes, pods, path)
+	tmp, err := os.CreateTemp(cache, "dump-*.yaml")
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = os.Remove(tmp.Name()) }()
+	objs := synthetic.Generate(synthetic.Spec{Seed: 1, Nodes: nodes, Zones: 3, Pods: pods})
+	err = synthetic.WriteList(tmp, objs, synthetic.DumpOptions{Served: true})
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", err
+	}
+	return path, os.Rename(tmp.Name(), path)
+}
+
+type measurement struct {
+	planning, wall time.Duration
+	peakRSS        int64 // bytes
+}
+
+var plannedTook = regexp.MustCompile(`"Planned".* took="([^"]+)"`)
+
+// measure runs one plan, as a user runs it, and reads the planning time
+// from its log and the peak RSS from the kernel's accounting of the child.
+func measure(binary, dump, policy string) (measurement, error) {
+	cmd := exec.Command(binary, "plan", "--snapshot", dump, "--policy", policy, "--now", "2026-01-01T00:00:00Z", "-o", "json", "-v=1")
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	if err != nil {
+		return measurement{}, fmt.Errorf("%w: %s", err, lastLines(stderr.String(), 5))
+	}
+	m := plannedTook.FindStringSubmatch(stderr.String())
+	if m == nil {
+		return measurement{}, errors.New("no Planned line in the log")
+	}
+	planning, err := time.ParseDuration(m[1])
+	if err != nil {
+		return measurement{}, err
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return measurement{}, errors.New("no resource usage of the child on this system")
+	}
+	return measurement{planning: planning, wall: wall, peakRSS: ru.Maxrss * 1024}, nil
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+func median[T int64 | time.Duration](xs []T) T {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func mib(b int64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
+
+// nlogn is the growth allowed from pods a to pods b.
+func nlogn(a, b int) float64 {
+	return float64(b) * math.Log(float64(b)) / (float64(a) * math.Log(float64(a)))
+}
+
+func printTable(out io.Writer, rows []row, runs int) {
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(w, "nodes\tpods\tdump\tplanning\twall\tpeak RSS\tRSS/dump\n")
+	for _, r := range rows {
+		fmt.Fprintf(w, "%d\t%d\t%s\t%v\t%v\t%s\t%.2f×\n", r.nodes, r.pods, mib(r.dumpBytes), r.planning.Round(time.Millisecond),
+			r.wall.Round(10*time.Millisecond), mib(r.peakRSS), float64(r.peakRSS)/float64(r.dumpBytes))
+	}
+	_ = w.Flush()
+	fmt.Fprintf(out, "(medians of %d runs; every strategy but HighNodeUtilization, no limits)\n", runs)
+	bw := bufio.NewWriter(out)
+	defer func() { _ = bw.Flush() }()
+	for i := 1; i < len(rows); i++ {
+		a, b := rows[i-1], rows[i]
+		allowed := nlogn(a.pods, b.pods)
+		for _, q := range []struct {
+			name string
+			x, y float64
+		}{
+			{"planning", float64(a.planning), float64(b.planning)},
+			{"wall", float64(a.wall), float64(b.wall)},
+			{"peak RSS", float64(a.peakRSS), float64(b.peakRSS)},
+		} {
+			growth := q.y / q.x
+			verdict := "within n·log n"
+			if growth > allowed {
+				verdict = "grows FASTER than n·log n"
+			}
+			fmt.Fprintf(bw, "%d → %d pods: %s ×%.2f (n·log n allows ×%.2f): %s\n", a.pods, b.pods, q.name, growth, allowed, verdict)
+		}
+	}
+}
