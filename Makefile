@@ -31,13 +31,11 @@ unit:
 e2e:
 	$(GO) test -race -timeout $(TEST_TIMEOUT) ./test/...
 
-# One fuzz test per decoder of user input: the policy, a cluster dump (and
-# its reader of kubectl's YAML, against the YAML library), a
+# One fuzz test per decoder of user input: the policy, a cluster dump, a
 # KubeSchedulerConfiguration (go test fuzzes one target per run).
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZ_TIME) ./policy
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZ_TIME) ./cluster
-	$(GO) test -run '^$$' -fuzz '^FuzzBlockYAMLToJSON$$' -fuzztime $(FUZZ_TIME) ./cluster
 	$(GO) test -run '^$$' -fuzz '^FuzzLoadProfiles$$' -fuzztime $(FUZZ_TIME) ./scheduler
 
 # Not part of `make test`: the table of planning time and peak RSS of

@@ -306,9 +306,8 @@ func (o *Objects) addListItem(raw json.RawMessage, apiVersion, kind string, doc,
 // item by item. The error is the stream's, when it cannot be read; bad
 // holds what is wrong with its content.
 func (o *Objects) decodeYAML(lines *lineReader, ignored map[string]int, bad *objectErrors) error {
-	var scalars scalarCache
 	for doc := 1; ; doc++ {
-		data, err := o.streamYAMLList(lines, doc, ignored, bad, &scalars)
+		data, err := o.streamYAMLList(lines, doc, ignored, bad)
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -321,16 +320,14 @@ func (o *Objects) decodeYAML(lines *lineReader, ignored map[string]int, bad *obj
 		if list, ok := splitBlockList(data); ok {
 			o.listed(strings.TrimSuffix(list.kind, "List"))
 			for i, it := range list.items {
-				o.addYAMLItem(it, list.apiVersion, list.kind, doc, i, ignored, bad, &scalars)
+				o.addYAMLItem(it, list.apiVersion, list.kind, doc, i, ignored, bad)
 			}
 			continue
 		}
-		raw, ok := blockYAMLToJSON(data, &scalars)
-		if !ok {
-			if raw, err = yaml.YAMLToJSON(data); err != nil {
-				bad.add(document(doc), err.Error())
-				continue
-			}
+		raw, err := yaml.YAMLToJSON(data)
+		if err != nil {
+			bad.add(document(doc), err.Error())
+			continue
 		}
 		raw = bytes.TrimSpace(raw)
 		if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
@@ -343,7 +340,7 @@ func (o *Objects) decodeYAML(lines *lineReader, ignored map[string]int, bad *obj
 // streamYAMLList decodes the next document, item by item, when it is a
 // List as kubectl writes it; otherwise it returns the document whole for
 // the caller to decode. io.EOF is the end of the stream.
-func (o *Objects) streamYAMLList(lines *lineReader, doc int, ignored map[string]int, bad *objectErrors, scalars *scalarCache) ([]byte, error) {
+func (o *Objects) streamYAMLList(lines *lineReader, doc int, ignored map[string]int, bad *objectErrors) ([]byte, error) {
 	start := lines.offset
 	cp := o.checkpoint(ignored, bad)
 	var (
@@ -360,7 +357,7 @@ func (o *Objects) streamYAMLList(lines *lineReader, doc int, ignored map[string]
 			itemsKind = s.apiVersion + " " + s.kind
 		}
 		mixed = mixed || itemsKind != s.apiVersion+" "+s.kind
-		o.addYAMLItem(it, s.apiVersion, s.kind, doc, items, ignored, bad, scalars)
+		o.addYAMLItem(it, s.apiVersion, s.kind, doc, items, ignored, bad)
 		items++
 	}
 	for {
@@ -413,14 +410,11 @@ func (o *Objects) streamYAMLList(lines *lineReader, doc int, ignored map[string]
 }
 
 // addYAMLItem adds an item of a List whose kind and apiVersion are known.
-func (o *Objects) addYAMLItem(it []byte, apiVersion, kind string, doc, i int, ignored map[string]int, bad *objectErrors, scalars *scalarCache) {
-	raw, ok := blockYAMLToJSON(it, scalars)
-	if !ok {
-		var err error
-		if raw, err = yaml.YAMLToJSON(it); err != nil {
-			bad.add(item(doc, i), err.Error())
-			return
-		}
+func (o *Objects) addYAMLItem(it []byte, apiVersion, kind string, doc, i int, ignored map[string]int, bad *objectErrors) {
+	raw, err := yaml.YAMLToJSON(it)
+	if err != nil {
+		bad.add(item(doc, i), err.Error())
+		return
 	}
 	o.addListItem(raw, apiVersion, kind, doc, i, ignored, bad)
 }

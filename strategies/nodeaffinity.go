@@ -54,7 +54,11 @@ func (s nodeAffinity) Run(in *Input) {
 // requiredMismatch says how the node fails the pod's nodeSelector or
 // required node affinity, or "" when it matches.
 func requiredMismatch(in *Input, p *cluster.Pod, n *cluster.Node) string {
-	if in.placement(p).affinity[n.Index()] {
+	// Only the pod's own node is asked about. The placement table answers
+	// for every node at once, and is shared by the pods of one spec; but a
+	// DaemonSet's pods each require their own node (matchFields
+	// metadata.name), and a table apiece would cost nodes² matches.
+	if ok, err := nodeaffinity.GetRequiredNodeAffinity(p.Pod).Match(n.Node); ok && err == nil {
 		return ""
 	}
 	keys := make([]string, 0, len(p.Spec.NodeSelector))
