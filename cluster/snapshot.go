@@ -13,6 +13,7 @@ import (
 	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Objects are the API objects a Snapshot is built from.
@@ -34,6 +35,16 @@ type Objects struct {
 	// StateConfigMaps are rebalancer's own state ConfigMaps found in a dump:
 	// they carry the eviction history a dry run would see.
 	StateConfigMaps []corev1.ConfigMap
+	// NodeMetrics and PodMetrics are the metrics.k8s.io samples of the
+	// nodes' and pods' usage, read when a policy balances on usage.
+	NodeMetrics []NodeMetrics
+	PodMetrics  []PodMetrics
+	// NodeScores are the samples of a Prometheus query that rates each
+	// node's utilization between 0 and 1.
+	NodeScores []NodeScore
+	// MetricsReadAt is when the metrics were read from a live cluster; zero
+	// for a dump, whose newest node sample stands for it.
+	MetricsReadAt metav1.Time
 	// ListedKinds are the kinds of the typed Lists a dump held
 	// (PodDisruptionBudgetList), empty ones included: a kind listed so was
 	// looked for, and its absence means the cluster has none. See Gaps.
@@ -80,6 +91,10 @@ type Snapshot struct {
 	workloads       map[Workload][]*Pod
 	jobs            map[string]*batchv1.Job
 	replicas        replicaCounts
+
+	// usageAt is the moment a node's sample is judged stale against
+	// (MaxUsageAge before it); zero when the snapshot has no node sample.
+	usageAt time.Time
 
 	// id identifies this snapshot as the owner of the nodes it may edit in
 	// place; see Fork.
@@ -145,8 +160,10 @@ func New(objs Objects, now time.Time) (*Snapshot, error) {
 	s.pods = make([]*Pod, len(pods))
 	s.placement = make([]int32, len(pods))
 	scratch := corev1.ResourceList{}
+	podUsage := podSamples(objs.PodMetrics)
 	for i, p := range pods {
 		pod := newPodWith(p, i, scratch)
+		pod.Usage = podUsage[p.Namespace+"/"+p.Name]
 		if _, dup := s.podIndex[pod.Key]; dup {
 			return nil, fmt.Errorf("pod %s appears twice", pod.Key)
 		}
@@ -172,6 +189,8 @@ func New(objs Objects, now time.Time) (*Snapshot, error) {
 			s.placement[i] = int32(ni)
 		}
 	}
+
+	s.attachUsage(&objs)
 
 	pdbs := make([]*policyv1.PodDisruptionBudget, len(objs.PDBs))
 	for i := range objs.PDBs {
