@@ -45,6 +45,9 @@ type Objects struct {
 	// MetricsReadAt is when the metrics were read from a live cluster; zero
 	// for a dump, whose newest node sample stands for it.
 	MetricsReadAt metav1.Time
+	// MetricsError says why the metrics a policy asks for could not be
+	// read; empty when they were, or were not asked for.
+	MetricsError string
 	// ListedKinds are the kinds of the typed Lists a dump held
 	// (PodDisruptionBudgetList), empty ones included: a kind listed so was
 	// looked for, and its absence means the cluster has none. See Gaps.
@@ -95,6 +98,8 @@ type Snapshot struct {
 	// usageAt is the moment a node's sample is judged stale against
 	// (MaxUsageAge before it); zero when the snapshot has no node sample.
 	usageAt time.Time
+	// metricsError: see Objects.MetricsError.
+	metricsError string
 
 	// id identifies this snapshot as the owner of the nodes it may edit in
 	// place; see Fork.

@@ -170,10 +170,14 @@ func (s *Snapshot) attachUsage(objs *Objects) {
 		}
 	}
 	s.usageAt = newest
+	s.metricsError = objs.MetricsError
 	if !objs.MetricsReadAt.IsZero() {
 		s.usageAt = objs.MetricsReadAt.UTC()
 	}
 }
+
+// MetricsError says why the metrics could not be read, or "".
+func (s *Snapshot) MetricsError() string { return s.metricsError }
 
 // HasUsage reports whether the snapshot holds metrics.k8s.io node samples.
 func (s *Snapshot) HasUsage() bool {
