@@ -2,6 +2,7 @@ package policy
 
 import (
 	"net/url"
+	"sort"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -224,4 +225,24 @@ func (p *RebalancePolicy) validateMetricsSources() field.ErrorList {
 		}
 	}
 	return errs
+}
+
+// MetricsNeeded says which usage the enabled strategies read: the metrics
+// API, and the Prometheus queries (each once, sorted).
+func (p *Policy) MetricsNeeded() (kubernetes bool, queries []string) {
+	for _, n := range p.Global().Strategies.List() {
+		m, ok := n.Args.(interface{ Metrics() *MetricsUtilization })
+		if !ok {
+			continue
+		}
+		mu := m.Metrics()
+		if mu.Kubernetes() {
+			kubernetes = true
+		}
+		if q := mu.PrometheusQuery(); q != "" && !contains(queries, q) {
+			queries = append(queries, q)
+		}
+	}
+	sort.Strings(queries)
+	return kubernetes, queries
 }
