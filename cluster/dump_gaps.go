@@ -10,7 +10,7 @@ import (
 )
 
 // DumpCommand is the kubectl command that dumps everything a plan reads.
-const DumpCommand = "kubectl get nodes,pods,pdb,namespaces,replicasets,statefulsets,jobs,priorityclasses,configmaps -A -o yaml"
+const DumpCommand = "kubectl get nodes,pods,pdb,namespaces,replicasets,statefulsets,jobs,priorityclasses,configmaps,pv,pvc,storageclasses,csinodes -A -o yaml"
 
 // DumpNeeds are what a policy reads from the kinds a dump may leave out; the
 // objects themselves show the rest.
@@ -77,6 +77,7 @@ func (g Gap) Warning(path string) string {
 func Gaps(objs Objects, needs DumpNeeds) []Gap {
 	var (
 		controlled, ofReplicaSets, ofStatefulSets, ofJobs int
+		withClaims                                        int
 		nsSelectors                                       bool
 		classes                                           []string
 	)
@@ -93,6 +94,9 @@ func Gaps(objs Objects, needs DumpNeeds) []Gap {
 			if c.Kind == "Job" && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
 				ofJobs++
 			}
+		}
+		if UsesClaims(p) && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+			withClaims++
 		}
 		nsSelectors = nsSelectors || hasNamespaceSelector(p.Spec.Affinity)
 		// Only a pod written by hand names a class with no priority: the
@@ -135,6 +139,13 @@ func Gaps(objs Objects, needs DumpNeeds) []Gap {
 			Kind: "Job", Resource: "jobs",
 			Because: count(ofJobs, "unfinished pod is owned by a Job", "unfinished pods are owned by Jobs"),
 			Effect:  "whether their Jobs' podFailurePolicy ignores disruptions is unknown, so they stay in place as pods whose eviction would cost their Job a retry",
+		})
+	}
+	if withClaims > 0 && !objs.VolumesListed && len(objs.PersistentVolumeClaims)+len(objs.PersistentVolumes)+len(objs.StorageClasses)+len(objs.CSINodes) == 0 {
+		gaps = append(gaps, Gap{
+			Kind: "PersistentVolumeClaim", Resource: "pv,pvc,storageclasses,csinodes",
+			Because: count(withClaims, "pod uses a PersistentVolumeClaim", "pods use PersistentVolumeClaims"),
+			Effect:  "where they could start is unknown (their volumes' node affinity and zones, their classes, CSI volume limits), so they stay in place",
 		})
 	}
 	if len(objs.Pods) > 0 && missing("Namespace", len(objs.Namespaces)) {

@@ -98,6 +98,17 @@ spec: {replicas: 3, serviceName: postgres, selector: {matchLabels: {app: postgre
 `
 	gapNamespace     = "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n"
 	gapPriorityClass = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: system-node-critical}\nvalue: 2000001000\n"
+	// A pod with a claim, and the claim.
+	gapClaimPod = `apiVersion: v1
+kind: Pod
+metadata: {name: db-0, namespace: shop}
+spec:
+  nodeName: node-a
+  containers: [{name: db, image: db}]
+  volumes: [{name: data, persistentVolumeClaim: {claimName: data-db-0}}]
+`
+	gapClaim          = "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data-db-0, namespace: shop}\n"
+	gapEmptyClaimList = "apiVersion: v1\nkind: PersistentVolumeClaimList\nitems: []\n"
 	// What the API server returns for a LIST of a kind the cluster has none of.
 	gapEmptyPDBList = "apiVersion: policy/v1\nkind: PodDisruptionBudgetList\nmetadata: {resourceVersion: \"7\"}\nitems: []\n"
 	gapEmptyRSList  = "{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSetList\",\"items\":[]}\n"
@@ -130,6 +141,19 @@ func TestGaps(t *testing.T) {
 			name: "kubectl's empty generic List names no kind",
 			docs: []string{gapNode, gapNamespace, gapEmptyKubectlList, gapDeploymentPod},
 			want: []string{"PodDisruptionBudget?", "ReplicaSet"},
+		},
+		{
+			name: "a pod with a claim and no volume of any kind",
+			docs: []string{gapNode, gapClaimPod},
+			want: []string{"PersistentVolumeClaim"},
+		},
+		{
+			name: "a pod with a claim, and the claims",
+			docs: []string{gapNode, gapClaimPod, gapClaim},
+		},
+		{
+			name: "a pod with a claim, and a typed empty List of claims",
+			docs: []string{gapNode, gapClaimPod, gapEmptyClaimList},
 		},
 		{
 			name: "bare pods need neither PDBs nor ReplicaSets",

@@ -18,6 +18,7 @@ import (
 	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -35,6 +36,7 @@ var dumpScheme = func() *runtime.Scheme {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
 		corev1.AddToScheme, appsv1.AddToScheme, batchv1.AddToScheme, policyv1.AddToScheme, schedulingv1.AddToScheme, nodev1.AddToScheme,
+		storagev1.AddToScheme,
 	} {
 		utilruntime.Must(add(s))
 	}
@@ -48,7 +50,7 @@ var dumpDecoder = serializer.NewCodecFactory(dumpScheme).UniversalDeserializer()
 
 // ReadFile reads the objects of a cluster dump, as written by
 //
-//	kubectl get nodes,pods,pdb,namespaces,replicasets,statefulsets,jobs,priorityclasses,configmaps -A -o yaml
+//	kubectl get nodes,pods,pdb,namespaces,replicasets,statefulsets,jobs,priorityclasses,configmaps,pv,pvc,storageclasses,csinodes -A -o yaml
 //
 // The file may hold a List (kind: List or any *List kind), a stream of YAML
 // documents separated by "---", a stream of JSON objects, or a mix. Objects of
@@ -261,6 +263,10 @@ func (o *Objects) listed(itemKind string) {
 		o.ListedKinds = make(map[string]bool)
 	}
 	o.ListedKinds[itemKind] = true
+	switch itemKind {
+	case "PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode":
+		o.VolumesListed = true
+	}
 }
 
 // withDefaultType sets kind and apiVersion on an item of a typed list when
@@ -342,6 +348,14 @@ func (o *Objects) addObject(raw json.RawMessage, ignored map[string]int, explain
 		o.NodeMetrics = append(o.NodeMetrics, *t)
 	case *PodMetrics:
 		o.PodMetrics = append(o.PodMetrics, *t)
+	case *corev1.PersistentVolume:
+		o.PersistentVolumes = append(o.PersistentVolumes, *t)
+	case *corev1.PersistentVolumeClaim:
+		o.PersistentVolumeClaims = append(o.PersistentVolumeClaims, *t)
+	case *storagev1.StorageClass:
+		o.StorageClasses = append(o.StorageClasses, *t)
+	case *storagev1.CSINode:
+		o.CSINodes = append(o.CSINodes, *t)
 	case *corev1.ConfigMap:
 		if t.Labels[ManagedByLabel] != ManagedBy {
 			ignored[gvk.Kind]++

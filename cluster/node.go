@@ -81,6 +81,7 @@ type Node struct {
 	hostPorts                []HostPort
 	withAffinity             []*Pod
 	withRequiredAntiAffinity []*Pod
+	withVolumes              []*Pod
 
 	index int
 	owner uint64
@@ -108,6 +109,10 @@ func (n *Node) PodsWithAffinity() []*Pod { return n.withAffinity }
 // PodsWithRequiredAntiAffinity returns the node's pods that have a required
 // anti-affinity term.
 func (n *Node) PodsWithRequiredAntiAffinity() []*Pod { return n.withRequiredAntiAffinity }
+
+// PodsWithVolumes returns the pods on the node that may have volumes a
+// CSI driver attaches there (see AttachesVolumes). Do not modify the slice.
+func (n *Node) PodsWithVolumes() []*Pod { return n.withVolumes }
 
 // Unschedulable reports whether the node is cordoned.
 func (n *Node) Unschedulable() bool { return n.Spec.Unschedulable }
@@ -178,6 +183,9 @@ func (n *Node) add(p *Pod) {
 	if p.HasRequiredAntiAffinity() {
 		n.withRequiredAntiAffinity = append(n.withRequiredAntiAffinity, p)
 	}
+	if AttachesVolumes(p.Pod) {
+		n.withVolumes = append(n.withVolumes, p)
+	}
 }
 
 // remove takes p's accounting off the node. It reports false when p is not
@@ -208,6 +216,7 @@ func (n *Node) remove(p *Pod) bool {
 	}
 	n.withAffinity = deletePod(n.withAffinity, p)
 	n.withRequiredAntiAffinity = deletePod(n.withRequiredAntiAffinity, p)
+	n.withVolumes = deletePod(n.withVolumes, p)
 	return true
 }
 
@@ -222,6 +231,7 @@ func (n *Node) clone(owner uint64) *Node {
 	c.hostPorts = slices.Clone(n.hostPorts)
 	c.withAffinity = slices.Clone(n.withAffinity)
 	c.withRequiredAntiAffinity = slices.Clone(n.withRequiredAntiAffinity)
+	c.withVolumes = slices.Clone(n.withVolumes)
 	c.owner = owner
 	return &c
 }

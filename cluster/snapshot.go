@@ -13,6 +13,7 @@ import (
 	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -32,6 +33,16 @@ type Objects struct {
 	// Jobs tell whether evicting one of their pods costs the Job a retry
 	// (see JobOf).
 	Jobs []batchv1.Job
+	// PersistentVolumes, PersistentVolumeClaims, StorageClasses and CSINodes
+	// decide where a pod with volumes can start (see VolumesKnown); they
+	// are trimmed to what scheduling reads as the snapshot is built.
+	PersistentVolumes      []corev1.PersistentVolume
+	PersistentVolumeClaims []corev1.PersistentVolumeClaim
+	StorageClasses         []storagev1.StorageClass
+	CSINodes               []storagev1.CSINode
+	// VolumesListed says that the four kinds above were read, even if the
+	// cluster has none of them.
+	VolumesListed bool
 	// StateConfigMaps are rebalancer's own state ConfigMaps found in a dump:
 	// they carry the eviction history a dry run would see.
 	StateConfigMaps []corev1.ConfigMap
@@ -94,6 +105,7 @@ type Snapshot struct {
 	workloads       map[Workload][]*Pod
 	jobs            map[string]*batchv1.Job
 	replicas        replicaCounts
+	vol             volumes
 
 	// usageAt is the moment a node's sample is judged stale against
 	// (MaxUsageAge before it); zero when the snapshot has no node sample.
@@ -196,6 +208,9 @@ func New(objs Objects, now time.Time) (*Snapshot, error) {
 	}
 
 	s.attachUsage(&objs)
+	s.vol = newVolumes(&objs)
+	s.vol.indexClaimUsers(s.pods)
+	s.vol.indexCSINodes(s.nodes)
 
 	pdbs := make([]*policyv1.PodDisruptionBudget, len(objs.PDBs))
 	for i := range objs.PDBs {

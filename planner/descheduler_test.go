@@ -396,3 +396,133 @@ func moves(p *Plan) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// Profiles whose DefaultEvictors differ plan what the descheduler plans:
+// each strategy evicts by its own profile's settings, as the RebalancePolicy
+// with a strategy's own evictable does.
+func TestDeschedulerProfilesWithTheirOwnEvictors(t *testing.T) {
+	const (
+		v1alpha2 = "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\n"
+		v1alpha1 = "apiVersion: descheduler/v1alpha1\nkind: DeschedulerPolicy\n"
+		native   = "apiVersion: rebalancer.dev/v1alpha1\nkind: RebalancePolicy\ncooldown: 0s\nevictable: {jobPods: true, doNotDisruptPods: true}\n"
+	)
+	emptyDir := corev1.Volume{Name: "cache", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}
+	web := func(name string) *ct.PodBuilder {
+		return ct.Pod("shop", name).On("n1").Requests("100m", "64Mi").Deployment("web").CreatedAgo(48 * time.Hour)
+	}
+	tests := []struct {
+		name     string
+		objs     []any
+		native   string
+		v1alpha2 string
+		v1alpha1 string // "" where v1alpha1 cannot say it
+		// moved lists each pod moved, by which strategy
+		moved string
+	}{
+		{
+			// The crash-looping pod's emptyDir may go; the cache of a pod
+			// that is merely old may not.
+			name: "local storage allowed in one profile",
+			objs: []any{web("crashy").Volume(emptyDir).Restarts(20), web("cache").Volume(emptyDir), web("old")},
+			native: `strategies:
+  RemovePodsHavingTooManyRestarts: {podRestartThreshold: 10, evictable: {localStorage: true}}
+  PodLifeTime: {maxPodLifeTimeSeconds: 86400}
+`,
+			v1alpha2: `profiles:
+  - name: restarts
+    pluginConfig:
+    - name: DefaultEvictor
+      args:
+        evictLocalStoragePods: true
+    - name: RemovePodsHavingTooManyRestarts
+      args:
+        podRestartThreshold: 10
+    plugins:
+      deschedule:
+        enabled: [RemovePodsHavingTooManyRestarts]
+  - name: lifetime
+    pluginConfig:
+    - name: PodLifeTime
+      args:
+        maxPodLifeTimeSeconds: 86400
+    plugins:
+      deschedule:
+        enabled: [PodLifeTime]
+`,
+			moved: "shop/crashy RemovePodsHavingTooManyRestarts, shop/old PodLifeTime",
+		},
+		{
+			name: "a priority threshold in one profile",
+			objs: []any{web("crashy").Priority(5000).Restarts(20), web("important").Priority(5000), web("old")},
+			native: `strategies:
+  RemovePodsHavingTooManyRestarts: {podRestartThreshold: 10}
+  PodLifeTime: {maxPodLifeTimeSeconds: 86400, evictable: {priorityThreshold: {value: 1000}}}
+`,
+			v1alpha2: `profiles:
+  - name: restarts
+    pluginConfig:
+    - name: RemovePodsHavingTooManyRestarts
+      args:
+        podRestartThreshold: 10
+    plugins:
+      deschedule:
+        enabled: [RemovePodsHavingTooManyRestarts]
+  - name: lifetime
+    pluginConfig:
+    - name: DefaultEvictor
+      args:
+        priorityThreshold: {value: 1000}
+    - name: PodLifeTime
+      args:
+        maxPodLifeTimeSeconds: 86400
+    plugins:
+      deschedule:
+        enabled: [PodLifeTime]
+`,
+			v1alpha1: `strategies:
+  RemovePodsHavingTooManyRestarts:
+    enabled: true
+    params:
+      podsHavingTooManyRestarts: {podRestartThreshold: 10}
+  PodLifeTime:
+    enabled: true
+    params:
+      podLifeTime: {maxPodLifeTimeSeconds: 86400}
+      thresholdPriority: 1000
+`,
+			moved: "shop/crashy RemovePodsHavingTooManyRestarts, shop/old PodLifeTime",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objs := append([]any{ct.Node("n1"), ct.Node("n2"), ct.DeploymentReplicaSet("shop", "web")}, tt.objs...)
+			snap := ct.Snapshot(t, objs...)
+			plan := func(doc string) *Plan {
+				t.Helper()
+				pol, err := policy.Load([]byte(doc), "policy.yaml")
+				if err != nil {
+					t.Fatal(err)
+				}
+				return (&Planner{Policy: pol, Placer: engine(t)}).Plan(snap)
+			}
+			nativePlan := plan(native + tt.native)
+			var moved []string
+			for _, m := range nativePlan.Moves {
+				moved = append(moved, m.Pod+" "+m.Strategy)
+			}
+			if got := strings.Join(moved, ", "); got != tt.moved {
+				t.Fatalf("the RebalancePolicy moves %s, want %s", got, tt.moved)
+			}
+			want := moves(nativePlan)
+			if got := moves(plan(v1alpha2 + tt.v1alpha2)); got != want {
+				t.Errorf("descheduler/v1alpha2 plans\n%s\nthe RebalancePolicy\n%s", got, want)
+			}
+			if tt.v1alpha1 == "" {
+				return
+			}
+			if got := moves(plan(v1alpha1 + tt.v1alpha1)); got != want {
+				t.Errorf("descheduler/v1alpha1 plans\n%s\nthe RebalancePolicy\n%s", got, want)
+			}
+		})
+	}
+}

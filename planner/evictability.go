@@ -35,8 +35,9 @@ const (
 // threshold of protected priorities.
 const systemClusterCritical = "system-cluster-critical"
 
-// protection returns why the pod may not be evicted by policy, or "".
-func protection(snap *cluster.Snapshot, pol *policy.Policy, s *policy.Settings, p *cluster.Pod) (Category, string) {
+// protection returns why the pod may not be evicted by policy, or "": ev
+// are the evictable settings of the strategy that would move it.
+func protection(snap *cluster.Snapshot, pol *policy.Policy, ev *policy.Evictable, p *cluster.Pod) (Category, string) {
 	// Never, whatever the policy says: the kubelet owns static pods, a
 	// DaemonSet recreates its pod on the same node, and a terminating pod is
 	// already leaving.
@@ -54,7 +55,7 @@ func protection(snap *cluster.Snapshot, pol *policy.Policy, s *policy.Settings, 
 	// Like the namespaces setting, and as the descheduler's
 	// namespaceLabelSelector, the selector chooses where rebalancer works at
 	// all: a pod's own annotation does not take it past.
-	if !s.Evictable.SelectsNamespace(snap.NamespaceLabels(p.Namespace)) {
+	if !ev.SelectsNamespace(snap.NamespaceLabels(p.Namespace)) {
 		return Excluded, fmt.Sprintf("namespace %s is not selected by evictable.namespaceSelector", p.Namespace)
 	}
 	switch p.Annotations[EvictAnnotation] {
@@ -66,7 +67,6 @@ func protection(snap *cluster.Snapshot, pol *policy.Policy, s *policy.Settings, 
 	if _, ok := p.Annotations[DeschedulerEvictAnnotation]; ok {
 		return "", ""
 	}
-	ev := &s.Evictable
 	if !ev.Matches(p.Labels) {
 		return Protected, "not selected by evictable.labelSelector"
 	}
@@ -91,6 +91,11 @@ func protection(snap *cluster.Snapshot, pol *policy.Policy, s *policy.Settings, 
 	}
 	if !*ev.PVC && p.HasPVC() {
 		return Protected, "uses a PersistentVolumeClaim; allow with evictable.pvc"
+	}
+	if len(ev.PVCStorageClasses) > 0 && p.HasPVC() {
+		if why := claimClassProtection(snap, ev.PVCStorageClasses, p); why != "" {
+			return Protected, why
+		}
 	}
 	if !*ev.BarePods && p.Controller() == nil {
 		return Protected, "bare pod: no controller would recreate it; allow with evictable.barePods"

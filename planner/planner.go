@@ -111,20 +111,26 @@ func (c *cycle) Exhausted() bool {
 }
 
 // Evictable implements strategies.Mover.
-func (c *cycle) Evictable(p *cluster.Pod) string {
-	_, why := c.check(p)
+func (c *cycle) Evictable(strategy string, p *cluster.Pod) string {
+	_, why := c.check(strategy, p)
 	return why
 }
 
-// check returns why the pod cannot be evicted now, with its category.
-func (c *cycle) check(p *cluster.Pod) (Category, string) {
+// check returns why the strategy cannot evict the pod now, with its
+// category: the strategy's evictable settings say which pods it may move.
+func (c *cycle) check(strategy string, p *cluster.Pod) (Category, string) {
 	if c.moved[p] {
 		return "", "already moved this cycle"
 	}
 	pol := c.planner.Policy
 	s := pol.For(p.Namespace, c.snap.NamespaceLabels(p.Namespace))
-	if cat, why := protection(c.snap, pol, s, p); why != "" {
+	if cat, why := protection(c.snap, pol, s.EvictableFor(strategy), p); why != "" {
 		return cat, why
+	}
+	if needsPlace(p) && p.HasPVC() {
+		if why := missingVolume(c.snap, p); why != "" {
+			return NoFit, why
+		}
 	}
 	if at, ok := c.recent[p.Workload]; ok {
 		return Cooldown, fmt.Sprintf("%s had a pod evicted %s ago; cooldown %s lets its replacements settle",
@@ -162,7 +168,7 @@ func (c *cycle) check(p *cluster.Pod) (Category, string) {
 // Move implements strategies.Mover.
 func (c *cycle) Move(strategy string, cand strategies.Candidate) strategies.Outcome {
 	p := cand.Pod
-	if cat, why := c.check(p); why != "" {
+	if cat, why := c.check(strategy, p); why != "" {
 		// A pod already moved has no category: it is not news.
 		logSkipped(strategy, p, cat, why)
 		return strategies.Outcome{Reason: why, Category: string(cat)}
@@ -289,7 +295,7 @@ const reasonTemporaryNoExecute = "node(s) had a NoExecute taint that the pod tol
 func (c *cycle) Skip(strategy string, p *cluster.Pod, o strategies.Outcome) {
 	cat, why := Category(o.Category), o.Reason
 	if cat == "" && why == "" {
-		cat, why = c.check(p)
+		cat, why = c.check(strategy, p)
 	}
 	if cat == "" {
 		return // moved, or evictable after all: nothing keeps it in place

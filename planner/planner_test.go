@@ -300,7 +300,9 @@ func TestProtections(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := tt.pod.Obj()
-			snap := ct.Snapshot(t, ct.Node("n1"), ct.Node("n2"), ct.DeploymentReplicaSet("shop", "web"), p)
+			// The claim of the pods with a PVC, and its volume.
+			claim := []any{ct.PVC("shop", "data").Bound("pv-data"), ct.PV("pv-data").BoundTo("shop", "data")}
+			snap := ct.Snapshot(t, append(claim, ct.Node("n1"), ct.Node("n2"), ct.DeploymentReplicaSet("shop", "web"), p)...)
 			plan := propose(t, loadPolicy(t, tt.policy), snap, nil, p.Namespace+"/"+p.Name)
 			if tt.skip == "" {
 				if len(plan.Moves) != 1 || plan.Moves[0].To != "n2" {

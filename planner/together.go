@@ -9,12 +9,12 @@ import (
 // the limits and disruption budgets that the ones before it would use
 // already spent. A strategy that must move a whole set or nothing (emptying
 // a node) asks it first. Nothing is recorded.
-func (c *cycle) EvictableTogether(pods []*cluster.Pod) string {
+func (c *cycle) EvictableTogether(strategy string, pods []*cluster.Pod) string {
 	savedCounts, savedBudgets, savedStep := c.counts, c.budgets, c.step
 	defer func() { c.counts, c.budgets, c.step = savedCounts, savedBudgets, savedStep }()
 	c.counts, c.budgets = savedCounts.clone(), savedBudgets.clone()
 	for _, p := range pods {
-		if _, why := c.check(p); why != "" {
+		if _, why := c.check(strategy, p); why != "" {
 			return p.Key + ": " + why
 		}
 		c.admit(p, c.snap.NodeOf(p))

@@ -46,12 +46,12 @@ func TestEvictableTogether(t *testing.T) {
 			for i, key := range tt.pods {
 				pods[i] = c.snap.Pod(key)
 			}
-			if got := c.EvictableTogether(pods); got != tt.want {
+			if got := c.EvictableTogether("Test", pods); got != tt.want {
 				t.Errorf("EvictableTogether() = %q, want %q", got, tt.want)
 			}
 			// Nothing was spent: each pod alone can still go.
 			for _, p := range pods {
-				if why := c.Evictable(p); why != "" {
+				if why := c.Evictable("Test", p); why != "" {
 					t.Errorf("after EvictableTogether, Evictable(%s) = %q", p.Key, why)
 				}
 			}

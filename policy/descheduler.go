@@ -200,63 +200,48 @@ type strategyConfig struct {
 	notes    []Note
 }
 
-// finish merges the profiles into one RebalancePolicy. rebalancer applies
-// one set of evictable settings to every strategy, so profiles that run
-// strategies must agree on their DefaultEvictor.
+// finish merges the profiles into one RebalancePolicy. The descheduler
+// runs the strategies of each profile with the profile's DefaultEvictor:
+// what the profiles that run strategies share becomes the policy's
+// evictable, and each strategy carries in its own evictable what its
+// profile sets otherwise (see evictables).
 func (t *translation) finish(profiles []profile) {
-	var first *profile
-	for i := range profiles {
-		p := &profiles[i]
-		if !p.runsStrategies() {
-			continue
-		}
-		if first == nil {
-			first = p
-			continue
-		}
-		if diff := differingKeys(first.evictable, p.evictable); len(diff) > 0 {
-			t.errs = append(t.errs, field.Invalid(p.evictor, p.name, fmt.Sprintf(
-				"sets the DefaultEvictor otherwise than %s (%s): %s differ; rebalancer applies one set of evictable settings to the strategies of every profile "+
-					"(per namespace only, with overrides): give the profiles the same DefaultEvictor args, or write a RebalancePolicy with an override per namespace",
-				first.path, first.name, strings.Join(diff, ", "))))
-		}
-	}
-	if first == nil && len(profiles) > 0 {
-		first = &profiles[0]
-	}
-	if first != nil {
-		if len(first.evictable) > 0 {
-			t.doc["evictable"] = first.evictable
-		}
-		for k, v := range first.evOrigins {
-			t.origins[k] = v
-		}
-		t.notes = append(t.notes, first.evNotes...)
-	}
-
+	own := t.evictables(profiles)
 	strategies := map[string]any{}
 	placed := map[string]*strategyConfig{}
+	placedFrom := map[string]int{}
 	for i := range profiles {
 		for j := range profiles[i].strategies {
 			s := &profiles[i].strategies[j]
 			if prev := placed[s.row.name]; prev != nil {
+				from := &profiles[placedFrom[s.row.name]]
 				switch {
 				case !s.enabled:
 					continue // configured, not run: the enabled one counts
 				case !prev.enabled:
-				case differingKeys(prev.args, s.args) == nil:
-					continue // the same strategy twice plans nothing more
-				default:
+				case differingKeys(prev.args, s.args) != nil:
 					t.errs = append(t.errs, field.Invalid(s.path, s.row.name, fmt.Sprintf(
 						"runs in %s too, with other arguments; rebalancer runs a strategy once, with one set of arguments (per namespace only, with overrides)", prev.path)))
 					continue
+				case differingKeys(from.evictable, profiles[i].evictable) != nil:
+					t.errs = append(t.errs, field.Invalid(s.path, s.row.name, fmt.Sprintf(
+						"runs in %s too, whose DefaultEvictor differs (%s): the descheduler runs it twice, each time with its profile's evictor, "+
+							"and rebalancer runs a strategy once, with one set of evictable settings: run it in one of the profiles, or give both the same DefaultEvictor args",
+						from.path, strings.Join(differingKeys(from.evictable, profiles[i].evictable), ", "))))
+					continue
+				default:
+					continue // the same strategy twice plans nothing more
 				}
 			}
 			placed[s.row.name] = s
+			placedFrom[s.row.name] = i
 			args := s.args
 			if !s.enabled {
 				args = copyMap(args)
 				args["enabled"] = false
+			} else if ev := own[i]; len(ev) > 0 {
+				args = copyMap(args)
+				args["evictable"] = ev
 			}
 			strategies[s.row.name] = args
 		}
@@ -269,9 +254,106 @@ func (t *translation) finish(profiles []profile) {
 			t.from(base+"."+arg, p)
 		}
 		t.notes = append(t.notes, s.notes...)
+		if p := &profiles[placedFrom[name]]; s.enabled && len(own[placedFrom[name]]) > 0 {
+			t.profileEvictable(base+".evictable", p, own[placedFrom[name]])
+		}
 	}
 	if len(strategies) > 0 {
 		t.doc["strategies"] = strategies
+	}
+}
+
+// evictables sets the policy's evictable to what the DefaultEvictors of
+// the profiles that run strategies share, and returns, by profile, what
+// each sets otherwise: its strategies carry that in their own evictable. A
+// key a profile leaves out is rebalancer's default there, as it is for one
+// profile alone.
+func (t *translation) evictables(profiles []profile) map[int]map[string]any {
+	var running []int
+	for i := range profiles {
+		if profiles[i].runsStrategies() {
+			running = append(running, i)
+		}
+	}
+	if len(running) == 0 {
+		if len(profiles) == 0 {
+			return nil
+		}
+		running = []int{0}
+	}
+	first := &profiles[running[0]]
+	shared := map[string]any{}
+	for k, v := range first.evictable {
+		same := true
+		for _, i := range running[1:] {
+			w, ok := profiles[i].evictable[k]
+			if !ok || differingKeys(map[string]any{k: v}, map[string]any{k: w}) != nil {
+				same = false
+				break
+			}
+		}
+		if same {
+			shared[k] = v
+			if o, ok := first.evOrigins["evictable."+k]; ok {
+				t.origins["evictable."+k] = o
+			}
+		}
+	}
+	if len(shared) > 0 {
+		t.doc["evictable"] = shared
+	}
+	seen := map[Note]bool{}
+	for _, i := range running {
+		for _, n := range profiles[i].evNotes {
+			k, keyed := strings.CutPrefix(n.Path, "evictable.")
+			if _, ok := shared[k]; (!keyed || ok) && !seen[n] {
+				seen[n] = true
+				t.notes = append(t.notes, n)
+			}
+		}
+	}
+
+	own := map[int]map[string]any{}
+	for _, i := range running {
+		p := &profiles[i]
+		ev := map[string]any{}
+		for k, v := range p.evictable {
+			if _, ok := shared[k]; !ok {
+				ev[k] = v
+			}
+		}
+		if _, ok := ev["namespaceSelector"]; ok {
+			at := p.evictor
+			if o, ok := p.evOrigins["evictable.namespaceSelector"]; ok {
+				at = field.NewPath(o)
+			}
+			t.errs = append(t.errs, field.Forbidden(at, "differs from the namespaceLabelSelector of the other profiles: rebalancer chooses the namespaces it works in once, "+
+				"for every strategy; give every profile that runs strategies the same namespaceLabelSelector"))
+			delete(ev, "namespaceSelector")
+		}
+		if len(ev) > 0 {
+			own[i] = ev
+		}
+	}
+	return own
+}
+
+// profileEvictable records where a strategy's own evictable settings came
+// from, at path, and says why the strategy has them.
+func (t *translation) profileEvictable(path string, p *profile, ev map[string]any) {
+	for k := range ev {
+		if o, ok := p.evOrigins["evictable."+k]; ok {
+			t.origins[path+"."+k] = o
+		}
+	}
+	t.note(path, fmt.Sprintf("the descheduler runs this with the DefaultEvictor of %s (%s), which differs from the other profiles' here; "+
+		"the rest is evictable's", p.path, p.name))
+	for _, n := range p.evNotes {
+		if k, ok := strings.CutPrefix(n.Path, "evictable."); ok {
+			if _, own := ev[k]; own {
+				t.note(path+"."+k, n.Text)
+			}
+		}
 	}
 }
 
@@ -336,8 +418,6 @@ func strategyArgs(row *deschedulerStrategy, raw map[string]json.RawMessage, argP
 		switch {
 		case !ok:
 			errs = append(errs, field.Forbidden(path, fmt.Sprintf("is not an argument of the descheduler's %s (it takes %s)", row.name, strings.Join(sortedNames(row.args), ", "))))
-		case rule.pending:
-			errs = append(errs, field.Forbidden(path, fmt.Sprintf("rebalancer's %s does not support %s yet", row.name, name)))
 		case rule.instead != "":
 			errs = append(errs, field.Forbidden(path, rule.instead))
 		case rule.note != "":

@@ -3,17 +3,13 @@ package policy
 // The descheduler's strategies (its plugins), each mapped to rebalancer's
 // strategy of the same name. A row says at which extension point the
 // descheduler runs the plugin, what each of its arguments becomes, and
-// where the older descheduler/v1alpha1 kept them. An argument rebalancer is
-// still adding is a row entry with pending set: supporting it is clearing
-// that flag.
+// where the older descheduler/v1alpha1 kept them.
 
 // argRule is what becomes of one argument of a descheduler strategy.
 type argRule struct {
 	// to is the argument's name in rebalancer's arguments of the strategy,
 	// when it has one.
 	to string
-	// pending: rebalancer does not support the argument yet.
-	pending bool
 	// instead says why rebalancer has no such argument and what to use
 	// instead; the argument is refused.
 	instead string

@@ -58,13 +58,6 @@ var (
 	extraProtections   = []string{protectPVC, protectWithoutPDB, protectResourceClaims}
 )
 
-// pendingEvictable are the evictable settings rebalancer does not have
-// yet; a DefaultEvictor argument that needs one is refused until it is
-// taken off this list.
-var pendingEvictable = map[string]bool{
-	"pvcStorageClasses": true,
-}
-
 // descheduledPriorityCeiling is the descheduler's SystemCriticalPriority:
 // pods at or above it are protected whatever priorityThreshold says.
 const descheduledPriorityCeiling = 2000000000
@@ -77,11 +70,7 @@ type evictorTranslation struct {
 	errs    field.ErrorList
 }
 
-func (e *evictorTranslation) set(name string, value any, from *field.Path, what string) {
-	if pendingEvictable[name] {
-		e.errs = append(e.errs, field.Forbidden(from, "rebalancer does not support "+what+" yet"))
-		return
-	}
+func (e *evictorTranslation) set(name string, value any, from *field.Path) {
 	e.ev[name] = value
 	e.origins["evictable."+name] = from.String()
 }
@@ -104,12 +93,12 @@ func translateEvictor(a *deschedulerEvictor, at func(arg string) *field.Path, no
 			"rebalancer never evicts DaemonSet pods: the DaemonSet recreates the pod on the same node; leave them protected"))
 	}
 	if !protected[protectLocalStorage] {
-		e.set("localStorage", true, from[protectLocalStorage], "")
+		e.set("localStorage", true, from[protectLocalStorage])
 	}
 	if protected[protectSystemCritical] {
 		e.priorityThreshold(a, at)
 	} else {
-		e.set("systemCritical", true, from[protectSystemCritical], "")
+		e.set("systemCritical", true, from[protectSystemCritical])
 		if a.PriorityThreshold != nil {
 			e.note("systemCritical", "the descheduler's priorityThreshold has no effect when system-critical pods may be evicted, and is left out")
 		}
@@ -119,20 +108,20 @@ func translateEvictor(a *deschedulerEvictor, at func(arg string) *field.Path, no
 	}
 	if protected[protectPVC] {
 		if c := a.PodProtections.Config; c != nil && c.PodsWithPVC != nil && len(c.PodsWithPVC.ProtectedStorageClasses) > 0 {
-			var classes []string
-			for _, sc := range c.PodsWithPVC.ProtectedStorageClasses {
-				classes = append(classes, sc.Name)
-			}
-			e.set("pvcStorageClasses", classes, at("podProtections").Child("config", protectPVC, "protectedStorageClasses"), "protecting the pods of some storage classes only")
+			// The descheduler lists the classes whose pods stay; rebalancer
+			// lists those whose pods may move, and only the cluster knows
+			// the others.
+			e.errs = append(e.errs, field.Forbidden(at("podProtections").Child("config", protectPVC, "protectedStorageClasses"),
+				"rebalancer lists the storage classes whose pods may move, not those that stay: set evictable.pvcStorageClasses to the cluster's other classes"))
 		} else {
-			e.set("pvc", false, from[protectPVC], "")
+			e.set("pvc", false, from[protectPVC])
 		}
 	} else if c := a.PodProtections.Config; c != nil && c.PodsWithPVC != nil {
 		e.errs = append(e.errs, field.Forbidden(at("podProtections").Child("config", protectPVC),
 			"has no effect unless extraEnabled lists "+protectPVC+", as in the descheduler: enable the protection or leave this out"))
 	}
 	if protected[protectWithoutPDB] {
-		e.set("requirePDB", true, from[protectWithoutPDB], "protecting the pods no PodDisruptionBudget covers")
+		e.set("requirePDB", true, from[protectWithoutPDB])
 	}
 	if !protected[protectResourceClaims] {
 		// Where the descheduler would evict them, rebalancer keeps them: it
@@ -142,19 +131,19 @@ func translateEvictor(a *deschedulerEvictor, at func(arg string) *field.Path, no
 	}
 
 	if a.LabelSelector != nil {
-		e.set("labelSelector", a.LabelSelector, at("labelSelector"), "")
+		e.set("labelSelector", a.LabelSelector, at("labelSelector"))
 	}
 	if s := a.NamespaceLabelSelector; s != nil && (len(s.MatchLabels) > 0 || len(s.MatchExpressions) > 0) {
-		e.set("namespaceSelector", s, at("namespaceLabelSelector"), "choosing namespaces by their labels")
+		e.set("namespaceSelector", s, at("namespaceLabelSelector"))
 	}
 	switch {
 	case a.MinReplicas < 0:
 		e.errs = append(e.errs, field.Invalid(at("minReplicas"), a.MinReplicas, "is negative"))
 	case a.MinReplicas > 1: // the descheduler checks nothing for 0 or 1
-		e.set("minReplicas", a.MinReplicas, at("minReplicas"), "protecting the pods of workloads with fewer replicas")
+		e.set("minReplicas", a.MinReplicas, at("minReplicas"))
 	}
 	if a.MinPodAge != nil {
-		e.set("minPodAge", a.MinPodAge.Duration.String(), at("minPodAge"), "")
+		e.set("minPodAge", a.MinPodAge.Duration.String(), at("minPodAge"))
 	}
 	switch a.NoEvictionPolicy {
 	case "", "Preferred":
@@ -254,13 +243,13 @@ func (e *evictorTranslation) priorityThreshold(a *deschedulerEvictor, at func(ar
 	path := at("priorityThreshold")
 	switch {
 	case t.Value != nil && *t.Value > descheduledPriorityCeiling:
-		e.set("priorityThreshold", map[string]any{"value": descheduledPriorityCeiling}, path, "")
+		e.set("priorityThreshold", map[string]any{"value": descheduledPriorityCeiling}, path)
 		e.note("priorityThreshold", fmt.Sprintf("the descheduler protects priority %d and above whatever the threshold", descheduledPriorityCeiling))
 	case t.Value == nil && t.Name == "system-node-critical":
-		e.set("priorityThreshold", map[string]any{"value": descheduledPriorityCeiling}, path, "")
+		e.set("priorityThreshold", map[string]any{"value": descheduledPriorityCeiling}, path)
 		e.note("priorityThreshold", fmt.Sprintf("the descheduler protects priority %d (system-cluster-critical) and above whatever the threshold", descheduledPriorityCeiling))
 	default:
-		e.set("priorityThreshold", t, path, "")
+		e.set("priorityThreshold", t, path)
 	}
 }
 
@@ -281,6 +270,6 @@ func (e *evictorTranslation) failedBarePods(from *field.Path, strategies []strat
 				"run only the strategies that move failed pods with it, or annotate the bare pods descheduler.alpha.kubernetes.io/evict", others)))
 		return
 	}
-	e.set("barePods", true, from, "")
+	e.set("barePods", true, from)
 	e.note("barePods", "only strategies that move failed pods run, so this allows failed bare pods only, as the descheduler's setting does")
 }

@@ -49,25 +49,48 @@ profiles:
 			},
 		},
 		{
-			name: "v1alpha2: profiles whose evictors differ",
+			name: "v1alpha2: storage classes whose pods stay",
+			yaml: `apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+profiles:
+- name: default
+  pluginConfig:
+  - name: DefaultEvictor
+    args:
+      podProtections:
+        extraEnabled: [PodsWithPVC]
+        config: {PodsWithPVC: {protectedStorageClasses: [{name: local-path}]}}
+  plugins: {balance: {enabled: [RemoveDuplicates]}}
+`,
+			want: []string{
+				"policy.yaml: profiles[0].pluginConfig[0].args.podProtections.config.PodsWithPVC.protectedStorageClasses: rebalancer lists the storage classes whose pods may move, not those that stay: set evictable.pvcStorageClasses to the cluster's other classes",
+			},
+		},
+		{
+			name: "v1alpha2: a strategy in two profiles whose evictors differ, and namespaces chosen per profile",
 			yaml: `apiVersion: descheduler/v1alpha2
 kind: DeschedulerPolicy
 profiles:
 - name: strict
   pluginConfig:
+  - name: DefaultEvictor
+    args: {namespaceLabelSelector: {matchLabels: {rebalance: "on"}}}
   - name: RemoveDuplicates
   plugins: {balance: {enabled: [RemoveDuplicates]}}
 - name: lenient
   pluginConfig:
   - name: DefaultEvictor
     args: {evictLocalStoragePods: true}
-  - name: PodLifeTime
-    args: {maxPodLifeTimeSeconds: 86400}
-  plugins: {deschedule: {enabled: [PodLifeTime]}}
+  - name: RemoveDuplicates
+  plugins: {balance: {enabled: [RemoveDuplicates]}}
 `,
-			want: []string{`policy.yaml: profiles[1].pluginConfig[0].args: "lenient" sets the DefaultEvictor otherwise than profiles[0] (strict): localStorage differ; ` +
-				"rebalancer applies one set of evictable settings to the strategies of every profile (per namespace only, with overrides): " +
-				"give the profiles the same DefaultEvictor args, or write a RebalancePolicy with an override per namespace"},
+			want: []string{
+				"policy.yaml: profiles[0].pluginConfig[0].args.namespaceLabelSelector: differs from the namespaceLabelSelector of the other profiles: " +
+					"rebalancer chooses the namespaces it works in once, for every strategy; give every profile that runs strategies the same namespaceLabelSelector",
+				`policy.yaml: profiles[1].pluginConfig[1].args: "RemoveDuplicates" runs in profiles[0] too, whose DefaultEvictor differs (localStorage, namespaceSelector): ` +
+					"the descheduler runs it twice, each time with its profile's evictor, and rebalancer runs a strategy once, with one set of evictable settings: " +
+					"run it in one of the profiles, or give both the same DefaultEvictor args",
+			},
 		},
 		{
 			name: "v1alpha2: failed bare pods with a strategy that moves running pods",
@@ -84,7 +107,7 @@ profiles:
 				"and [RemoveDuplicates] would move running bare pods too: run only the strategies that move failed pods with it, or annotate the bare pods descheduler.alpha.kubernetes.io/evict"},
 		},
 		{
-			name: "v1alpha1: unknown strategy, parameter of another strategy, different thresholds",
+			name: "v1alpha1: unknown strategy, parameter of another strategy",
 			yaml: `apiVersion: descheduler/v1alpha1
 kind: DeschedulerPolicy
 maxNoOfPodsToEvictPerNode: -1
@@ -106,9 +129,6 @@ strategies:
 				`policy.yaml: strategies[RemoveDuplicate]: "RemoveDuplicate" is not supported; supported values: ` + `"RemovePodsViolatingNodeTaints", ` +
 					`"RemovePodsViolatingNodeAffinity", "RemovePodsViolatingInterPodAntiAffinity", "RemovePodsHavingTooManyRestarts", "PodLifeTime", ` +
 					`"RemoveFailedPods", "RemoveDuplicates", "RemovePodsViolatingTopologySpreadConstraint", "LowNodeUtilization", "HighNodeUtilization"`,
-				`policy.yaml: strategies[RemoveDuplicates].params: "RemoveDuplicates" sets the DefaultEvictor otherwise than strategies[PodLifeTime] (PodLifeTime): priorityThreshold differ; ` +
-					"rebalancer applies one set of evictable settings to the strategies of every profile (per namespace only, with overrides): " +
-					"give the profiles the same DefaultEvictor args, or write a RebalancePolicy with an override per namespace",
 			},
 		},
 	}
@@ -161,6 +181,79 @@ func TestDeschedulerEvictorBecomesEvictable(t *testing.T) {
 			j := strings.Index(got, `,"strategies"`)
 			if i < 0 || j < 0 || got[i+len(`"evictable":`):j] != tt.want {
 				t.Errorf("Convert() = %s\nwant evictable %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// Profiles whose DefaultEvictors differ keep them: what the profiles that
+// run strategies share is the policy's evictable, and each strategy carries
+// what its profile sets otherwise. v1alpha1's strategies, each a profile of
+// its own in the descheduler, keep their thresholdPriority the same way.
+func TestDeschedulerProfilesKeepTheirEvictors(t *testing.T) {
+	tests := []struct {
+		name string
+		yaml string
+		want string
+	}{
+		{
+			name: "v1alpha2: one profile allows local storage, another sets a minimum age",
+			yaml: `apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+profiles:
+- name: restarts
+  pluginConfig:
+  - name: DefaultEvictor
+    args: {evictLocalStoragePods: true, ignorePvcPods: true}
+  - name: RemovePodsHavingTooManyRestarts
+    args: {podRestartThreshold: 10}
+  plugins: {deschedule: {enabled: [RemovePodsHavingTooManyRestarts]}}
+- name: balance
+  pluginConfig:
+  - name: DefaultEvictor
+    args: {ignorePvcPods: true, minPodAge: 1h}
+  - name: LowNodeUtilization
+    args: {thresholds: {cpu: 20}, targetThresholds: {cpu: 50}}
+  plugins: {balance: {enabled: [LowNodeUtilization, RemoveDuplicates]}}
+- name: configured, not run
+  pluginConfig:
+  - name: DefaultEvictor
+    args: {evictSystemCriticalPods: true}
+  - name: PodLifeTime
+    args: {maxPodLifeTimeSeconds: 60}
+`,
+			want: `"evictable":{"pvc":false,"jobPods":true,"doNotDisruptPods":true},` +
+				`"strategies":{"RemovePodsHavingTooManyRestarts":{"evictable":{"localStorage":true},"podRestartThreshold":10},` +
+				`"PodLifeTime":{"enabled":false,"maxPodLifeTimeSeconds":60},` +
+				`"RemoveDuplicates":{"evictable":{"minPodAge":"1h0m0s"}},` +
+				`"LowNodeUtilization":{"evictable":{"minPodAge":"1h0m0s"},"thresholds":{"cpu":20},"targetThresholds":{"cpu":50}}}`,
+		},
+		{
+			name: "v1alpha1: a threshold per strategy",
+			yaml: `apiVersion: descheduler/v1alpha1
+kind: DeschedulerPolicy
+strategies:
+  PodLifeTime:
+    enabled: true
+    params:
+      podLifeTime: {maxPodLifeTimeSeconds: 86400}
+      thresholdPriority: 1000
+  RemoveDuplicates:
+    enabled: true
+`,
+			want: `"evictable":{"jobPods":true,"doNotDisruptPods":true},` +
+				`"strategies":{"PodLifeTime":{"evictable":{"priorityThreshold":{"value":1000}},"maxPodLifeTimeSeconds":86400},"RemoveDuplicates":{}}`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := policy.Convert([]byte(tt.yaml), "policy.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := string(c.Document)
+			if i := strings.Index(got, `"evictable":{"`); i < 0 || !strings.HasSuffix(got, tt.want+"}") || !strings.HasPrefix(got[i:], tt.want) {
+				t.Errorf("Convert() = %s\nwant it to end with %s", got, tt.want)
 			}
 		})
 	}

@@ -228,6 +228,11 @@ overrides:
 			want: []string{`policy.yaml: evictable.minPodAge: "-1s" is negative`},
 		},
 		{
+			name: "a StorageClass name that cannot be one",
+			yaml: header + "evictable: {pvcStorageClasses: [standard, Fast_SSD]}\n",
+			want: []string{`policy.yaml: evictable.pvcStorageClasses[1]: "Fast_SSD" a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`},
+		},
+		{
 			name: "duplicate key",
 			yaml: header + "limits: {total: 1}\nlimits: {total: 2}\n",
 			want: []string{"policy.yaml: yaml: unmarshal errors:\n  line 4: key \"limits\" already set in map"},

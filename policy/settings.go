@@ -18,6 +18,10 @@ type Settings struct {
 	// apply to; nil is no limit.
 	PerNamespaceLimit *int32
 	Strategies        Strategies
+
+	// byStrategy holds the evictable settings of each strategy that
+	// overlays its own (see EvictableFor).
+	byStrategy map[string]*Evictable
 }
 
 // Args returns the arguments of a strategy for these pods, or nil when the
@@ -49,7 +53,7 @@ func (s *Settings) compile(path *field.Path) field.ErrorList {
 	for _, n := range s.Strategies.List() {
 		errs = append(errs, n.Args.CommonArgs().compile(path.Child("strategies", n.Name))...)
 	}
-	return errs
+	return append(errs, s.resolveStrategies(path)...)
 }
 
 // defaults fills in the unset protections.
@@ -126,6 +130,7 @@ func resolveOverride(o *Override, written Settings, path *field.Path) (override,
 	}
 	merged := s.Evictable.validate(path.Child("evictable"))
 	merged = append(merged, s.Strategies.validate(path.Child("strategies"))...)
+	merged = append(merged, s.Strategies.validateEvictable(&s.Evictable, path.Child("strategies"))...)
 	// A strategy the override may not configure was reported above; what
 	// it lacks would only repeat that.
 	for _, n := range o.Strategies.List() {

@@ -169,6 +169,11 @@ type Common struct {
 	Namespaces *Namespaces `json:"namespaces,omitempty"`
 	// LabelSelector limits the strategy to the pods it selects.
 	LabelSelector *metav1.LabelSelector `json:"labelSelector,omitempty"`
+	// Evictable overlays the evictable settings of the pods this strategy
+	// moves: each field it sets replaces the one the namespace's settings
+	// give (see EvictableFor), so that a pod one strategy must leave may be
+	// moved by another.
+	Evictable *Evictable `json:"evictable,omitempty"`
 
 	selector labels.Selector
 }
@@ -190,7 +195,8 @@ func (c *Common) Selects(namespace string, podLabels map[string]string) bool {
 
 func (c *Common) validate(path *field.Path) field.ErrorList {
 	errs := validateNamespaces(c.Namespaces, path.Child("namespaces"))
-	return append(errs, validateSelector(c.LabelSelector, path.Child("labelSelector"))...)
+	errs = append(errs, validateSelector(c.LabelSelector, path.Child("labelSelector"))...)
+	return append(errs, c.Evictable.validateOverlay(path.Child("evictable"))...)
 }
 
 // compile parses the label selector.

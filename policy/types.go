@@ -114,6 +114,11 @@ type Evictable struct {
 	LocalStorage *bool `json:"localStorage,omitempty"`
 	// PVC allows evicting pods that use a PersistentVolumeClaim (default true).
 	PVC *bool `json:"pvc,omitempty"`
+	// PVCStorageClasses, when set, narrows PVC to the pods whose claims are
+	// all of these StorageClasses: a pod with a claim of another class stays
+	// (descheduler's protectedStorageClasses, the other way round). PVC
+	// false keeps every pod with a claim, whatever this lists.
+	PVCStorageClasses []string `json:"pvcStorageClasses,omitempty"`
 	// BarePods allows evicting pods that no controller will recreate
 	// (default false).
 	BarePods *bool `json:"barePods,omitempty"`

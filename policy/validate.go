@@ -67,6 +67,7 @@ func (p *RebalancePolicy) validate() field.ErrorList {
 	errs = append(errs, p.Strategies.validate(field.NewPath("strategies"))...)
 	errs = append(errs, validateMetricsProviders(p.MetricsProviders, field.NewPath("metricsProviders"))...)
 	errs = append(errs, p.validateMetricsSources()...)
+	errs = append(errs, p.Strategies.validateEvictable(&p.Evictable, field.NewPath("strategies"))...)
 	return errs
 }
 
@@ -103,6 +104,14 @@ func (e *Evictable) validate(path *field.Path) field.ErrorList {
 		errs = append(errs, field.Invalid(path.Child("minReplicas"), *m, "is negative (0 keeps no pod for its replica count)"))
 	}
 	errs = append(errs, validateSelector(e.NamespaceSelector, path.Child("namespaceSelector"))...)
+	if len(e.PVCStorageClasses) > 0 {
+		cp := path.Child("pvcStorageClasses")
+		for i, name := range e.PVCStorageClasses {
+			for _, msg := range validation.IsDNS1123Subdomain(name) {
+				errs = append(errs, field.Invalid(cp.Index(i), name, msg))
+			}
+		}
+	}
 	return append(errs, validateSelector(e.LabelSelector, path.Child("labelSelector"))...)
 }
 

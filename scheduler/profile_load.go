@@ -169,6 +169,10 @@ func decodeStrict(raw []byte, v any, path string) error {
 			if path != "" {
 				at = path + "." + at
 			}
+			if at == "" || strings.HasSuffix(at, ".") {
+				// A key that YAML allows to be empty ("! :" is one).
+				at += `""`
+			}
 			reason := "unknown field"
 			if strings.HasPrefix(e.Error(), "duplicate field") {
 				reason = "duplicate field"

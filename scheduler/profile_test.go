@@ -19,16 +19,16 @@ func TestDefaultProfileIsKubeSchedulers(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantFilter := []string{NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit,
-		"VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone", PodTopologySpread, InterPodAffinity, "DynamicResources", "NodeDeclaredFeatures"}
+		VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone, PodTopologySpread, InterPodAffinity, "DynamicResources", "NodeDeclaredFeatures"}
 	if !slices.Equal(got.Filter, wantFilter) {
 		t.Errorf("filters\n %v\nwant\n %v", got.Filter, wantFilter)
 	}
-	wantScore := []WeightedPlugin{{TaintToleration, 3}, {NodeAffinity, 2}, {NodeResourcesFit, 1}, {"VolumeBinding", 1},
+	wantScore := []WeightedPlugin{{TaintToleration, 3}, {NodeAffinity, 2}, {NodeResourcesFit, 1}, {VolumeBinding, 1},
 		{PodTopologySpread, 2}, {InterPodAffinity, 2}, {"DynamicResources", 2}, {NodeResourcesBalancedAllocation, 1}, {ImageLocality, 1}}
 	if !slices.Equal(got.Score, wantScore) {
 		t.Errorf("scores\n %v\nwant\n %v", got.Score, wantScore)
 	}
-	wantNot := []string{"SchedulingGates", "PrioritySort", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone",
+	wantNot := []string{"SchedulingGates", "PrioritySort",
 		"DynamicResources", "DefaultPreemption", "DefaultBinder", "NodeDeclaredFeatures"}
 	if !slices.Equal(got.NotSimulated, wantNot) {
 		t.Errorf("not simulated\n %v\nwant\n %v", got.NotSimulated, wantNot)

@@ -176,13 +176,13 @@ func (highNodeUtilization) leaving(in *Input, args *policy.HighNodeUtilizationAr
 		if in.Args(highNodeUtilizationName, p) == nil || !args.EvictableNamespaces.Allows(p.Namespace) {
 			return nil, p.Key + " is not one HighNodeUtilization may move"
 		}
-		if why := in.Mover.Evictable(p); why != "" {
+		if why := in.Mover.Evictable(highNodeUtilizationName, p); why != "" {
 			return nil, p.Key + ": " + why
 		}
 		pods = append(pods, p)
 	}
 	if gc, ok := in.Mover.(groupChecker); ok && len(pods) > 1 {
-		if why := gc.EvictableTogether(pods); why != "" {
+		if why := gc.EvictableTogether(highNodeUtilizationName, pods); why != "" {
 			return nil, why
 		}
 	}
@@ -409,7 +409,7 @@ func (b bands) describeUnder(n *cluster.Node) string {
 // be evicted in this cycle together: limits and disruption budgets counted
 // for all of them, not one at a time.
 type groupChecker interface {
-	EvictableTogether(pods []*cluster.Pod) string
+	EvictableTogether(strategy string, pods []*cluster.Pod) string
 }
 
 // highUtilizationRule keeps other strategies' pods off the nodes

@@ -245,7 +245,7 @@ func (g *conflictGraph) next(in *Input, strategy string, tried map[*cluster.Pod]
 		if degree == 0 {
 			continue
 		}
-		evictable := in.evictable(p)
+		evictable := in.evictable(interPodAntiAffinityName, p)
 		if best == nil || better(evictable, degree, p, bestEvictable, bestDegree, best) {
 			best, bestDegree, bestEvictable = p, degree, evictable
 		}

@@ -181,7 +181,7 @@ func (s lowNodeUtilization) relieve(in *Input, args *policy.LowNodeUtilizationAr
 		if !b.relieves(p, hot) {
 			continue // moving it would not bring the node closer to its target
 		}
-		if !in.evictable(p) {
+		if !in.evictable(lowNodeUtilizationName, p) {
 			// Let the planner say why, before any search for a target.
 			need.move(Candidate{Pod: p, Reason: fmt.Sprintf("%s is over-utilized%s", name, g.in())})
 			continue

@@ -47,10 +47,11 @@ type Outcome struct {
 
 // Mover is the planner as the strategies see it.
 type Mover interface {
-	// Evictable returns why the pod cannot be evicted now (protected, a
-	// limit reached, no PDB budget, already moved this cycle), or "" when it
-	// can. Strategies use it to choose among pods; Move checks it again.
-	Evictable(p *cluster.Pod) string
+	// Evictable returns why the strategy cannot evict the pod now
+	// (protected by the strategy's evictable settings, a limit reached, no
+	// PDB budget, already moved this cycle), or "" when it can. Strategies
+	// use it to choose among pods; Move checks it again.
+	Evictable(strategy string, p *cluster.Pod) string
 	// Move plans the eviction of c.Pod and the placement of its replacement,
 	// or says why not. A refusal is not recorded: the strategy decides with
 	// Skip whether the pod was one it needed to move or one alternative among
@@ -246,7 +247,9 @@ type view struct {
 // now returns the working snapshot as it stands.
 func (in *Input) now() view { return view{in.Snapshot, in.edits} }
 
-// evictable reports whether the planner would evict the pod now.
-// Strategies ask before choosing among pods, so that they choose one that
-// can actually move.
-func (in *Input) evictable(p *cluster.Pod) bool { return in.Mover.Evictable(p) == "" }
+// evictable reports whether the planner would let the strategy evict the
+// pod now. Strategies ask before choosing among pods, so that they choose
+// one that can actually move.
+func (in *Input) evictable(strategy string, p *cluster.Pod) bool {
+	return in.Mover.Evictable(strategy, p) == ""
+}

@@ -159,7 +159,7 @@ func (topologySpread) report(in *Input, g *spreadGroup, counts [][]int32, skews 
 		slices.SortStableFunc(rest, leaveOrder)
 		for _, p := range rest {
 			switch {
-			case !in.evictable(p):
+			case !in.evictable(topologySpreadName, p):
 				w.hold(p, Outcome{})
 			case like != nil:
 				w.hold(p, Outcome{Category: like.o.Category,
@@ -269,7 +269,7 @@ func (topologySpread) choose(in *Input, g *spreadGroup, k int, d int32, counts [
 		if n == nil || spec.constraints[k].domainOf(n.Index()) != d {
 			continue
 		}
-		if in.Args(topologySpreadName, p) == nil || !in.evictable(p) {
+		if in.Args(topologySpreadName, p) == nil || !in.evictable(topologySpreadName, p) {
 			continue
 		}
 		var load int32

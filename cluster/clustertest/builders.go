@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -317,6 +318,18 @@ func Objects(objs ...any) cluster.Objects {
 			o.PodMetrics = append(o.PodMetrics, v)
 		case cluster.NodeScore:
 			o.NodeScores = append(o.NodeScores, v)
+		case corev1.PersistentVolume:
+			o.PersistentVolumes = append(o.PersistentVolumes, v)
+		case *PVBuilder:
+			o.PersistentVolumes = append(o.PersistentVolumes, v.Obj())
+		case corev1.PersistentVolumeClaim:
+			o.PersistentVolumeClaims = append(o.PersistentVolumeClaims, v)
+		case *PVCBuilder:
+			o.PersistentVolumeClaims = append(o.PersistentVolumeClaims, v.Obj())
+		case storagev1.StorageClass:
+			o.StorageClasses = append(o.StorageClasses, v)
+		case storagev1.CSINode:
+			o.CSINodes = append(o.CSINodes, v)
 		default:
 			panic("clustertest.Objects: unsupported type")
 		}

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
@@ -24,7 +25,7 @@ import (
 const pageSize = 500
 
 // ReadObjects reads the objects a cluster.Snapshot needs from the API server with
-// paginated LISTs, the eight kinds in parallel. managedFields are dropped as
+// paginated LISTs, the twelve kinds in parallel. managedFields are dropped as
 // they arrive: nothing uses them and they are a large part of every object.
 func ReadObjects(ctx context.Context, client kubernetes.Interface) (cluster.Objects, error) {
 	var (
@@ -83,9 +84,28 @@ func ReadObjects(ctx context.Context, client kubernetes.Interface) (cluster.Obje
 	list("jobs", func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 		return client.BatchV1().Jobs(metav1.NamespaceAll).List(ctx, o)
 	}, func(obj runtime.Object) { objs.Jobs = append(objs.Jobs, *obj.(*batchv1.Job)) })
+	list("persistentvolumes", func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		return client.CoreV1().PersistentVolumes().List(ctx, o)
+	}, func(obj runtime.Object) {
+		objs.PersistentVolumes = append(objs.PersistentVolumes, *obj.(*corev1.PersistentVolume))
+	})
+	list("persistentvolumeclaims", func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		return client.CoreV1().PersistentVolumeClaims(metav1.NamespaceAll).List(ctx, o)
+	}, func(obj runtime.Object) {
+		objs.PersistentVolumeClaims = append(objs.PersistentVolumeClaims, *obj.(*corev1.PersistentVolumeClaim))
+	})
+	list("storageclasses", func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		return client.StorageV1().StorageClasses().List(ctx, o)
+	}, func(obj runtime.Object) {
+		objs.StorageClasses = append(objs.StorageClasses, *obj.(*storagev1.StorageClass))
+	})
+	list("csinodes", func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		return client.StorageV1().CSINodes().List(ctx, o)
+	}, func(obj runtime.Object) { objs.CSINodes = append(objs.CSINodes, *obj.(*storagev1.CSINode)) })
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return cluster.Objects{}, err
 	}
+	objs.VolumesListed = true
 	return objs, nil
 }

@@ -10,6 +10,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
@@ -129,4 +130,32 @@ func TestReadObjectsReadsStatefulSets(t *testing.T) {
 		}
 	}
 	t.Error("no LIST of statefulsets")
+}
+
+// ReadObjects reads the volume kinds too, and says it did even when the
+// cluster has none, so that a claim it did not find is missing.
+func TestReadObjectsReadsVolumes(t *testing.T) {
+	mode := storagev1.VolumeBindingWaitForFirstConsumer
+	client := fake.NewClientset(
+		&corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv-1"}},
+		&corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "data-db-0"}},
+		&storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "zonal"}, VolumeBindingMode: &mode},
+		&storagev1.CSINode{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}},
+	)
+	objs, err := ReadObjects(context.Background(), client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !objs.VolumesListed || len(objs.PersistentVolumes) != 1 || len(objs.PersistentVolumeClaims) != 1 ||
+		len(objs.StorageClasses) != 1 || len(objs.CSINodes) != 1 {
+		t.Errorf("listed %t: %d PVs, %d claims, %d classes, %d CSINodes; want true, 1 of each", objs.VolumesListed,
+			len(objs.PersistentVolumes), len(objs.PersistentVolumeClaims), len(objs.StorageClasses), len(objs.CSINodes))
+	}
+	empty, err := ReadObjects(context.Background(), fake.NewClientset())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !empty.VolumesListed {
+		t.Errorf("a cluster without volumes: VolumesListed is false")
+	}
 }

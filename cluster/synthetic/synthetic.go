@@ -112,6 +112,7 @@ func Generate(spec Spec) cluster.Objects {
 	g.makeNamespaces()
 	g.makeDaemonSet()
 	g.makeWorkloads()
+	g.makeStorage()
 	return g.objs
 }
 
@@ -125,6 +126,8 @@ type generator struct {
 	freePods                      []int32
 	byPool                        map[string][]int
 	uid                           int
+	// zones maps node names to their zones, for the disks of StatefulSets.
+	zones map[string]string
 }
 
 func (g *generator) nextUID() types.UID {
@@ -411,6 +414,7 @@ func (g *generator) makeStatefulSet(ns string, w, replicas int) {
 		podName := fmt.Sprintf("%s-%d", name, i)
 		vol := []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data-" + podName}}}}
 		g.addPod(&t, podName, vol, -1)
+		g.addDisk(&g.objs.Pods[len(g.objs.Pods)-1], "data-"+podName, g.zoneOfNode())
 	}
 	if replicas > 1 {
 		g.addPDB(ns, name, clustertest.Selector("app", name), replicas)

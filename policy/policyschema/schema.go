@@ -31,6 +31,7 @@ var (
 	strategiesType    = reflect.TypeFor[policy.Strategies]()
 	overrideType      = reflect.TypeFor[policy.Override]()
 	evictableType     = reflect.TypeFor[policy.Evictable]()
+	commonType        = reflect.TypeFor[policy.Common]()
 	rawMessageType    = reflect.TypeFor[json.RawMessage]()
 )
 
@@ -179,6 +180,10 @@ func fields(t reflect.Type, inOverride bool, props map[string]any, required *[]a
 			name = f.Name
 		}
 		props[name] = of(f.Type, inOverride)
+		if t == commonType && name == "evictable" {
+			// Which namespaces rebalancer works in is for every strategy.
+			delete(props[name].(map[string]any)["properties"].(map[string]any), "namespaceSelector")
+		}
 		// A field the Go type always writes is one the loader expects.
 		if !strings.Contains(opts, "omitempty") {
 			*required = append(*required, name)

@@ -48,6 +48,8 @@ const (
 // would, without kubelets), clusterrole-aggregation fills the admin/edit/view
 // roles tests may bind, and root-ca-certificate-publisher creates the
 // kube-root-ca.crt ConfigMap every pod's token volume refers to.
+// persistentvolume-binder-controller binds claims to the volumes made for
+// them, which a pod with volumes waits for.
 // taint-eviction-controller is deliberately absent: tests taint nodes
 // NoExecute and must decide themselves what happens to the pods.
 var controllers = []string{
@@ -66,6 +68,7 @@ var controllers = []string{
 	"pod-garbage-collector-controller",
 	"clusterrole-aggregation-controller",
 	"root-ca-certificate-publisher-controller",
+	"persistentvolume-binder-controller",
 }
 
 // Options configures Start. The zero value is a control plane without a

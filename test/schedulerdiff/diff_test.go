@@ -90,6 +90,12 @@ func TestEngineAgreesWithKubeScheduler(t *testing.T) {
 	if err := createNodes(ctx, cp); err != nil {
 		t.Fatal(err)
 	}
+	if err := createVolumes(ctx, cp); err != nil {
+		t.Fatal(err)
+	}
+	provisioning, stopProvisioning := context.WithCancel(ctx)
+	defer stopProvisioning()
+	go provisionSelected(provisioning, cp)
 
 	// At 100% every node is filtered, as kube-scheduler filters every node
 	// of a cluster under 100 nodes: the feasible sets are comparable.
@@ -108,6 +114,17 @@ func TestEngineAgreesWithKubeScheduler(t *testing.T) {
 		if err != nil {
 			t.Logf("%s", table(outcomes))
 			t.Fatalf("pod %d: %v", i, err)
+		}
+		outcomes = append(outcomes, o)
+	}
+	// The pods with volumes come last, in a fixed order: each depends on
+	// what the ones before it hold (a ReadWriteOncePod claim, a CSI
+	// volume attached to a node).
+	for i, s := range volumePods() {
+		o, err := decide(ctx, cp, engine, s)
+		if err != nil {
+			t.Logf("%s", table(outcomes))
+			t.Fatalf("volume pod %d: %v", i, err)
 		}
 		outcomes = append(outcomes, o)
 	}

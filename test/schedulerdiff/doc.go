@@ -2,7 +2,11 @@
 // against the real kube-scheduler: the same pods, one at a time, on the same
 // kwok cluster. kube-scheduler is the reference; the engine must find a pod
 // unschedulable exactly when kube-scheduler leaves it Pending, and must count
-// the node kube-scheduler bound it to among its feasible nodes.
+// the node kube-scheduler bound it to among its feasible nodes. After the
+// generated pods come pods with volumes (volumes_test.go): volumes bound to
+// their claims through claimRef, zone and hostname node affinity, zone
+// labels, WaitForFirstConsumer classes, a ReadWriteOncePod claim in use and
+// a CSINode's attach limit.
 //
 // The package has no code of its own; see diff_test.go.
 package schedulerdiff

@@ -44,6 +44,18 @@ func Clientset(objs cluster.Objects) *fake.Clientset {
 	for i := range objs.Jobs {
 		rt = append(rt, &objs.Jobs[i])
 	}
+	for i := range objs.PersistentVolumes {
+		rt = append(rt, &objs.PersistentVolumes[i])
+	}
+	for i := range objs.PersistentVolumeClaims {
+		rt = append(rt, &objs.PersistentVolumeClaims[i])
+	}
+	for i := range objs.StorageClasses {
+		rt = append(rt, &objs.StorageClasses[i])
+	}
+	for i := range objs.CSINodes {
+		rt = append(rt, &objs.CSINodes[i])
+	}
 	for i := range objs.StateConfigMaps {
 		rt = append(rt, &objs.StateConfigMaps[i])
 	}

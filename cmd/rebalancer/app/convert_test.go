@@ -77,6 +77,36 @@ strategies:
         podStatusPhases: ["Pending"]
 `, contains: []string{"    node: node1", "  perNode: 10", "      - Pending",
 			"  # rebalancer applies this limit to each step of a cycle, the descheduler to the whole cycle: a run evicts this many, waits for the replacements to be Ready, and may go on with a next step"}},
+		{name: "profiles whose evictors differ", policy: `apiVersion: "descheduler/v1alpha2"
+kind: "DeschedulerPolicy"
+profiles:
+  - name: restarts
+    pluginConfig:
+      - name: DefaultEvictor
+        args:
+          evictLocalStoragePods: true
+      - name: RemovePodsHavingTooManyRestarts
+        args:
+          podRestartThreshold: 100
+    plugins:
+      deschedule:
+        enabled:
+          - RemovePodsHavingTooManyRestarts
+  - name: balance
+    pluginConfig:
+      - name: DefaultEvictor
+        args:
+          minPodAge: 10m
+      - name: LowNodeUtilization
+        args:
+          thresholds: {cpu: 20}
+          targetThresholds: {cpu: 50}
+    plugins:
+      balance:
+        enabled:
+          - LowNodeUtilization
+`, contains: []string{"  RemovePodsHavingTooManyRestarts:", "    evictable:", "      localStorage: true", "      minPodAge: 10m0s",
+			"    # the descheduler runs this with the DefaultEvictor of profiles[1] (balance), which differs from the other profiles' here; the rest is evictable's"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

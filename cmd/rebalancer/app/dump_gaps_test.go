@@ -141,6 +141,13 @@ func TestDumpNeeds(t *testing.T) {
 		{name: "requirePDB", policy: "evictable: {jobPods: true, requirePDB: true}", want: cluster.DumpNeeds{RequirePDB: true}},
 		{name: "requirePDB for a namespace", policy: "evictable: {jobPods: true}\noverrides:\n- namespaces: [db]\n  evictable: {requirePDB: true}",
 			want: cluster.DumpNeeds{RequirePDB: true}},
+		{name: "a strategy keeps the pods of Jobs", policy: "evictable: {jobPods: true}\nstrategies:\n  RemoveDuplicates: {evictable: {jobPods: false}}",
+			want: cluster.DumpNeeds{Jobs: true}},
+		{name: "minReplicas and requirePDB for a strategy in a namespace",
+			policy: "evictable: {jobPods: true}\nstrategies:\n  RemoveDuplicates: {}\noverrides:\n- namespaces: [db]\n  strategies:\n    RemoveDuplicates: {evictable: {minReplicas: 3, requirePDB: true}}",
+			want:   cluster.DumpNeeds{Replicas: true, RequirePDB: true}},
+		{name: "a strategy's priority class", policy: "evictable: {jobPods: true}\nstrategies:\n  RemoveDuplicates: {evictable: {priorityThreshold: {name: high}}}",
+			want: cluster.DumpNeeds{PriorityClasses: []string{"high"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

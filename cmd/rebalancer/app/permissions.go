@@ -36,6 +36,8 @@ func runPermissions(leaderElect bool) permissions {
 			rule("", []string{"nodes", "pods", "namespaces"}, "list"),
 			rule("apps", []string{"replicasets", "statefulsets"}, "list"),
 			rule("batch", []string{"jobs"}, "list"),
+			rule("", []string{"persistentvolumes", "persistentvolumeclaims"}, "list"),
+			rule("storage.k8s.io", []string{"storageclasses", "csinodes"}, "list"),
 			rule("policy", []string{"poddisruptionbudgets"}, "list"),
 			rule("scheduling.k8s.io", []string{"priorityclasses"}, "list"),
 			rule("", []string{"pods/eviction"}, "create"),

@@ -34,7 +34,7 @@ kubectl command.
 Without --policy, the built-in default policy runs:
 
 ` + indent(string(policy.DefaultYAML()), "  "),
-		Example: `  kubectl get nodes,pods,pdb,namespaces,replicasets,statefulsets,jobs,priorityclasses,configmaps -A -o yaml > dump.yaml
+		Example: `  kubectl get nodes,pods,pdb,namespaces,replicasets,statefulsets,jobs,priorityclasses,configmaps,pv,pvc,storageclasses,csinodes -A -o yaml > dump.yaml
   rebalancer plan --snapshot dump.yaml
   rebalancer plan --snapshot dump.yaml --policy policy.yaml -o json`,
 		Args: cobra.NoArgs,
@@ -99,7 +99,7 @@ Without --policy, the built-in default policy runs:
 			return report.Print(c.OutOrStdout(), report.FromPlan(plan), output, verbose(c))
 		},
 	}
-	c.Flags().StringVar(&snapshot, "snapshot", "", "cluster dump to plan against: a List or multi-document YAML/JSON of nodes, pods, PDBs, namespaces, ReplicaSets, StatefulSets, Jobs, priority classes and (for the cooldown) rebalancer's state ConfigMap")
+	c.Flags().StringVar(&snapshot, "snapshot", "", "cluster dump to plan against: a List or multi-document YAML/JSON of nodes, pods, PDBs, namespaces, ReplicaSets, StatefulSets, Jobs, priority classes, PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes and (for the cooldown) rebalancer's state ConfigMap")
 	c.Flags().StringVar(&policyFile, "policy", "", "RebalancePolicy file (default: the built-in policy)")
 	c.Flags().StringVar(&now, "now", "", "evaluate pod ages at this RFC 3339 time instead of the current time, for reproducible plans")
 	profiles.addFlags(c)
@@ -109,14 +109,14 @@ Without --policy, the built-in default policy runs:
 
 // dumpNeeds says what of the kinds a dump may leave out the policy reads.
 func dumpNeeds(pol *policy.Policy) cluster.DumpNeeds {
-	ev := &pol.Evictable
-	needs := cluster.DumpNeeds{PriorityClasses: pol.PriorityClassNames(), Jobs: !*ev.JobPods,
-		NamespaceSelectors: ev.NamespaceSelector != nil, Replicas: *ev.MinReplicas > 1, RequirePDB: *ev.RequirePDB}
+	needs := cluster.DumpNeeds{PriorityClasses: pol.PriorityClassNames(), NamespaceSelectors: pol.Evictable.NamespaceSelector != nil}
 	for _, o := range pol.Overrides {
 		needs.NamespaceSelectors = needs.NamespaceSelectors || o.NamespaceSelector != nil
-		needs.Jobs = needs.Jobs || o.Evictable.JobPods != nil && !*o.Evictable.JobPods
-		needs.Replicas = needs.Replicas || o.Evictable.MinReplicas != nil && *o.Evictable.MinReplicas > 1
-		needs.RequirePDB = needs.RequirePDB || o.Evictable.RequirePDB != nil && *o.Evictable.RequirePDB
+	}
+	for _, ev := range pol.Evictables() {
+		needs.Jobs = needs.Jobs || !*ev.JobPods
+		needs.Replicas = needs.Replicas || *ev.MinReplicas > 1
+		needs.RequirePDB = needs.RequirePDB || *ev.RequirePDB
 	}
 	return needs
 }

@@ -1,0 +1,328 @@
+package scheduler
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"k8s.io/component-helpers/storage/ephemeral"
+	storagehelpers "k8s.io/component-helpers/storage/volume"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+)
+
+// VolumeBinding is the plugin's name in a profile.
+const VolumeBinding = "VolumeBinding"
+
+// kube-scheduler's VolumeBinding reasons, in the order it reports them.
+const (
+	ErrReasonNodeConflict = "node(s) didn't match PersistentVolume's node affinity"
+	ErrReasonBindConflict = "node(s) didn't find available persistent volumes to bind"
+	ErrReasonPVNotExist   = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
+	// ErrReasonUnboundImmediate rejects a pod whose claim the PV controller
+	// has yet to bind (or a claim pre-bound to a volume the controller has
+	// not bound back).
+	ErrReasonUnboundImmediate = "pod has unbound immediate PersistentVolumeClaims"
+)
+
+// notSupportedProvisioner is the provisioner of classes that provision
+// nothing, such as those of local volumes.
+const notSupportedProvisioner = "kubernetes.io/no-provisioner"
+
+// Bits of a node's VolumeBinding verdict, one a reason.
+const (
+	bindNodeConflict uint8 = 1 << iota
+	bindBindConflict
+	bindPVNotExist
+)
+
+// bindingReasons holds the reason lists for each combination of bits.
+var bindingReasons = func() [8][]string {
+	var out [8][]string
+	for bits := range out {
+		var r []string
+		if bits&int(bindNodeConflict) != 0 {
+			r = append(r, ErrReasonNodeConflict)
+		}
+		if bits&int(bindBindConflict) != 0 {
+			r = append(r, ErrReasonBindConflict)
+		}
+		if bits&int(bindPVNotExist) != 0 {
+			r = append(r, ErrReasonPVNotExist)
+		}
+		out[bits] = r
+	}
+	return out
+}()
+
+// volumeBinding keeps a pod off nodes where its claims' volumes cannot be
+// used: a bound volume's node affinity, and for a WaitForFirstConsumer
+// claim not bound yet an available volume that the node can use, or a
+// class that can provision one in the node's topology. It does not know
+// CSIStorageCapacity (storage that runs out), and it does not score: that
+// takes the StorageCapacityScoring gate, off in kube-scheduler 1.36.
+type volumeBinding struct {
+	key StateKey
+}
+
+var (
+	_ FilterPlugin = (*volumeBinding)(nil)
+	_ ScorePlugin  = (*volumeBinding)(nil)
+)
+
+func newVolumeBinding(_ any, h Handle) (Plugin, error) { return &volumeBinding{key: h.StateKey()}, nil }
+
+// bindingState is each node's verdict, computed in PreFilter: what decides
+// it depends only on the node's name and labels.
+type bindingState struct {
+	verdict []uint8
+	claims  []*corev1.PersistentVolumeClaim
+	unbound []*corev1.PersistentVolumeClaim
+}
+
+func (s *bindingState) Reset() {
+	s.verdict = s.verdict[:0]
+	clear(s.claims)
+	s.claims = s.claims[:0]
+	clear(s.unbound)
+	s.unbound = s.unbound[:0]
+}
+
+func (*volumeBinding) Name() string { return VolumeBinding }
+
+// claimOf looks up the claim of a pod's volume as kube-scheduler does, and
+// returns kube-scheduler's message when the pod cannot use it.
+func claimOf(snap *cluster.Snapshot, pod *corev1.Pod, vol *corev1.Volume) (*corev1.PersistentVolumeClaim, string) {
+	name := cluster.ClaimName(pod, vol)
+	if name == "" {
+		return nil, ""
+	}
+	claim := snap.Claim(pod.Namespace, name)
+	switch {
+	case claim == nil && vol.Ephemeral != nil:
+		return nil, fmt.Sprintf("waiting for ephemeral volume controller to create the persistentvolumeclaim %q", name)
+	case claim == nil:
+		return nil, claimNotFound(name)
+	case claim.Status.Phase == corev1.ClaimLost:
+		return nil, fmt.Sprintf("persistentvolumeclaim %q bound to non-existent persistentvolume %q", name, claim.Spec.VolumeName)
+	case claim.DeletionTimestamp != nil:
+		return nil, fmt.Sprintf("persistentvolumeclaim %q is being deleted", name)
+	}
+	if vol.Ephemeral != nil {
+		if err := ephemeral.VolumeIsForPod(pod, claim); err != nil {
+			return nil, err.Error()
+		}
+	}
+	return claim, ""
+}
+
+// claimNotFound is the API's not-found error for a claim, as the
+// scheduler's listers word it.
+func claimNotFound(name string) string {
+	return fmt.Sprintf("persistentvolumeclaim %q not found", name)
+}
+
+// fullyBound: the PV controller has finished binding the claim.
+func fullyBound(c *corev1.PersistentVolumeClaim) bool {
+	_, done := c.Annotations[cluster.AnnBindCompleted]
+	return c.Spec.VolumeName != "" && done
+}
+
+func (p *volumeBinding) PreFilter(c *Cycle) PreFilterResult {
+	snap := c.snap
+	if !snap.VolumesKnown() || !cluster.UsesClaims(c.pod.Pod) {
+		return PreFilterResult{Skip: true}
+	}
+	st := State[bindingState](c, p.key)
+	pod := c.pod.Pod
+	// Every claim must be usable before any is looked at for binding.
+	for i := range pod.Spec.Volumes {
+		claim, msg := claimOf(snap, pod, &pod.Spec.Volumes[i])
+		if msg != "" {
+			return PreFilterResult{Reject: msg}
+		}
+		if claim != nil {
+			st.claims = append(st.claims, claim)
+		}
+	}
+	immediate := false
+	var boundClaims []*corev1.PersistentVolumeClaim
+	for _, claim := range st.claims {
+		if fullyBound(claim) {
+			boundClaims = append(boundClaims, claim)
+			continue
+		}
+		delay, msg := delayBinding(snap, claim)
+		if msg != "" {
+			return PreFilterResult{Reject: msg}
+		}
+		if delay && claim.Spec.VolumeName == "" {
+			st.unbound = append(st.unbound, claim)
+		} else {
+			immediate = true
+		}
+	}
+	if immediate {
+		return PreFilterResult{Reject: ErrReasonUnboundImmediate}
+	}
+
+	n := len(c.nodes)
+	st.verdict = slices.Grow(st.verdict[:0], n)[:n]
+	clear(st.verdict)
+	// A bound claim's volume: the first that is missing or that a node's
+	// labels do not match decides, as kube-scheduler checks them in order.
+	var selections [][]bool
+	var missing bool
+	for _, claim := range boundClaims {
+		pv := snap.PersistentVolume(claim.Spec.VolumeName)
+		if pv == nil {
+			missing = true
+			break
+		}
+		selections = append(selections, c.volumeAffinitySelection(pv))
+	}
+	for i := range c.nodes {
+		for _, sel := range selections {
+			if sel != nil && !sel[i] {
+				st.verdict[i] = bindNodeConflict
+				break
+			}
+		}
+		if st.verdict[i] == 0 && missing {
+			st.verdict[i] = bindPVNotExist
+		}
+	}
+	if len(st.unbound) > 0 {
+		// kube-scheduler matches the smallest claims first, so that each
+		// takes the smallest volume that fits it.
+		slices.SortStableFunc(st.unbound, func(a, b *corev1.PersistentVolumeClaim) int {
+			qa, qb := a.Spec.Resources.Requests[corev1.ResourceStorage], b.Spec.Resources.Requests[corev1.ResourceStorage]
+			return qa.Cmp(qb)
+		})
+		for i, n := range c.nodes {
+			if !unboundClaimsFit(snap, st.unbound, n.Node) {
+				st.verdict[i] |= bindBindConflict
+			}
+		}
+	}
+	return PreFilterResult{}
+}
+
+// delayBinding reports whether the claim's class binds it when a pod is
+// scheduled (WaitForFirstConsumer); a class that is not there binds at
+// once, as kube-scheduler takes it.
+func delayBinding(snap *cluster.Snapshot, claim *corev1.PersistentVolumeClaim) (bool, string) {
+	name := cluster.ClaimClass(claim)
+	if name == "" {
+		return false, ""
+	}
+	class := snap.StorageClass(name)
+	if class == nil {
+		return false, ""
+	}
+	if class.VolumeBindingMode == nil {
+		return false, fmt.Sprintf("VolumeBindingMode not set for StorageClass %q", name)
+	}
+	return *class.VolumeBindingMode == storagev1.VolumeBindingWaitForFirstConsumer, ""
+}
+
+// unboundClaimsFit is kube-scheduler's check of a pod's unbound
+// WaitForFirstConsumer claims on one node: a claim for which a node was
+// already selected must be provisioned there; the others take, smallest
+// first, an available volume of their class that the node can use, and the
+// rest must be provisionable by their class in the node's topology.
+func unboundClaimsFit(snap *cluster.Snapshot, claims []*corev1.PersistentVolumeClaim, node *corev1.Node) bool {
+	var chosen map[string]*corev1.PersistentVolume
+	var provision []*corev1.PersistentVolumeClaim
+	for _, claim := range claims {
+		if selected, ok := claim.Annotations[cluster.AnnSelectedNode]; ok {
+			if selected != node.Name {
+				return false
+			}
+			provision = append(provision, claim)
+		}
+	}
+	for _, claim := range claims {
+		if _, ok := claim.Annotations[cluster.AnnSelectedNode]; ok {
+			continue
+		}
+		pvs := snap.PersistentVolumesOfClass(cluster.ClaimClass(claim))
+		// The VolumeAttributesClass gate is on (GA) in 1.36.
+		pv, err := storagehelpers.FindMatchingVolume(claim, pvs, node, chosen, true, true)
+		if err != nil {
+			return false
+		}
+		if pv == nil {
+			provision = append(provision, claim)
+			continue
+		}
+		if chosen == nil {
+			chosen = make(map[string]*corev1.PersistentVolume)
+		}
+		chosen[pv.Name] = pv
+	}
+	for _, claim := range provision {
+		class := snap.StorageClass(cluster.ClaimClass(claim))
+		if class == nil || class.Provisioner == "" || class.Provisioner == notSupportedProvisioner {
+			return false
+		}
+		if !matchTopologySelectorTerms(class.AllowedTopologies, node.Labels) {
+			return false
+		}
+	}
+	return true
+}
+
+// matchTopologySelectorTerms is a class's allowedTopologies against a
+// node's labels: no term allows every node, else one term must match, each
+// of its requirements by one of its values.
+func matchTopologySelectorTerms(terms []corev1.TopologySelectorTerm, nodeLabels labels.Set) bool {
+	if len(terms) == 0 {
+		return true
+	}
+	for _, t := range terms {
+		ok := true
+		for _, req := range t.MatchLabelExpressions {
+			v, has := nodeLabels[req.Key]
+			if !has || !slices.Contains(req.Values, v) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// volumeAffinitySelection returns, per node, whether it matches the
+// volume's required node affinity, or nil when the volume has none. It is
+// kept for the snapshot family by the affinity's terms, which local
+// volumes of one node and disks of one zone share.
+func (c *Cycle) volumeAffinitySelection(pv *corev1.PersistentVolume) []bool {
+	if pv.Spec.NodeAffinity == nil || pv.Spec.NodeAffinity.Required == nil {
+		return nil
+	}
+	js, _ := json.Marshal(pv.Spec.NodeAffinity.Required)
+	return memo(c.t, c.t.nodeSelections, "\x00volume\x00"+string(js), func() []bool {
+		sel := nodeaffinity.NewLazyErrorNodeSelector(pv.Spec.NodeAffinity.Required)
+		match := make([]bool, len(c.t.nodes))
+		for i, n := range c.t.nodes {
+			match[i], _ = sel.Match(n)
+		}
+		return match
+	})
+}
+
+func (p *volumeBinding) Filter(c *Cycle, i int) []string {
+	return bindingReasons[State[bindingState](c, p.key).verdict[i]]
+}
+
+// Score is skipped: kube-scheduler scores volumes only with the
+// StorageCapacityScoring gate, alpha and off.
+func (*volumeBinding) Score(*Cycle, []int32, []int64) bool { return false }
