@@ -1,8 +1,6 @@
 package planner
 
 import (
-	"github.com/kube-rebalancer/rebalancer/strategies"
-
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -33,7 +31,17 @@ type Plan struct {
 	Usage *UsageSummary `json:"usage,omitempty"`
 	// Notes are what the strategies said beside their moves: nodes they
 	// left out (their usage unknown), or why they did nothing.
-	Notes []strategies.Note `json:"notes,omitempty"`
+	Notes []Note `json:"notes,omitempty"`
+}
+
+// Note is what a strategy said of a node it left out, or of itself when it
+// did nothing. The plan owns its format, as it owns Move's: the strategies
+// record theirs as strategies.Note, and the report reads only the plan.
+type Note struct {
+	Strategy string `json:"strategy"`
+	// Node is the node the note is about; empty for the whole strategy.
+	Node string `json:"node,omitempty"`
+	Text string `json:"text"`
 }
 
 // UsageSummary tells how far measured usage, rather than requests, stood

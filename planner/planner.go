@@ -36,7 +36,9 @@ func (pl *Planner) Plan(snap *cluster.Snapshot) *Plan {
 		c.plan.Stopped = fmt.Sprintf("limits.total reached (%d evictions): the rest waits for the next cycle", *pl.Policy.Limits.Total)
 	}
 	c.plan.Nodes = pl.usage(snap, c.snap)
-	c.plan.Notes = in.Notes()
+	for _, n := range in.Notes() {
+		c.plan.Notes = append(c.plan.Notes, Note{Strategy: n.Strategy, Node: n.Node, Text: n.Text})
+	}
 	c.plan.Usage = pl.usageSummary(snap)
 	return c.plan
 }

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"github.com/kube-rebalancer/rebalancer/strategies"
-
 	"sort"
 	"time"
 
@@ -29,7 +27,7 @@ type Report struct {
 	Predicted bool `json:"predicted,omitempty"`
 	// Usage and Notes: see planner.Plan.
 	Usage   *planner.UsageSummary `json:"usage,omitempty"`
-	Notes   []strategies.Note     `json:"notes,omitempty"`
+	Notes   []planner.Note        `json:"notes,omitempty"`
 	Summary Summary               `json:"summary"`
 }
 

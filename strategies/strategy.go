@@ -98,10 +98,10 @@ type Input struct {
 // Note is what a strategy tells the report beside its moves: a node it
 // left out, or why it did nothing.
 type Note struct {
-	Strategy string `json:"strategy"`
+	Strategy string
 	// Node is the node the note is about; empty for the whole strategy.
-	Node string `json:"node,omitempty"`
-	Text string `json:"text"`
+	Node string
+	Text string
 }
 
 // Note records a note for the report; the same note is kept once, however
