@@ -149,3 +149,108 @@ func TestLowNodeUtilizationByUsage(t *testing.T) {
 		})
 	}
 }
+
+const hnuByUsage = `
+strategies:
+  HighNodeUtilization:
+    thresholds: {cpu: 50}
+    metricsUtilization: {source: KubernetesMetrics}
+`
+
+const hnuByQuery = `
+metricsProviders:
+- source: Prometheus
+  prometheus: {url: 'http://prometheus:9090'}
+strategies:
+  HighNodeUtilization:
+    thresholds: {MetricResource: 50}
+    metricsUtilization: {source: Prometheus, prometheus: {query: 'instance:node_cpu:rate:sum'}}
+`
+
+// HighNodeUtilization with metricsUtilization empties the nodes whose pods
+// use little (4-CPU nodes; threshold cpu 50%), whatever they request, onto
+// the nodes that use the most; the replacements still need room by
+// requests.
+func TestHighNodeUtilizationByUsage(t *testing.T) {
+	tests := []struct {
+		name   string
+		objs   [][]any
+		policy string
+		want   []string // "pod from→to"
+		notes  []string // "node: text"
+	}{
+		{
+			// reserved's pods request 75% and use 10%; hot's request 25% and
+			// use 80%. By requests hot would be emptied onto reserved; by
+			// usage reserved is, onto hot, which has room for the requests.
+			name: "a node busy by requests and idle by usage is emptied onto the most used",
+			objs: [][]any{
+				{ct.Node("reserved"), ct.Node("hot")},
+				pods("reserved", "batch", 3, "1"), using("reserved", "batch", 3, "100m"),
+				pods("hot", "web", 1, "1"), using("hot", "web", 1, "3"),
+				{ct.NodeUsage("reserved", "400m", "1Gi", 0), ct.NodeUsage("hot", "3200m", "1Gi", 0)},
+			},
+			policy: hnuByUsage,
+			want:   []string{"shop/batch-reserved-0 reserved→hot", "shop/batch-reserved-1 reserved→hot", "shop/batch-reserved-2 reserved→hot"},
+		},
+		{
+			// The same cluster balanced on requests: hot is the one under
+			// 50%, and reserved takes its pod.
+			name: "on requests, the same cluster empties the other node",
+			objs: [][]any{
+				{ct.Node("reserved"), ct.Node("hot")},
+				pods("reserved", "batch", 3, "1"), using("reserved", "batch", 3, "100m"),
+				pods("hot", "web", 1, "1"), using("hot", "web", 1, "3"),
+				{ct.NodeUsage("reserved", "400m", "1Gi", 0), ct.NodeUsage("hot", "3200m", "1Gi", 0)},
+			},
+			policy: "strategies:\n  HighNodeUtilization:\n    thresholds: {cpu: 50}\n",
+			want:   []string{"shop/web-hot-0 hot→reserved"},
+		},
+		{
+			// quiet's sample is ten minutes old: it may have become busy
+			// since, so it is not emptied, and nothing else is under 50%.
+			name: "a node whose sample is stale is neither emptied nor a target",
+			objs: [][]any{
+				{ct.Node("quiet"), ct.Node("hot")},
+				pods("quiet", "batch", 1, "1"),
+				pods("hot", "web", 1, "1"), using("hot", "web", 1, "3"),
+				{ct.NodeUsage("quiet", "100m", "1Gi", 10*time.Minute), ct.NodeUsage("hot", "3200m", "1Gi", 0)},
+			},
+			policy: hnuByUsage,
+			notes:  []string{"quiet: neither a source nor a target: its metrics sample is stale (10m0s old, more than 3m0s)"},
+		},
+		{
+			name: "metrics that could not be read: nothing is emptied",
+			objs: [][]any{
+				{ct.Node("quiet"), ct.Node("hot")},
+				pods("quiet", "batch", 1, "1"),
+				pods("hot", "web", 1, "3"),
+			},
+			policy: hnuByUsage,
+			notes:  []string{": nodes are classified by metrics.k8s.io usage, which could not be read (no node has a sample): nothing is balanced this cycle"},
+		},
+		{
+			name: "Prometheus: the node the query rates lowest is emptied onto the highest",
+			objs: [][]any{
+				{ct.Node("low"), ct.Node("mid"), ct.Node("high")},
+				pods("low", "batch", 2, "1"),
+				pods("mid", "api", 1, "1"),
+				pods("high", "web", 1, "1"),
+				{ct.NodeRating("low", 0.1), ct.NodeRating("mid", 0.6), ct.NodeRating("high", 0.8)},
+			},
+			policy: hnuByQuery,
+			want:   []string{"shop/batch-low-0 low→high", "shop/batch-low-1 low→high"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := plan(t, snapshot(t, tt.objs...), tt.policy)
+			equal(t, "moves", moves(p), tt.want)
+			var notes []string
+			for _, n := range p.Notes {
+				notes = append(notes, n.Node+": "+n.Text)
+			}
+			equal(t, "notes", notes, tt.notes)
+		})
+	}
+}
