@@ -292,15 +292,6 @@ func (b bands) name(r corev1.ResourceName) string {
 	return string(r)
 }
 
-func requestsAny(p *cluster.Pod, resources []corev1.ResourceName) bool {
-	for _, r := range resources {
-		if p.Requests.Get(r) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // bands are the utilization limits, in percent, that classify nodes: below
 // low is under-utilized, above high is over-utilized.
 type bands struct {
