@@ -89,6 +89,18 @@ func waitForUsage(t *testing.T, cp *harness.ControlPlane, ns string, nodes []str
 	return byNode, podList.Items
 }
 
+// usagePiles runs pods on three 4-CPU nodes: hot's request 20% of its cpu
+// and use 75%; busy's request 70% and use 35%; idle's one pod requests and
+// uses 2.5%. By requests busy is over its target and hot under its
+// threshold: the opposite plan. (kwok reports no cpu for a node without
+// pods, and metrics-server then has no sample of it: idle needs one.)
+func usagePiles(f *fixture, hot, busy, idle string) {
+	f.t.Helper()
+	f.pile(harness.WorkloadSpec{Name: "web", Replicas: 2, CPU: "400m", PodTemplate: usingCPU("1500m")}, hot)
+	f.pile(harness.WorkloadSpec{Name: "api", Replicas: 7, CPU: "400m", PodTemplate: usingCPU("200m")}, busy)
+	f.pile(harness.WorkloadSpec{Name: "tiny", Replicas: 1, CPU: "100m", PodTemplate: usingCPU("100m")}, idle)
+}
+
 // Issue 18, proven with the real components: metrics-server scrapes kwok's
 // emulated kubelets, kube-apiserver serves its samples as metrics.k8s.io,
 // and `rebalancer run` with metricsUtilization relieves the node that is hot
@@ -99,14 +111,7 @@ func TestMetricsServerUsageRelievesTheHotNode(t *testing.T) {
 	hot, busy, idle := f.nodes[0], f.nodes[1], f.nodes[2]
 	sharedMetricsServer(t, cp)
 
-	// hot's pods request 20% of its cpu and use 75%; busy's request 70%
-	// and use 35%; idle's one pod requests and uses 2.5%. By requests busy
-	// is over its target and hot under its threshold: the opposite plan.
-	// (kwok reports no cpu for a node without pods, and metrics-server
-	// then has no sample of it: idle needs one.)
-	f.pile(harness.WorkloadSpec{Name: "web", Replicas: 2, CPU: "400m", PodTemplate: usingCPU("1500m")}, hot)
-	f.pile(harness.WorkloadSpec{Name: "api", Replicas: 7, CPU: "400m", PodTemplate: usingCPU("200m")}, busy)
-	f.pile(harness.WorkloadSpec{Name: "tiny", Replicas: 1, CPU: "100m", PodTemplate: usingCPU("100m")}, idle)
+	usagePiles(f, hot, busy, idle)
 
 	nodeUsage, _ := waitForUsage(t, cp, f.ns, f.nodes, 10)
 	for node, want := range map[string]int64{hot: 3000, busy: 1400, idle: 100} {
