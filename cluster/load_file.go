@@ -39,6 +39,7 @@ var dumpScheme = func() *runtime.Scheme {
 	} {
 		utilruntime.Must(add(s))
 	}
+	s.AddKnownTypes(MetricsGroupVersion, &NodeMetrics{}, &PodMetrics{})
 	return s
 }()
 
@@ -452,6 +453,15 @@ func (o *Objects) addRaw(raw json.RawMessage, ignored map[string]int, doc int, b
 		bad.report(document(doc), headerError(raw, err))
 		return
 	}
+	if h.Kind == "" && isPrometheusResponse(raw) {
+		scores, err := ParsePrometheusVector(raw)
+		if err != nil {
+			bad.add(document(doc), err.Error())
+			return
+		}
+		o.NodeScores = append(o.NodeScores, scores...)
+		return
+	}
 	if h.Kind == "" {
 		bad.add(document(doc), errNoKind.Error())
 		return
@@ -580,6 +590,10 @@ func (o *Objects) addObject(raw json.RawMessage, ignored map[string]int, explain
 		o.RuntimeClasses = append(o.RuntimeClasses, *t)
 	case *batchv1.Job:
 		o.Jobs = append(o.Jobs, *t)
+	case *NodeMetrics:
+		o.NodeMetrics = append(o.NodeMetrics, *t)
+	case *PodMetrics:
+		o.PodMetrics = append(o.PodMetrics, *t)
 	case *corev1.PersistentVolume:
 		o.PersistentVolumes = append(o.PersistentVolumes, *t)
 	case *corev1.PersistentVolumeClaim:

@@ -66,6 +66,17 @@ type Node struct {
 	// what stays (see StayingUtilization).
 	Leaving Resources
 
+	// Usage is the node's latest metrics.k8s.io sample, nil without one.
+	Usage *UsageSample
+	// Score is the node's sample of a Prometheus utilization query, nil
+	// without one.
+	Score *NodeScore
+	// moved is the usage that planned moves took off the node (negative)
+	// or brought to it, and arrived and left count those pods: a sample
+	// cannot know of moves that have not happened yet.
+	moved         Resources
+	arrived, left int
+
 	pods                     []*Pod
 	hostPorts                []HostPort
 	withAffinity             []*Pod
@@ -158,6 +169,13 @@ func (n *Node) add(p *Pod) {
 	if p.IsTerminating() {
 		n.Leaving.Add(req)
 	}
+	est := p.usageEstimate(req)
+	n.moved.Add(&est)
+	if p.Spec.NodeName == n.Name {
+		n.left--
+	} else {
+		n.arrived++
+	}
 	n.hostPorts = append(n.hostPorts, PodHostPorts(p.Pod)...)
 	if p.HasAffinity() {
 		n.withAffinity = append(n.withAffinity, p)
@@ -184,6 +202,13 @@ func (n *Node) remove(p *Pod) bool {
 	if p.IsTerminating() {
 		n.Leaving.Sub(req)
 	}
+	est := p.usageEstimate(req)
+	n.moved.Sub(&est)
+	if p.Spec.NodeName == n.Name {
+		n.left++
+	} else {
+		n.arrived--
+	}
 	for _, hp := range PodHostPorts(p.Pod) {
 		if j := slices.Index(n.hostPorts, hp); j >= 0 {
 			n.hostPorts = slices.Delete(n.hostPorts, j, j+1)
@@ -201,6 +226,7 @@ func (n *Node) clone(owner uint64) *Node {
 	c.Requested = n.Requested.Clone()
 	c.NonZeroRequested = n.NonZeroRequested.Clone()
 	c.Leaving = n.Leaving.Clone()
+	c.moved = n.moved.Clone()
 	c.pods = slices.Clone(n.pods)
 	c.hostPorts = slices.Clone(n.hostPorts)
 	c.withAffinity = slices.Clone(n.withAffinity)

@@ -53,6 +53,9 @@ type Pod struct {
 	Priority int32
 	// QoS is the pod's quality-of-service class.
 	QoS corev1.PodQOSClass
+	// Usage is the pod's metrics.k8s.io sample, its containers added up;
+	// nil without one.
+	Usage *UsageSample
 
 	// id indexes the snapshot's placement table.
 	id int

@@ -14,6 +14,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Objects are the API objects a Snapshot is built from.
@@ -45,6 +46,19 @@ type Objects struct {
 	// StateConfigMaps are rebalancer's own state ConfigMaps found in a dump:
 	// they carry the eviction history a dry run would see.
 	StateConfigMaps []corev1.ConfigMap
+	// NodeMetrics and PodMetrics are the metrics.k8s.io samples of the
+	// nodes' and pods' usage, read when a policy balances on usage.
+	NodeMetrics []NodeMetrics
+	PodMetrics  []PodMetrics
+	// NodeScores are the samples of a Prometheus query that rates each
+	// node's utilization between 0 and 1.
+	NodeScores []NodeScore
+	// MetricsReadAt is when the metrics were read from a live cluster; zero
+	// for a dump, whose newest node sample stands for it.
+	MetricsReadAt metav1.Time
+	// MetricsError says why the metrics a policy asks for could not be
+	// read; empty when they were, or were not asked for.
+	MetricsError string
 	// ListedKinds are the kinds of the typed Lists a dump held
 	// (PodDisruptionBudgetList), empty ones included: a kind listed so was
 	// looked for, and its absence means the cluster has none. See Gaps.
@@ -92,6 +106,12 @@ type Snapshot struct {
 	jobs            map[string]*batchv1.Job
 	replicas        replicaCounts
 	vol             volumes
+
+	// usageAt is the moment a node's sample is judged stale against
+	// (MaxUsageAge before it); zero when the snapshot has no node sample.
+	usageAt time.Time
+	// metricsError: see Objects.MetricsError.
+	metricsError string
 
 	// id identifies this snapshot as the owner of the nodes it may edit in
 	// place; see Fork.
@@ -157,8 +177,10 @@ func New(objs Objects, now time.Time) (*Snapshot, error) {
 	s.pods = make([]*Pod, len(pods))
 	s.placement = make([]int32, len(pods))
 	scratch := corev1.ResourceList{}
+	podUsage := podSamples(objs.PodMetrics)
 	for i, p := range pods {
 		pod := newPodWith(p, i, scratch)
+		pod.Usage = podUsage[p.Namespace+"/"+p.Name]
 		if _, dup := s.podIndex[pod.Key]; dup {
 			return nil, fmt.Errorf("pod %s appears twice", pod.Key)
 		}
@@ -185,6 +207,7 @@ func New(objs Objects, now time.Time) (*Snapshot, error) {
 		}
 	}
 
+	s.attachUsage(&objs)
 	s.vol = newVolumes(&objs)
 	s.vol.indexClaimUsers(s.pods)
 	s.vol.indexCSINodes(s.nodes)

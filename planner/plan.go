@@ -26,6 +26,41 @@ type Plan struct {
 	// replacements: predicted): each move's To is where the pod's scheduler
 	// is expected to put the replacement, not where it is sent.
 	Predicted bool `json:"predicted,omitempty"`
+	// Usage is set when a strategy classifies nodes by usage: where the
+	// usage came from and how much of it was measured.
+	Usage *UsageSummary `json:"usage,omitempty"`
+	// Notes are what the strategies said beside their moves: nodes they
+	// left out (their usage unknown), or why they did nothing.
+	Notes []Note `json:"notes,omitempty"`
+}
+
+// Note is what a strategy said of a node it left out, or of itself when it
+// did nothing. The plan owns its format, as it owns Move's: the strategies
+// record theirs as strategies.Note, and the report reads only the plan.
+type Note struct {
+	Strategy string `json:"strategy"`
+	// Node is the node the note is about; empty for the whole strategy.
+	Node string `json:"node,omitempty"`
+	Text string `json:"text"`
+}
+
+// UsageSummary tells how far measured usage, rather than requests, stood
+// behind a plan.
+type UsageSummary struct {
+	// Sources are the sources the policy reads (KubernetesMetrics,
+	// Prometheus).
+	Sources []string `json:"sources"`
+	// At is when the metrics were read (for a dump, its newest sample);
+	// zero when none was.
+	At time.Time `json:"at,omitzero"`
+	// Error says why the metrics could not be read.
+	Error string `json:"error,omitempty"`
+	// Nodes counts the nodes with a metrics.k8s.io or Prometheus sample.
+	Nodes int `json:"nodes"`
+	// PodsByRequests counts the pods on those nodes without a sample of
+	// their own: their usage is taken to be their requests, wherever they
+	// move.
+	PodsByRequests int `json:"podsByRequests"`
 }
 
 // Move is one planned eviction.
@@ -91,4 +126,10 @@ type NodeUsage struct {
 	Unschedulable bool               `json:"unschedulable,omitempty"`
 	Before        map[string]float64 `json:"before"`
 	After         map[string]float64 `json:"after"`
+	// UsageBefore and UsageAfter are the node's measured usage in percent
+	// of allocatable (cpu, memory; "query" for a Prometheus query's value),
+	// when usage classifies nodes and the node has a sample: after the
+	// plan, the moved pods' usage has left it or arrived.
+	UsageBefore map[string]float64 `json:"usageBefore,omitempty"`
+	UsageAfter  map[string]float64 `json:"usageAfter,omitempty"`
 }

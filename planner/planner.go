@@ -36,6 +36,10 @@ func (pl *Planner) Plan(snap *cluster.Snapshot) *Plan {
 		c.plan.Stopped = fmt.Sprintf("limits.total reached (%d evictions): the rest waits for the next cycle", *pl.Policy.Limits.Total)
 	}
 	c.plan.Nodes = pl.usage(snap, c.snap)
+	for _, n := range in.Notes() {
+		c.plan.Notes = append(c.plan.Notes, Note{Strategy: n.Strategy, Node: n.Node, Text: n.Text})
+	}
+	c.plan.Usage = pl.usageSummary(snap)
 	return c.plan
 }
 
@@ -305,7 +309,7 @@ func (c *cycle) Skip(strategy string, p *cluster.Pod, o strategies.Outcome) {
 func (pl *Planner) usage(before, after *cluster.Snapshot) []NodeUsage {
 	resources := []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourcePods}
 	for _, name := range pl.thresholdResources() {
-		if r := corev1.ResourceName(name); !slices.Contains(resources, r) {
+		if r := corev1.ResourceName(name); name != policy.MetricResource && !slices.Contains(resources, r) {
 			resources = append(resources, r)
 		}
 	}
@@ -315,6 +319,9 @@ func (pl *Planner) usage(before, after *cluster.Snapshot) []NodeUsage {
 			continue
 		}
 		u := NodeUsage{Name: n.Name, Unschedulable: n.Unschedulable(), Before: percents(n, resources), After: percents(after.Node(n.Name), resources)}
+		if len(pl.metricsSources()) > 0 {
+			u.UsageBefore, u.UsageAfter = usagePercents(n), usagePercents(after.Node(n.Name))
+		}
 		out = append(out, u)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })

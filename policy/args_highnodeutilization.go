@@ -28,7 +28,15 @@ type HighNodeUtilizationArgs struct {
 	// of every namespace still count in the nodes' utilization, and a node
 	// with a pod that may not move is not emptied.
 	EvictableNamespaces *Namespaces `json:"evictableNamespaces,omitempty"`
+	// MetricsUtilization classifies nodes by what their pods use, read from
+	// metrics-server or Prometheus, instead of what they request (the
+	// descheduler offers it for LowNodeUtilization only).
+	MetricsUtilization *MetricsUtilization `json:"metricsUtilization,omitempty"`
 }
+
+// Metrics returns metricsUtilization, nil when nodes are classified by
+// requests.
+func (a *HighNodeUtilizationArgs) Metrics() *MetricsUtilization { return a.MetricsUtilization }
 
 // EvictionModeOnlyThresholdingResources moves only the pods that request a
 // resource the thresholds name.
@@ -57,7 +65,7 @@ func (a *HighNodeUtilizationArgs) Default() {}
 
 // NodeLevelFields names the arguments that classify nodes.
 func (a *HighNodeUtilizationArgs) NodeLevelFields() []string {
-	return []string{"thresholds", "numberOfNodes", "nodePools", "evictionModes", "evictableNamespaces"}
+	return []string{"thresholds", "numberOfNodes", "nodePools", "evictionModes", "evictableNamespaces", "metricsUtilization"}
 }
 
 // ConflictsWith: LowNodeUtilization fills the least used nodes and
@@ -86,6 +94,8 @@ func (a *HighNodeUtilizationArgs) Validate(path *field.Path) field.ErrorList {
 		errs = append(errs, field.Required(path.Child("thresholds"), "list at least one resource, e.g. {cpu: 20, memory: 20, pods: 20}, or give nodePools"))
 	}
 	errs = append(errs, validateThresholds(a.Thresholds, path.Child("thresholds"))...)
+	errs = append(errs, a.MetricsUtilization.validate(path.Child("metricsUtilization"))...)
+	errs = append(errs, validateMetricThresholds(a.MetricsUtilization, a.Thresholds, path.Child("thresholds"))...)
 	if a.NumberOfNodes < 0 {
 		errs = append(errs, field.Invalid(path.Child("numberOfNodes"), a.NumberOfNodes, "is negative"))
 	}
@@ -99,6 +109,7 @@ func (a *HighNodeUtilizationArgs) Validate(path *field.Path) field.ErrorList {
 			errs = append(errs, field.Required(pp.Child("thresholds"), "list at least one resource, e.g. {cpu: 20, memory: 20}"))
 		}
 		errs = append(errs, validateThresholds(p.Thresholds, pp.Child("thresholds"))...)
+		errs = append(errs, validateMetricThresholds(a.MetricsUtilization, p.Thresholds, pp.Child("thresholds"))...)
 	}
 	return errs
 }

@@ -32,7 +32,14 @@ type LowNodeUtilizationArgs struct {
 	EvictableNamespaces *Namespaces `json:"evictableNamespaces,omitempty"`
 	// EvictionLimits bound this strategy's evictions in one run.
 	EvictionLimits *EvictionLimits `json:"evictionLimits,omitempty"`
+	// MetricsUtilization classifies nodes by what their pods use, read from
+	// metrics-server or Prometheus, instead of what they request.
+	MetricsUtilization *MetricsUtilization `json:"metricsUtilization,omitempty"`
 }
+
+// Metrics returns metricsUtilization, nil when nodes are classified by
+// requests.
+func (a *LowNodeUtilizationArgs) Metrics() *MetricsUtilization { return a.MetricsUtilization }
 
 // EvictionLimits bound a strategy's evictions in one run, as the
 // descheduler's evictionLimits do.
@@ -67,7 +74,7 @@ func (a *LowNodeUtilizationArgs) Default() {}
 
 // NodeLevelFields names the arguments that classify nodes.
 func (a *LowNodeUtilizationArgs) NodeLevelFields() []string {
-	return []string{"thresholds", "targetThresholds", "useDeviationThresholds", "numberOfNodes", "nodePools", "evictableNamespaces", "evictionLimits"}
+	return []string{"thresholds", "targetThresholds", "useDeviationThresholds", "numberOfNodes", "nodePools", "evictableNamespaces", "evictionLimits", "metricsUtilization"}
 }
 
 // UtilizationThresholds returns the thresholds under which nodes are
@@ -88,6 +95,9 @@ func (a *LowNodeUtilizationArgs) Validate(path *field.Path) field.ErrorList {
 	if len(a.NodePools) == 0 || len(a.Thresholds) > 0 || len(a.TargetThresholds) > 0 {
 		errs = append(errs, validateThresholdPair(a.Thresholds, a.TargetThresholds, !a.UseDeviationThresholds, path)...)
 	}
+	errs = append(errs, a.MetricsUtilization.validate(path.Child("metricsUtilization"))...)
+	errs = append(errs, validateMetricThresholds(a.MetricsUtilization, a.Thresholds, path.Child("thresholds"))...)
+	errs = append(errs, validateMetricThresholds(a.MetricsUtilization, a.TargetThresholds, path.Child("targetThresholds"))...)
 	if a.NumberOfNodes < 0 {
 		errs = append(errs, field.Invalid(path.Child("numberOfNodes"), a.NumberOfNodes, "is negative"))
 	}
@@ -100,6 +110,8 @@ func (a *LowNodeUtilizationArgs) Validate(path *field.Path) field.ErrorList {
 		pp := path.Child("nodePools").Index(i)
 		errs = append(errs, validatePool(pools, i, pp)...)
 		errs = append(errs, validateThresholdPair(p.Thresholds, p.TargetThresholds, !a.UseDeviationThresholds, pp)...)
+		errs = append(errs, validateMetricThresholds(a.MetricsUtilization, p.Thresholds, pp.Child("thresholds"))...)
+		errs = append(errs, validateMetricThresholds(a.MetricsUtilization, p.TargetThresholds, pp.Child("targetThresholds"))...)
 	}
 	return errs
 }

@@ -160,7 +160,7 @@ var deschedulerStrategies = []deschedulerStrategy{
 			"numberOfNodes":          {to: "numberOfNodes"},
 			"evictableNamespaces":    evictableNsArg,
 			"evictionLimits":         {to: "evictionLimits"},
-			"metricsUtilization":     {instead: metricsInstead},
+			"metricsUtilization":     {to: "metricsUtilization"},
 		},
 		v1alpha1Params: "nodeResourceUtilizationThresholds",
 		v1alpha1Args: map[string]string{"namespaces": "evictableNamespaces", "thresholds": "thresholds", "targetThresholds": "targetThresholds",
@@ -178,9 +178,6 @@ var deschedulerStrategies = []deschedulerStrategy{
 		v1alpha1Args:   map[string]string{"namespaces": "evictableNamespaces", "thresholds": "thresholds", "numberOfNodes": "numberOfNodes"},
 	},
 }
-
-// metricsInstead explains why utilization from metrics is refused.
-const metricsInstead = "rebalancer measures utilization by the pods' requests, as kube-scheduler does, not by metrics; leave it out"
 
 // deschedulerStrategyNamed returns the row of a descheduler strategy, or nil.
 func deschedulerStrategyNamed(name string) *deschedulerStrategy {

@@ -21,7 +21,7 @@ func TestDeschedulerPolicyErrors(t *testing.T) {
 			yaml: `apiVersion: descheduler/v1alpha2
 kind: DeschedulerPolicy
 metricsProviders:
-- source: KubernetesMetrics
+- source: Prometheus
 profiles:
 - name: default
   pluginConfig:
@@ -41,7 +41,7 @@ profiles:
       enabled: [LowNodeUtilization]
 `,
 			want: []string{
-				"policy.yaml: metricsProviders: rebalancer measures utilization by the pods' requests, as kube-scheduler does, not by metrics; leave it out",
+				"policy.yaml: metricsProviders[0].prometheus.url: is required (the address of Prometheus' HTTP API, such as https://prometheus.monitoring.svc:9090)",
 				"policy.yaml: profiles[0].pluginConfig[0].args.evictDaemonSetPods: rebalancer never evicts DaemonSet pods: the DaemonSet recreates the pod on the same node; leave them protected",
 				"policy.yaml: profiles[0].pluginConfig[1].args.targetThresholds.cpu: 150 is above 100",
 				`policy.yaml: profiles[0].plugins.deschedule.enabled[0]: "LowNodeUtilization" is a balance plugin: list it under plugins.balance`,

@@ -69,11 +69,12 @@ func translateV1alpha2(j []byte) *translation {
 		t.doc["gracePeriodSeconds"] = *doc.GracePeriodSeconds
 		t.from("gracePeriodSeconds", field.NewPath("gracePeriodSeconds"))
 	}
-	if doc.MetricsCollector != nil && doc.MetricsCollector.Enabled {
-		t.errs = append(t.errs, field.Forbidden(field.NewPath("metricsCollector", "enabled"), metricsInstead))
-	}
+	// metricsProviders has the same shape in a RebalancePolicy; the
+	// deprecated metricsCollector.enabled names the metrics API, which a
+	// RebalancePolicy reaches without an entry.
 	if len(doc.MetricsProviders) > 0 {
-		t.errs = append(t.errs, field.Forbidden(field.NewPath("metricsProviders"), metricsInstead))
+		t.doc["metricsProviders"] = doc.MetricsProviders
+		t.from("metricsProviders", field.NewPath("metricsProviders"))
 	}
 	if doc.EvictionFailureEventNotification != nil && *doc.EvictionFailureEventNotification {
 		t.note("", "evictionFailureEventNotification: rebalancer always reports an eviction the API server refused, in its report and in an event")

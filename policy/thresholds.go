@@ -94,6 +94,8 @@ func resourceNameProblem(name string) string {
 	switch name {
 	case "cpu", "memory", "pods", "ephemeral-storage":
 		return ""
+	case MetricResource:
+		return "" // validateMetricThresholds says when it may be used
 	}
 	if strings.HasPrefix(name, "hugepages-") {
 		return ""

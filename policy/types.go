@@ -46,6 +46,11 @@ type RebalancePolicy struct {
 	// default) or nothing does and the plan can only predict where they
 	// land (ReplacementsPredicted).
 	Replacements Replacements `json:"replacements,omitempty"`
+	// MetricsProviders say how to reach the sources of usage that
+	// strategies with metricsUtilization read, as the descheduler's
+	// metricsProviders do: KubernetesMetrics needs no more than the
+	// cluster's API; Prometheus needs its url.
+	MetricsProviders []MetricsProvider `json:"metricsProviders,omitempty"`
 	// Overrides tune the pod-level settings of some namespaces. A pod's
 	// settings are the global ones overlaid by the first override that
 	// matches its namespace.

@@ -65,6 +65,8 @@ func (p *RebalancePolicy) validate() field.ErrorList {
 	}
 	errs = append(errs, p.Evictable.validate(field.NewPath("evictable"))...)
 	errs = append(errs, p.Strategies.validate(field.NewPath("strategies"))...)
+	errs = append(errs, validateMetricsProviders(p.MetricsProviders, field.NewPath("metricsProviders"))...)
+	errs = append(errs, p.validateMetricsSources()...)
 	errs = append(errs, p.Strategies.validateEvictable(&p.Evictable, field.NewPath("strategies"))...)
 	return errs
 }

@@ -171,6 +171,7 @@ func (r *Runner) cycle(ctx context.Context) (*report.Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the cluster: %w", err)
 	}
+	readMetrics(ctx, r.cfg.Client, r.cfg.Policy, &objs)
 	// Whole seconds, so that `plan --now` can name the same instant.
 	snap, err := cluster.New(objs, time.Now().Truncate(time.Second))
 	if err != nil {

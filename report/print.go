@@ -117,11 +117,16 @@ func printTable(out io.Writer, r *Report, verbose bool) error {
 		}
 	}
 
+	printUsage(w, r)
 	if len(r.Nodes) > 0 {
 		resources := resourceColumns(r)
+		usage := usageColumns(r)
 		fmt.Fprintf(w, "\nNODES (requested %% of allocatable, before → after)\nNODE\t")
 		for _, res := range resources {
 			fmt.Fprintf(w, "%s\t", strings.ToUpper(res))
+		}
+		for _, res := range usage {
+			fmt.Fprintf(w, "%s\t", usageHeading(res))
 		}
 		fmt.Fprintln(w)
 		for _, n := range r.Nodes {
@@ -132,6 +137,13 @@ func printTable(out io.Writer, r *Report, verbose bool) error {
 			fmt.Fprintf(w, "%s\t", name)
 			for _, res := range resources {
 				fmt.Fprintf(w, "%s\t", change(n.Before[res], n.After[res]))
+			}
+			for _, res := range usage {
+				v := "no sample"
+				if b, ok := n.UsageBefore[res]; ok {
+					v = change(b, n.UsageAfter[res])
+				}
+				fmt.Fprintf(w, "%s\t", v)
 			}
 			fmt.Fprintln(w)
 		}

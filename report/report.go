@@ -24,8 +24,11 @@ type Report struct {
 	// Predicted says that each move's to is a prediction of where the pod's
 	// scheduler puts the replacement, not where it is sent; see
 	// planner.Plan.
-	Predicted bool    `json:"predicted,omitempty"`
-	Summary   Summary `json:"summary"`
+	Predicted bool `json:"predicted,omitempty"`
+	// Usage and Notes: see planner.Plan.
+	Usage   *planner.UsageSummary `json:"usage,omitempty"`
+	Notes   []planner.Note        `json:"notes,omitempty"`
+	Summary Summary               `json:"summary"`
 }
 
 // Move is a planned move and, once executed, its result.
@@ -47,7 +50,7 @@ type Summary struct {
 // FromPlan builds the report of a plan that was not executed: `plan` and
 // `run --dry-run` print the same report for the same cluster.
 func FromPlan(p *planner.Plan) *Report {
-	r := &Report{At: p.At, DryRun: true, Skipped: p.Skipped, Nodes: p.Nodes, Stopped: p.Stopped, Predicted: p.Predicted, Moves: make([]Move, len(p.Moves))}
+	r := &Report{At: p.At, DryRun: true, Skipped: p.Skipped, Nodes: p.Nodes, Stopped: p.Stopped, Predicted: p.Predicted, Usage: p.Usage, Notes: p.Notes, Moves: make([]Move, len(p.Moves))}
 	for i, m := range p.Moves {
 		r.Moves[i] = Move{Move: m}
 	}
@@ -57,7 +60,7 @@ func FromPlan(p *planner.Plan) *Report {
 
 // FromOutcomes builds the report of an executed plan.
 func FromOutcomes(p *planner.Plan, outcomes []evictor.Outcome) *Report {
-	r := &Report{At: p.At, Skipped: p.Skipped, Nodes: p.Nodes, Stopped: p.Stopped, Predicted: p.Predicted, Moves: make([]Move, len(outcomes))}
+	r := &Report{At: p.At, Skipped: p.Skipped, Nodes: p.Nodes, Stopped: p.Stopped, Predicted: p.Predicted, Usage: p.Usage, Notes: p.Notes, Moves: make([]Move, len(outcomes))}
 	for i, o := range outcomes {
 		r.Moves[i] = Move{Move: o.Move, Result: o.Result, Message: o.Message}
 	}

@@ -38,7 +38,7 @@ func (highNodeUtilization) guardRule(in *Input) guardRule { return newHighUtiliz
 
 func (s highNodeUtilization) Run(in *Input) {
 	args, _ := in.Policy.Global().Strategies.Get(highNodeUtilizationName).(*policy.HighNodeUtilizationArgs)
-	if args == nil {
+	if args == nil || !meterFor(args.MetricsUtilization).measurable(in, highNodeUtilizationName) {
 		return
 	}
 	emptied := make(map[string]bool)
@@ -73,7 +73,7 @@ func highUtilizationGroups(args *policy.HighNodeUtilizationArgs, nodes []*cluste
 		if i < len(pools) {
 			t = args.NodePools[i].Thresholds
 		}
-		out = append(out, highUtilizationGroup{nodeGroup: g, bands: newBands(t, t, false, nil)})
+		out = append(out, highUtilizationGroup{nodeGroup: g, bands: newBands(meterFor(args.MetricsUtilization), t, t, false, nil)})
 	}
 	return out
 }
@@ -92,6 +92,8 @@ func (s highNodeUtilization) compact(in *Input, args *policy.HighNodeUtilization
 		switch {
 		case !n.Ready():
 			class = classNotReady
+		case commit && g.bands.m.skipUnmeasured(in, s.Name(), n), !commit && g.bands.m.unmeasured(in.Snapshot, n) != "":
+			class = classUnmeasured
 		// A cordoned node takes no pods but gives them: lightly used,
 		// it is the first to empty.
 		case g.bands.isBelow(n):
@@ -124,7 +126,7 @@ func (s highNodeUtilization) compact(in *Input, args *policy.HighNodeUtilization
 		budget = int(*t)
 	}
 	fork := in.Snapshot.Fork()
-	targets := newTargetList(g.bands, g.nodes(fork))
+	targets := newTargetList(g.bands, measured(g.bands.m, fork, g.nodes(fork)))
 	for _, u := range under {
 		n := fork.Node(u.Name)
 		pods, why := s.leaving(in, args, g.bands, n)
@@ -144,7 +146,7 @@ func (s highNodeUtilization) compact(in *Input, args *policy.HighNodeUtilization
 				// The planner refused what the simulation allowed: follow
 				// the working snapshot again.
 				fork = in.Snapshot.Fork()
-				targets = newTargetList(g.bands, g.nodes(fork))
+				targets = newTargetList(g.bands, measured(g.bands.m, fork, g.nodes(fork)))
 				continue
 			}
 			if budget >= 0 {
@@ -367,7 +369,7 @@ func (b bands) meanLoad(n *cluster.Node) float64 {
 	var sum float64
 	var k int
 	for _, r := range b.resources {
-		if u := n.StayingUtilization(r); !math.IsInf(u, 0) {
+		if u := b.m.util(n, r); !math.IsInf(u, 0) {
 			sum += u
 			k++
 		}
@@ -398,7 +400,7 @@ func compareLoad(b bands, x, y *cluster.Node, ascending bool) int {
 func (b bands) describeUnder(n *cluster.Node) string {
 	parts := make([]string, len(b.resources))
 	for i, r := range b.resources {
-		parts[i] = fmt.Sprintf("%s %s < %s", r, pct(n.StayingUtilization(r)), pct(b.low[r]))
+		parts[i] = fmt.Sprintf("%s %s < %s", b.name(r), pct(b.m.util(n, r)), pct(b.low[r]))
 	}
 	return strings.Join(parts, ", ")
 }

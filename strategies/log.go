@@ -19,6 +19,9 @@ const (
 	classOver     = "over"
 	classTarget   = "target"
 	classNotReady = "notReady"
+	// classUnmeasured: usage classifies nodes, and the node's samples are
+	// missing or stale.
+	classUnmeasured = "unmeasured"
 )
 
 // logClassified writes how a balancing strategy classified a node. With
@@ -35,7 +38,7 @@ func logClassified(strategy, pool string, n *cluster.Node, class string, b bands
 		if i > 0 {
 			by.WriteString(", ")
 		}
-		u := n.StayingUtilization(r)
+		u := b.m.util(n, r)
 		c := classTarget
 		switch {
 		case u < b.low[r]:
@@ -45,7 +48,7 @@ func logClassified(strategy, pool string, n *cluster.Node, class string, b bands
 		case !twoSided:
 			c = "not under"
 		}
-		by.WriteString(string(r) + " " + pct(u) + " " + c)
+		by.WriteString(b.name(r) + " " + pct(u) + " " + c)
 	}
 	v.InfoSDepth(1, "Node classified", "strategy", strategy, "pool", pool, "node", n.Name, "class", class,
 		"cordoned", n.Unschedulable(), "resources", by.String())

@@ -33,7 +33,7 @@ func (s lowNodeUtilization) Run(in *Input) {
 	// Thresholds classify nodes, which every namespace shares, so they are
 	// always the global ones; overrides only decide which pods may move.
 	args, _ := in.Policy.Global().Strategies.Get(lowNodeUtilizationName).(*policy.LowNodeUtilizationArgs)
-	if args == nil {
+	if args == nil || !meterFor(args.MetricsUtilization).measurable(in, lowNodeUtilizationName) {
 		return
 	}
 	for _, g := range lowUtilizationGroups(args, in.Nodes()) {
@@ -58,7 +58,7 @@ func lowUtilizationGroups(args *policy.LowNodeUtilizationArgs, nodes []*cluster.
 		if i < len(pools) {
 			low, high = args.NodePools[i].Thresholds, args.NodePools[i].TargetThresholds
 		}
-		out = append(out, lowUtilizationGroup{nodeGroup: g, bands: newBands(low, high, args.UseDeviationThresholds, g.members(nodes))})
+		out = append(out, lowUtilizationGroup{nodeGroup: g, bands: newBands(meterFor(args.MetricsUtilization), low, high, args.UseDeviationThresholds, g.members(nodes))})
 	}
 	return out
 }
@@ -73,6 +73,8 @@ func (s lowNodeUtilization) balance(in *Input, args *policy.LowNodeUtilizationAr
 		switch {
 		case !n.Ready():
 			class = classNotReady
+		case b.m.skipUnmeasured(in, s.Name(), n):
+			class = classUnmeasured
 		case b.isUnder(n):
 			under, class = append(under, n.Name), classUnder
 		case b.isOver(n):
@@ -176,7 +178,7 @@ func (s lowNodeUtilization) relieve(in *Input, args *policy.LowNodeUtilizationAr
 			klog.V(2).InfoS("LowNodeUtilization: under-utilized nodes have no headroom left", "pool", g.pool)
 			return false
 		}
-		if !requestsAny(p, hot) {
+		if !b.relieves(p, hot) {
 			continue // moving it would not bring the node closer to its target
 		}
 		if !in.evictable(lowNodeUtilizationName, p) {
@@ -205,18 +207,21 @@ func (b bands) needed(n *cluster.Node, refused []refusal) int {
 	shed := make(map[corev1.ResourceName]int64, len(over))
 	within := func() bool {
 		for _, r := range over {
-			if cluster.Percent(n.StayingRequested(r)-shed[r], n.Allocatable.Get(r)) > b.high[r] {
+			if cluster.Percent(b.m.used(n, r)-shed[r], n.Allocatable.Get(r)) > b.high[r] {
 				return false
 			}
 		}
 		return true
+	}
+	if b.m == byScore {
+		return min(1, len(refused))
 	}
 	for i, f := range refused {
 		if within() {
 			return i
 		}
 		for _, r := range over {
-			shed[r] += f.pod.Requests.Get(r)
+			shed[r] += b.m.pod(f.pod, r)
 		}
 	}
 	return len(refused)
@@ -259,18 +264,38 @@ func qosRank(q corev1.PodQOSClass) int {
 	return 2
 }
 
-func requestsAny(p *cluster.Pod, resources []corev1.ResourceName) bool {
+// relieves reports whether the pod takes any of the resources from its
+// node, as the meter counts them; any pod may relieve a node a query rates.
+func (b bands) relieves(p *cluster.Pod, resources []corev1.ResourceName) bool {
+	if b.m == byScore {
+		return true
+	}
 	for _, r := range resources {
-		if p.Requests.Get(r) > 0 {
+		if b.m.pod(p, r) > 0 {
 			return true
 		}
 	}
 	return false
 }
 
+// name is how a resource is named in a reason: usage is marked, so that a
+// reader does not take it for requests.
+func (b bands) name(r corev1.ResourceName) string {
+	switch b.m {
+	case byUsage:
+		if cluster.IsMeasured(r) {
+			return string(r) + " usage"
+		}
+	case byScore:
+		return "query"
+	}
+	return string(r)
+}
+
 // bands are the utilization limits, in percent, that classify nodes: below
 // low is under-utilized, above high is over-utilized.
 type bands struct {
+	m         meter
 	resources []corev1.ResourceName
 	low, high map[corev1.ResourceName]float64
 }
@@ -278,14 +303,14 @@ type bands struct {
 // newBands turns thresholds into absolute limits. With deviation thresholds
 // the limits are the mean utilization of the nodes minus and plus the
 // thresholds, so that "balanced" means close to the average.
-func newBands(low, high policy.ResourceThresholds, deviation bool, nodes []*cluster.Node) bands {
-	b := bands{low: map[corev1.ResourceName]float64{}, high: map[corev1.ResourceName]float64{}}
+func newBands(m meter, low, high policy.ResourceThresholds, deviation bool, nodes []*cluster.Node) bands {
+	b := bands{m: m, low: map[corev1.ResourceName]float64{}, high: map[corev1.ResourceName]float64{}}
 	for _, name := range low.Names() {
 		r := corev1.ResourceName(name)
 		b.resources = append(b.resources, r)
 		b.low[r], b.high[r] = low[name], high[name]
 		if deviation {
-			mean := meanUtilization(nodes, r)
+			mean := meanUtilization(m, nodes, r)
 			b.low[r] = math.Max(0, mean-low[name])
 			b.high[r] = math.Min(100, mean+high[name])
 		}
@@ -293,14 +318,14 @@ func newBands(low, high policy.ResourceThresholds, deviation bool, nodes []*clus
 	return b
 }
 
-func meanUtilization(nodes []*cluster.Node, r corev1.ResourceName) float64 {
+func meanUtilization(m meter, nodes []*cluster.Node, r corev1.ResourceName) float64 {
 	var sum float64
 	var n int
 	for _, node := range nodes {
-		if !node.Ready() {
+		if !node.Ready() || (m == byUsage && node.Usage == nil) || (m == byScore && node.Score == nil) {
 			continue
 		}
-		if u := node.StayingUtilization(r); !math.IsInf(u, 0) {
+		if u := m.util(node, r); !math.IsInf(u, 0) {
 			sum += u
 			n++
 		}
@@ -320,7 +345,7 @@ func (b bands) isUnder(n *cluster.Node) bool {
 // isBelow: every listed resource below its threshold.
 func (b bands) isBelow(n *cluster.Node) bool {
 	for _, r := range b.resources {
-		if n.StayingUtilization(r) >= b.low[r] {
+		if b.m.util(n, r) >= b.low[r] {
 			return false
 		}
 	}
@@ -332,8 +357,14 @@ func (b bands) isOver(n *cluster.Node) bool { return len(b.overResources(n)) > 0
 // overResources lists the resources above their target on the node.
 func (b bands) overResources(n *cluster.Node) []corev1.ResourceName {
 	var over []corev1.ResourceName
+	if b.m == byScore && n.Left() > 0 {
+		// A query rates the node, not its pods: how much one pod's leaving
+		// relieves it is unknown until it is measured again, so one pod
+		// leaves each node a cycle, as in the descheduler.
+		return nil
+	}
 	for _, r := range b.resources {
-		if n.StayingUtilization(r) > b.high[r] {
+		if b.m.util(n, r) > b.high[r] {
 			over = append(over, r)
 		}
 	}
@@ -345,7 +376,7 @@ func (b bands) overResources(n *cluster.Node) []corev1.ResourceName {
 func (b bands) load(n *cluster.Node) float64 {
 	var sum float64
 	for _, r := range b.overResources(n) {
-		sum += math.Min(n.StayingUtilization(r), 1000) - b.high[r]
+		sum += math.Min(b.m.util(n, r), 1000) - b.high[r]
 	}
 	return sum
 }
@@ -353,11 +384,19 @@ func (b bands) load(n *cluster.Node) float64 {
 // hasHeadroom reports whether the under-utilized nodes, together, can still
 // take some of every listed resource below their targets.
 func (b bands) hasHeadroom(in *Input, under []string) bool {
+	if b.m == byScore {
+		for _, name := range under {
+			if in.Snapshot.Node(name).Arrived() == 0 {
+				return true
+			}
+		}
+		return false
+	}
 	for _, r := range b.resources {
 		var room float64
 		for _, name := range under {
 			n := in.Snapshot.Node(name)
-			room += b.high[r]*float64(n.Allocatable.Get(r))/100 - float64(n.StayingRequested(r))
+			room += b.high[r]*float64(n.Allocatable.Get(r))/100 - float64(b.m.used(n, r))
 		}
 		if room <= 0 {
 			return false
@@ -369,7 +408,7 @@ func (b bands) hasHeadroom(in *Input, under []string) bool {
 func (b bands) describeOver(n *cluster.Node, over []corev1.ResourceName) string {
 	parts := make([]string, len(over))
 	for i, r := range over {
-		parts[i] = fmt.Sprintf("%s %s > %s", r, pct(n.StayingUtilization(r)), pct(b.high[r]))
+		parts[i] = fmt.Sprintf("%s %s > %s", b.name(r), pct(b.m.util(n, r)), pct(b.high[r]))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -380,7 +419,7 @@ func (b bands) highString() string { return b.format(b.high) }
 func (b bands) format(m map[corev1.ResourceName]float64) string {
 	parts := make([]string, len(b.resources))
 	for i, r := range b.resources {
-		parts[i] = fmt.Sprintf("%s=%s", r, pct(m[r]))
+		parts[i] = fmt.Sprintf("%s=%s", b.name(r), pct(m[r]))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -401,6 +440,7 @@ func trimFloat(v float64) string {
 // target thresholds of the target's node pool: that node would be
 // over-utilized, and the next cycle would move pods off it again.
 type lowUtilizationRule struct {
+	m meter
 	// targets holds, by node index, the target of each listed resource of
 	// the node's group; nil for a node in no group. The planner asks for
 	// every node of every placement: no map on the way.
@@ -417,7 +457,7 @@ func newLowUtilizationRule(in *Input) guardRule {
 	if args == nil {
 		return nil
 	}
-	r := &lowUtilizationRule{targets: make([][]resourceLimit, len(in.Snapshot.Nodes()))}
+	r := &lowUtilizationRule{m: meterFor(args.MetricsUtilization), targets: make([][]resourceLimit, len(in.Snapshot.Nodes()))}
 	for _, g := range lowUtilizationGroups(args, in.Nodes()) {
 		limits := make([]resourceLimit, len(g.bands.resources))
 		for i, res := range g.bands.resources {
@@ -432,7 +472,11 @@ func newLowUtilizationRule(in *Input) guardRule {
 
 func (r *lowUtilizationRule) check(_ view, _ string, p *cluster.Pod, n *cluster.Node) (bool, string) {
 	for _, t := range r.targets[n.Index()] {
-		if cluster.Percent(n.StayingRequested(t.name)+p.SpecRequests.Get(t.name), n.Allocatable.Get(t.name)) > t.limit {
+		over := cluster.Percent(r.m.used(n, t.name)+r.m.pod(p, t.name), n.Allocatable.Get(t.name)) > t.limit
+		if r.m == byScore {
+			over = n.Score != nil && n.ScorePercent() > t.limit
+		}
+		if over {
 			return false, "node(s) would go above LowNodeUtilization's target utilization"
 		}
 	}
@@ -466,8 +510,13 @@ func (b bands) fitsSomewhere(in *Input, names []string, p *cluster.Pod) bool {
 // wouldExceed reports whether the node, with the pod's replacement added,
 // is above any target.
 func (b bands) wouldExceed(n *cluster.Node, p *cluster.Pod) bool {
+	if b.m == byScore {
+		// How much a pod adds to the query's value is unknown until it is
+		// measured: a node takes one pod a cycle.
+		return n.Arrived() > 0
+	}
 	for _, r := range b.resources {
-		if cluster.Percent(n.StayingRequested(r)+p.SpecRequests.Get(r), n.Allocatable.Get(r)) > b.high[r] {
+		if cluster.Percent(b.m.used(n, r)+b.m.pod(p, r), n.Allocatable.Get(r)) > b.high[r] {
 			return true
 		}
 	}

@@ -92,7 +92,32 @@ type Input struct {
 	current string
 	guard   *guard
 	tables  tables
+	notes   []Note
 }
+
+// Note is what a strategy tells the report beside its moves: a node it
+// left out, or why it did nothing.
+type Note struct {
+	Strategy string
+	// Node is the node the note is about; empty for the whole strategy.
+	Node string
+	Text string
+}
+
+// Note records a note for the report; the same note is kept once, however
+// many rounds the strategy runs.
+func (in *Input) Note(strategy, node, text string) {
+	n := Note{Strategy: strategy, Node: node, Text: text}
+	for _, o := range in.notes {
+		if o == n {
+			return
+		}
+	}
+	in.notes = append(in.notes, n)
+}
+
+// Notes returns the notes recorded so far, in the order they were.
+func (in *Input) Notes() []Note { return in.notes }
 
 // Settings returns the policy settings of a namespace's pods.
 func (in *Input) Settings(namespace string) *policy.Settings {

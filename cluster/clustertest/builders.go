@@ -312,6 +312,12 @@ func Objects(objs ...any) cluster.Objects {
 			o.StatefulSets = append(o.StatefulSets, v)
 		case batchv1.Job:
 			o.Jobs = append(o.Jobs, v)
+		case cluster.NodeMetrics:
+			o.NodeMetrics = append(o.NodeMetrics, v)
+		case cluster.PodMetrics:
+			o.PodMetrics = append(o.PodMetrics, v)
+		case cluster.NodeScore:
+			o.NodeScores = append(o.NodeScores, v)
 		case corev1.PersistentVolume:
 			o.PersistentVolumes = append(o.PersistentVolumes, v)
 		case *PVBuilder:

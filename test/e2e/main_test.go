@@ -95,7 +95,9 @@ func sharedControlPlane(t *testing.T) *harness.ControlPlane {
 		// The first start may build the component binaries.
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 		defer cancel()
-		shared, sharedErr = harness.Start(ctx, nil, harness.Options{})
+		// kwok serves resource metrics for the tests that run
+		// metrics-server; scraping nothing, they cost nothing.
+		shared, sharedErr = harness.Start(ctx, nil, harness.Options{ResourceMetrics: true})
 	})
 	if sharedErr != nil {
 		t.Fatalf("starting the control plane: %v", sharedErr)

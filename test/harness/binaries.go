@@ -41,13 +41,37 @@ var (
 // build for everyone, since the result is shared.
 func EnsureBinaries(ctx context.Context) (string, error) {
 	ensureOnce.Do(func() {
-		ensureDir, ensureErr = runBuildScript(ctx)
+		ensureDir, ensureErr = runBuildScript(ctx, "test/tools/build.sh", binEtcd, binAPIServer, binController, binScheduler, binKwok)
 	})
 	return ensureDir, ensureErr
 }
 
-func runBuildScript(ctx context.Context) (string, error) {
-	script, err := findBuildScript()
+// binMetricsServer is what test/tools/metricsserver/build.sh builds.
+const binMetricsServer = "metrics-server"
+
+var (
+	metricsServerOnce sync.Once
+	metricsServerBin  string
+	metricsServerErr  error
+)
+
+// EnsureMetricsServer builds metrics-server with
+// test/tools/metricsserver/build.sh, at most once per process, and returns
+// the binary's path. Only the tests that run it pay for a cold build.
+func EnsureMetricsServer(ctx context.Context) (string, error) {
+	metricsServerOnce.Do(func() {
+		var dir string
+		dir, metricsServerErr = runBuildScript(ctx, "test/tools/metricsserver/build.sh", binMetricsServer)
+		metricsServerBin = filepath.Join(dir, binMetricsServer)
+	})
+	return metricsServerBin, metricsServerErr
+}
+
+// runBuildScript runs a build script of test/tools (rel, from the
+// repository's root) and returns the directory it printed, which must hold
+// the named binaries.
+func runBuildScript(ctx context.Context, rel string, names ...string) (string, error) {
+	script, err := findBuildScript(rel)
 	if err != nil {
 		return "", err
 	}
@@ -70,7 +94,7 @@ func runBuildScript(ctx context.Context) (string, error) {
 	}
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
 	dir := strings.TrimSpace(lines[len(lines)-1])
-	for _, name := range []string{binEtcd, binAPIServer, binController, binScheduler, binKwok} {
+	for _, name := range names {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			return "", fmt.Errorf("%s printed %q but %s is not there: %w", script, dir, name, err)
 		}
@@ -79,15 +103,14 @@ func runBuildScript(ctx context.Context) (string, error) {
 	return dir, nil
 }
 
-// findBuildScript locates test/tools/build.sh. The source file's own path is
+// findBuildScript locates a script of test/tools. The source file's own path is
 // tried first because tests of other packages run with their own directory as
 // working directory; walking up from the working directory covers binaries
 // built with -trimpath, where that path is not a real one.
-func findBuildScript() (string, error) {
-	const rel = "test/tools/build.sh"
+func findBuildScript(rel string) (string, error) {
 	var candidates []string
 	if _, file, _, ok := runtime.Caller(0); ok {
-		candidates = append(candidates, filepath.Join(filepath.Dir(file), "..", "tools", "build.sh"))
+		candidates = append(candidates, filepath.Join(filepath.Dir(file), "..", "..", rel))
 	}
 	if wd, err := os.Getwd(); err == nil {
 		for dir := wd; ; dir = filepath.Dir(dir) {

@@ -92,6 +92,12 @@ type Options struct {
 	// overrides it.
 	Verbosity int
 
+	// ResourceMetrics makes kwok serve each node's resource metrics, as a
+	// kubelet's /metrics/resource does, with the usage the pods' annotations
+	// give (UsageCPUAnnotation, UsageMemoryAnnotation): metrics-server
+	// (StartMetricsServer) scrapes them. See resourcemetrics.go.
+	ResourceMetrics bool
+
 	// StartTimeout bounds the wait for all components to become ready,
 	// after the binaries exist. Default 3 minutes.
 	StartTimeout time.Duration
@@ -151,11 +157,13 @@ const (
 	nameController = "kube-controller-manager"
 	nameScheduler  = "kube-scheduler"
 	nameKwok       = "kwok"
+	// nameMetricsServer runs only when a test starts it (StartMetricsServer).
+	nameMetricsServer = "metrics-server"
 )
 
 // stopOrder is the reverse of start order: clients first, etcd last, so that
 // no component logs a storm of errors about a dependency that went away.
-var stopOrder = []string{nameKwok, nameScheduler, nameController, nameAPIServer, nameEtcd}
+var stopOrder = []string{nameMetricsServer, nameKwok, nameScheduler, nameController, nameAPIServer, nameEtcd}
 
 // Start builds the binaries if needed (EnsureBinaries), then starts etcd,
 // kube-apiserver, kube-controller-manager, kwok and, if opts.Scheduler,
@@ -325,7 +333,10 @@ func (cp *ControlPlane) allocatePorts() error {
 func (cp *ControlPlane) v() string { return fmt.Sprintf("--v=%d", cp.opts.Verbosity) }
 
 func (cp *ControlPlane) startProcess(name, bin string, args []string) (*process, error) {
-	p, err := startProcess(name, filepath.Join(cp.BinDir, bin), args, cp.env, filepath.Join(cp.LogDir(), name+".log"))
+	if !filepath.IsAbs(bin) {
+		bin = filepath.Join(cp.BinDir, bin)
+	}
+	p, err := startProcess(name, bin, args, cp.env, filepath.Join(cp.LogDir(), name+".log"))
 	if err != nil {
 		return nil, err
 	}
@@ -389,6 +400,17 @@ func (cp *ControlPlane) apiServerArgs() []string {
 		// the "kubernetes" Service, which Endpoints validation rejects, and
 		// retry forever; nothing in the tests dials that Service.
 		"--endpoint-reconciler-type=none",
+		// The front proxy, so that aggregated API servers
+		// (metrics-server) can be registered: kube-apiserver forwards
+		// their requests with this client certificate and the caller's
+		// identity in these headers.
+		"--requestheader-client-ca-file=" + cp.pki.frontProxyCA,
+		"--requestheader-allowed-names=" + frontProxyClient,
+		"--requestheader-username-headers=X-Remote-User",
+		"--requestheader-group-headers=X-Remote-Group",
+		"--requestheader-extra-headers-prefix=X-Remote-Extra-",
+		"--proxy-client-cert-file=" + cp.pki.proxyClientCert,
+		"--proxy-client-key-file=" + cp.pki.proxyClientKey,
 		// Room for a test creating thousands of pods while kwok and the
 		// controllers update them.
 		"--max-requests-inflight=1000",
@@ -482,9 +504,9 @@ func (cp *ControlPlane) startControllerManager(ctx context.Context) error {
 	args := []string{
 		"--kubeconfig=" + kubeconfig,
 		// Delegated authentication for its own /healthz endpoint; without
-		// these it logs warnings about every request. Skipping the lookup
-		// of front-proxy settings, which this cluster has none of, saves an
-		// error a second in the log.
+		// these it logs warnings about every request. Nothing reaches it
+		// through the front proxy: skipping the lookup of its settings
+		// saves a request.
 		"--authentication-kubeconfig=" + kubeconfig,
 		"--authorization-kubeconfig=" + kubeconfig,
 		"--authentication-skip-lookup",
@@ -592,6 +614,13 @@ options:
 		"--node-lease-duration-seconds=40",
 		"--cidr=" + PodCIDR,
 		"--server-address=" + fmt.Sprintf("127.0.0.1:%d", cp.ports.kwok),
+	}
+	if cp.opts.ResourceMetrics {
+		more, err := cp.kwokResourceMetrics()
+		if err != nil {
+			return err
+		}
+		args = append(args, more...)
 	}
 	if cp.opts.Verbosity >= 4 {
 		args = append(args, "--v=DEBUG")

@@ -89,11 +89,15 @@ func (cp *ControlPlane) CreateNodes(ctx context.Context, n int, spec NodeSpec) (
 			lbls[corev1.LabelTopologyZone] = spec.Zones[(spec.StartIndex+i)%len(spec.Zones)]
 		}
 		maps.Copy(lbls, spec.Labels)
+		annotations := map[string]string{KwokNodeAnnotation: "fake"}
+		if cp.opts.ResourceMetrics {
+			annotations[resourceMetricsPathAnnotation] = resourceMetricsPath(name)
+		}
 		nodes[i] = &corev1.Node{
 			ObjectMeta: metav1.ObjectMeta{
 				Name:        name,
 				Labels:      lbls,
-				Annotations: map[string]string{KwokNodeAnnotation: "fake"},
+				Annotations: annotations,
 			},
 			Spec: corev1.NodeSpec{
 				Taints:        spec.Taints,

@@ -32,7 +32,18 @@ type pki struct {
 	saPublicKey   string
 	tokenAuthFile string
 	tokens        map[string]string // user name -> bearer token
+	// The front proxy: the CA aggregated API servers (metrics-server) trust
+	// for the requests kube-apiserver forwards, and the client certificate
+	// it forwards them with.
+	frontProxyCA    string
+	proxyClientCert string
+	proxyClientKey  string
 }
+
+// frontProxyClient is the name kube-apiserver's proxy client certificate
+// carries, and the only one the aggregated API servers accept
+// (--requestheader-allowed-names).
+const frontProxyClient = "front-proxy-client"
 
 // Users with a static token. All are in system:masters: the components act
 // for the cluster, and system:masters is exempt from API Priority and
@@ -50,13 +61,16 @@ func generatePKI(dir string) (*pki, error) {
 		return nil, err
 	}
 	p := &pki{
-		servingCert:   filepath.Join(dir, "apiserver.crt"),
-		servingKey:    filepath.Join(dir, "apiserver.key"),
-		caCert:        filepath.Join(dir, "ca.crt"),
-		saPrivateKey:  filepath.Join(dir, "sa.key"),
-		saPublicKey:   filepath.Join(dir, "sa.pub"),
-		tokenAuthFile: filepath.Join(dir, "tokens.csv"),
-		tokens:        map[string]string{},
+		servingCert:     filepath.Join(dir, "apiserver.crt"),
+		servingKey:      filepath.Join(dir, "apiserver.key"),
+		caCert:          filepath.Join(dir, "ca.crt"),
+		saPrivateKey:    filepath.Join(dir, "sa.key"),
+		saPublicKey:     filepath.Join(dir, "sa.pub"),
+		tokenAuthFile:   filepath.Join(dir, "tokens.csv"),
+		tokens:          map[string]string{},
+		frontProxyCA:    filepath.Join(dir, "front-proxy-ca.crt"),
+		proxyClientCert: filepath.Join(dir, "front-proxy-client.crt"),
+		proxyClientKey:  filepath.Join(dir, "front-proxy-client.key"),
 	}
 
 	// ECDSA keeps generation instant; the API server accepts it for serving.
@@ -107,6 +121,50 @@ func generatePKI(dir string) (*pki, error) {
 		return nil, err
 	}
 
+	// A CA of its own, as Kubernetes advises: a certificate the front
+	// proxy's CA signs asserts any user to an aggregated API server.
+	fpKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	fpTmpl := &x509.Certificate{
+		SerialNumber:          randSerial(),
+		Subject:               pkix.Name{CommonName: "rebalancer-harness-front-proxy-ca"},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.Add(7 * 24 * time.Hour),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	fpDER, err := x509.CreateCertificate(rand.Reader, fpTmpl, fpTmpl, &fpKey.PublicKey, fpKey)
+	if err != nil {
+		return nil, err
+	}
+	fpCert, err := x509.ParseCertificate(fpDER)
+	if err != nil {
+		return nil, err
+	}
+	proxyKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	proxyTmpl := &x509.Certificate{
+		SerialNumber: randSerial(),
+		Subject:      pkix.Name{CommonName: frontProxyClient},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(7 * 24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	proxyDER, err := x509.CreateCertificate(rand.Reader, proxyTmpl, fpCert, &proxyKey.PublicKey, fpKey)
+	if err != nil {
+		return nil, err
+	}
+	proxyKeyDER, err := x509.MarshalECPrivateKey(proxyKey)
+	if err != nil {
+		return nil, err
+	}
+
 	// Service-account tokens are signed with RSA, which every consumer of
 	// the issuer's keys supports.
 	saKey, err := rsa.GenerateKey(rand.Reader, 2048)
@@ -138,6 +196,9 @@ func generatePKI(dir string) (*pki, error) {
 		{p.saPrivateKey, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(saKey)})},
 		{p.saPublicKey, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: saPubDER})},
 		{p.tokenAuthFile, []byte(tokenLines)},
+		{p.frontProxyCA, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: fpDER})},
+		{p.proxyClientCert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: proxyDER})},
+		{p.proxyClientKey, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: proxyKeyDER})},
 	}
 	for _, f := range files {
 		if err := os.WriteFile(f.path, f.data, 0o600); err != nil {

@@ -110,7 +110,7 @@ func TestPlanOfACompleteDumpWarnsOfNothing(t *testing.T) {
 // has none) is no gap to warn of.
 func TestRunDoesNotWarnOfMissingKinds(t *testing.T) {
 	logs := captureLogs(t)
-	runCycles(t, false)
+	runCycles(t, false, permissionPolicies["requests"])
 	klog.Flush()
 	if strings.Contains(logs.String(), " lists no ") {
 		t.Errorf("a live cycle warned of a missing kind:\n%s", logs)

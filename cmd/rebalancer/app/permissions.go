@@ -40,6 +40,13 @@ func runPermissions(leaderElect bool) permissions {
 			rule("storage.k8s.io", []string{"storageclasses", "csinodes"}, "list"),
 			rule("policy", []string{"poddisruptionbudgets"}, "list"),
 			rule("scheduling.k8s.io", []string{"priorityclasses"}, "list"),
+			// Usage, for the strategies whose metricsUtilization reads
+			// KubernetesMetrics. Granted whatever the policy: the chart
+			// cannot see the policy, and a policy that starts balancing on
+			// usage must not need a new role. A Prometheus token read from
+			// a Secret needs get on that Secret, which only the policy
+			// names: docs/usage.md says what to add.
+			rule("metrics.k8s.io", []string{"nodes", "pods"}, "list"),
 			rule("", []string{"pods/eviction"}, "create"),
 			// Each eviction records one event on its own pod: the event
 			// correlator never needs to patch an earlier one.

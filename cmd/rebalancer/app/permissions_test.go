@@ -10,8 +10,11 @@ import (
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/cluster/kube"
 	"github.com/kube-rebalancer/rebalancer/cluster/kube/kubetest"
 	"github.com/kube-rebalancer/rebalancer/policy"
@@ -21,17 +24,38 @@ import (
 
 const stateNamespace = "rebalancer"
 
-// runCycles runs real cycles against the fake API server, as `rebalancer run`
-// does, and returns every call made.
-func runCycles(t *testing.T, leaderElect bool) []k8stesting.Action {
+// The policies whose cycles, together, make every call `rebalancer run` can
+// make: one balancing on requests, one on usage read from metrics.k8s.io.
+var permissionPolicies = map[string]string{
+	"requests": "strategies:\n  LowNodeUtilization: {thresholds: {cpu: 20}, targetThresholds: {cpu: 50}}\n",
+	"usage": "strategies:\n  LowNodeUtilization:\n    thresholds: {cpu: 20}\n    targetThresholds: {cpu: 50}\n" +
+		"    metricsUtilization: {source: KubernetesMetrics}\n",
+}
+
+// runCycles runs real cycles of the policy's strategies against the fake API
+// server, as `rebalancer run` does, and returns every call made. The API
+// server serves metrics.k8s.io too: node "hot" uses 3.5 of its 4 CPUs, node
+// "idle" almost none.
+func runCycles(t *testing.T, leaderElect bool, strategies string) []k8stesting.Action {
 	t.Helper()
-	client := kubetest.Imbalanced()
+	fake := kubetest.Imbalanced()
+	now := metav1.Now()
+	nodes := []cluster.NodeMetrics{clustertest.NodeUsage("hot", "3500m", "", 0), clustertest.NodeUsage("idle", "100m", "", 0)}
+	for i := range nodes {
+		nodes[i].Timestamp = now
+	}
+	var pods []cluster.PodMetrics
+	for i := range 8 {
+		pods = append(pods, clustertest.PodUsage("shop", fmt.Sprintf("web-%d", i), "430m", ""))
+		pods[i].Timestamp = now
+	}
+	client := kubetest.WithMetrics(fake, nodes, pods)
 	placer, err := scheduler.NewEngine(scheduler.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}
 	pol, err := policy.Load([]byte("apiVersion: rebalancer.dev/v1alpha1\nkind: RebalancePolicy\ncooldown: 0s\nlimits: {total: 1}\n"+
-		"strategies:\n  LowNodeUtilization: {thresholds: {cpu: 20}, targetThresholds: {cpu: 50}}\n"), "p.yaml")
+		strategies), "p.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +81,7 @@ func runCycles(t *testing.T, leaderElect bool) []k8stesting.Action {
 		t.Fatal(err)
 	}
 	evictions := 0
-	for _, a := range client.Actions() {
+	for _, a := range fake.Actions() {
 		if a.GetSubresource() == "eviction" {
 			evictions++
 		}
@@ -65,7 +89,7 @@ func runCycles(t *testing.T, leaderElect bool) []k8stesting.Action {
 	if evictions != 2 {
 		t.Fatalf("%d evictions in two cycles, want 2: the test must exercise evictions", evictions)
 	}
-	return client.Actions()
+	return fake.Actions()
 }
 
 // covers tells whether a rule grants the call. A rule with resourceNames
@@ -101,11 +125,35 @@ func requestName(a k8stesting.Action) string {
 }
 
 // Every API call of a real cycle is granted by the declared permissions, and
-// every declared permission is used: the chart grants exactly these.
+// every declared permission is used by a policy: the chart grants exactly
+// these.
 func TestRunPermissionsMatchTheCallsMade(t *testing.T) {
 	for _, leaderElect := range []bool{false, true} {
 		t.Run(fmt.Sprintf("leader-elect=%v", leaderElect), func(t *testing.T) {
-			checkPermissions(t, runPermissions(leaderElect), runCycles(t, leaderElect))
+			var actions []k8stesting.Action
+			for _, strategies := range permissionPolicies {
+				actions = append(actions, runCycles(t, leaderElect, strategies)...)
+			}
+			checkPermissions(t, runPermissions(leaderElect), actions)
+		})
+	}
+}
+
+// A policy that balances on requests reads no metrics: a cluster without
+// metrics-server runs it.
+func TestRunReadsMetricsOnlyForAUsagePolicy(t *testing.T) {
+	for name, strategies := range permissionPolicies {
+		t.Run(name, func(t *testing.T) {
+			read := 0
+			for _, a := range runCycles(t, false, strategies) {
+				if a.GetResource().Group == cluster.MetricsGroupVersion.Group {
+					read++
+				}
+			}
+			// Two cycles, each listing nodes and pods.
+			if want := map[string]int{"requests": 0, "usage": 4}[name]; read != want {
+				t.Errorf("%d reads of %s, want %d", read, cluster.MetricsGroupVersion, want)
+			}
 		})
 	}
 }

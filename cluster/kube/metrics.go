@@ -1,0 +1,44 @@
+package kube
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+)
+
+// ReadUsage lists the nodes' and pods' usage from the resource metrics API
+// (metrics.k8s.io/v1beta1, served by metrics-server), as
+// `kubectl get --raw /apis/metrics.k8s.io/v1beta1/nodes` and `/pods` do.
+// The API is read raw: its Go types are not among the module's
+// dependencies, and a snapshot decodes the same JSON from a dump.
+func ReadUsage(ctx context.Context, client kubernetes.Interface) ([]cluster.NodeMetrics, []cluster.PodMetrics, error) {
+	rc := client.Discovery().RESTClient()
+	if rc == nil {
+		return nil, nil, fmt.Errorf("no REST client to read %s", cluster.MetricsGroupVersion)
+	}
+	base := "/apis/" + cluster.MetricsGroupVersion.String()
+	var nodes cluster.NodeMetricsList
+	if err := getJSON(ctx, client, base+"/nodes", &nodes); err != nil {
+		return nil, nil, err
+	}
+	var pods cluster.PodMetricsList
+	if err := getJSON(ctx, client, base+"/pods", &pods); err != nil {
+		return nil, nil, err
+	}
+	return nodes.Items, pods.Items, nil
+}
+
+func getJSON(ctx context.Context, client kubernetes.Interface, path string, into any) error {
+	raw, err := client.Discovery().RESTClient().Get().AbsPath(path).DoRaw(ctx)
+	if err != nil {
+		return fmt.Errorf("reading %s (is metrics-server installed?): %w", path, err)
+	}
+	if err := json.Unmarshal(raw, into); err != nil {
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	return nil
+}
