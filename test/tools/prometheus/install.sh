@@ -1,51 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Prometheus server that test/e2e balances on: it scrapes the
-# resource metrics kwok emulates, and rebalancer queries it.
-# The Go module proxy does not serve it, so it comes from Debian's
-# prometheus package: `apt-get download` fetches the .deb and
-# `dpkg-deb -x` unpacks it, which needs no root and touches nothing outside
-# the test-tool cache (see ../lib.sh):
-#
-#   ${REBALANCER_TESTBIN:-${XDG_CACHE_HOME:-$HOME/.cache}/rebalancer/testbin}/prometheus-<version>/prometheus
-#
-# The only line on stdout is that binary's path.
-set -euo pipefail
-
-TOOLS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-LOG_LABEL=prometheus/install.sh
-# shellcheck source=../lib.sh
-source "$TOOLS_DIR/../lib.sh"
-
-PACKAGE=prometheus
-for tool in apt-cache apt-get dpkg-deb; do
-	command -v "$tool" >/dev/null 2>&1 || die "$tool not found in PATH: Prometheus comes from Debian's $PACKAGE package"
-done
-
-version="$(apt-cache policy "$PACKAGE" 2>/dev/null | awk '/Candidate:/ {print $2}')"
-if [[ -z "$version" || "$version" == "(none)" ]]; then
-	die "no candidate version of $PACKAGE in the apt lists; run apt-get update (as root) and try again"
-fi
-
-cache_root="${REBALANCER_TESTBIN:-${XDG_CACHE_HOME:-$HOME/.cache}/rebalancer/testbin}"
-dir="$cache_root/prometheus-${version//[^A-Za-z0-9.+-]/_}"
-bin="$dir/prometheus"
-mkdir -p "$dir"
-
-# Two test processes may install at once; the later waits for the first.
-exec 9>"$dir/.lock"
-flock 9
-
-if [[ ! -x "$bin" ]]; then
-	log "downloading $PACKAGE $version"
-	work="$(mktemp -d)"
-	# apt-get fetches as the unprivileged _apt user where it can.
-	chmod 0755 "$work"
-	trap 'rm -rf "$work"' EXIT
-	# apt-get download writes into the working directory.
-	(cd "$work" && apt-get download -q "$PACKAGE=$version" >&2) || die "apt-get download $PACKAGE=$version failed"
-	dpkg-deb -x "$work"/*.deb "$work/root"
-	install -m 0755 "$work/root/usr/bin/prometheus" "$bin.tmp"
-	mv "$bin.tmp" "$bin"
-	log "installed $bin"
-fi
-echo "$bin"
+# Installs the Prometheus server that test/e2e balances on (it scrapes the
+# resource metrics kwok emulates, and rebalancer queries it), from Debian's
+# prometheus package (see ../debian/install.sh).
+# The only line on stdout is the binary's path.
+exec bash "$(dirname "${BASH_SOURCE[0]}")/../debian/install.sh" prometheus prometheus prometheus
