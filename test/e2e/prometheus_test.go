@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"net"
 	"net/http"
 	"net/url"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -32,13 +30,7 @@ const nodeCPUQuery = `sum by (instance) (rate(node_cpu_usage_seconds_total[10s])
 // the test ends; it returns its URL.
 func startPrometheus(t *testing.T, cp *harness.ControlPlane, nodes []string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "bash", filepath.Join(repoRoot, "test", "tools", "prometheus", "install.sh")).Output()
-	if err != nil {
-		t.Fatalf("installing Prometheus: %v\n%s", err, exitStderr(err))
-	}
-	bin := strings.TrimSpace(string(out))
+	ctx := t.Context()
 	var config strings.Builder
 	config.WriteString("global: {scrape_interval: 2s, scrape_timeout: 1s}\nscrape_configs:\n")
 	for _, name := range nodes {
@@ -53,26 +45,9 @@ func startPrometheus(t *testing.T, cp *harness.ControlPlane, nodes []string) str
 			node.Status.DaemonEndpoints.KubeletEndpoint.Port, name)
 	}
 	configPath := writeFile(t, "prometheus.yml", config.String())
-	dir := t.TempDir()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	cmd := exec.Command(bin, "--config.file="+configPath, "--storage.tsdb.path="+filepath.Join(dir, "data"),
-		"--web.listen-address="+addr, "--log.level=warn")
-	var logs syncBuffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("Prometheus log:\n%s", logs.String())
-		}
+	data := filepath.Join(t.TempDir(), "data")
+	addr := startDebianTool(t, "prometheus", "Prometheus", func(addr string) []string {
+		return []string{"--config.file=" + configPath, "--storage.tsdb.path=" + data, "--web.listen-address=" + addr, "--log.level=warn"}
 	})
 	return "http://" + addr
 }

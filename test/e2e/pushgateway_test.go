@@ -6,10 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -89,32 +87,11 @@ func startPushgateway(t *testing.T) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "bash", filepath.Join(repoRoot, "test", "tools", "pushgateway", "install.sh")).Output()
-	if err != nil {
-		t.Fatalf("installing the Pushgateway: %v\n%s", err, exitStderr(err))
-	}
-	bin := strings.TrimSpace(string(out))
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	cmd := exec.Command(bin, "--web.listen-address="+addr)
-	var logs syncBuffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("Pushgateway log:\n%s", logs.String())
-		}
+	addr := startDebianTool(t, "pushgateway", "Pushgateway", func(addr string) []string {
+		return []string{"--web.listen-address=" + addr}
 	})
 	url := "http://" + addr
-	err = harness.WaitFor(ctx, time.Minute, "the Pushgateway to be ready", func(ctx context.Context) (bool, error) {
+	err := harness.WaitFor(ctx, time.Minute, "the Pushgateway to be ready", func(ctx context.Context) (bool, error) {
 		resp, err := http.Get(url + "/-/ready")
 		if err != nil {
 			return false, nil
@@ -123,7 +100,7 @@ func startPushgateway(t *testing.T) string {
 		return resp.StatusCode == http.StatusOK, nil
 	})
 	if err != nil {
-		t.Fatalf("%v\n%s", err, logs.String())
+		t.Fatal(err)
 	}
 	return url
 }
