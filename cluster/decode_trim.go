@@ -9,13 +9,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// trimDecoded drops from an object decoded from a dump the fields that no
-// part of a plan reads and that weigh most in a real cluster's objects:
+// Trim drops from an object, decoded from a dump or read from the API
+// server, the fields that no part of a plan reads and that weigh most in a real cluster's objects:
 // a 150,000-pod snapshot would otherwise keep every container's
 // environment, probes and mounts, every container status's IDs and every
 // ReplicaSet's pod template. What remains is what the scheduler engine,
 // the strategies and the report read.
-func trimDecoded(obj runtime.Object) {
+func Trim(obj runtime.Object) {
 	switch t := obj.(type) {
 	case *corev1.Pod:
 		for i := range t.Spec.InitContainers {

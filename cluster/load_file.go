@@ -569,7 +569,7 @@ func (o *Objects) addObject(raw json.RawMessage, ignored map[string]int, explain
 	if m, ok := obj.(metav1.Object); ok {
 		m.SetManagedFields(nil) // nothing reads them, and they are much of every object
 	}
-	trimDecoded(obj)
+	Trim(obj)
 	switch t := obj.(type) {
 	case *corev1.Node:
 		o.Nodes = append(o.Nodes, *t)
