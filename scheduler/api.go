@@ -41,6 +41,9 @@ type Result struct {
 	// "0/6 nodes are available: 1 node(s) were unschedulable, 5 Insufficient cpu."
 	// Empty when a node was chosen.
 	Message string `json:"message"`
+	// Error is set when the decision failed rather than found no node: an
+	// extender that is not ignorable failed (Message says the same).
+	Error string `json:"error,omitempty"`
 	// Nodes is filled when Options.Explain is set, one entry per node, in
 	// node name order.
 	Nodes []NodeResult `json:"nodes,omitempty"`

@@ -47,6 +47,7 @@ type Cycle struct {
 	acceptReasons map[int]string
 	rejectedBy    string
 	rejectReason  []string
+	ext           *extenderVerdicts
 	feasible      []int32
 	totals        []int64
 	scratch       []int64
@@ -145,6 +146,8 @@ const (
 	// node's labels, taints and cordon rejected the node; which one is
 	// worked out again when a message needs it.
 	verdictStatic
+	// verdictExtender: an extender's filter turned the node down.
+	verdictExtender
 	verdictFilter
 )
 
@@ -167,6 +170,8 @@ func (c *Cycle) reasonsOf(i int) (string, []string) {
 		return c.rejectedBy, c.rejectReason
 	case verdictNotEvaluated:
 		return "", notEvaluated
+	case verdictExtender:
+		return c.extenderReasons(i)
 	case verdictStatic:
 		for _, f := range c.active {
 			if r := f.Filter(c, i); r != nil {

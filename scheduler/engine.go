@@ -40,6 +40,8 @@ type Engine struct {
 	plugins []Plugin
 	filters []FilterPlugin
 	scores  []weightedScorer
+	// extenders are called after the plugins (SetExtenders).
+	extenders []Extender
 
 	mu       sync.Mutex
 	families []*tables
@@ -149,16 +151,21 @@ func (e *Engine) Schedule(snap *cluster.Snapshot, pod *cluster.Pod, opts Options
 	c.setExcluded(opts)
 	evaluated := c.filterNodes(only, opts)
 	c.logRejections()
+	if err := c.filterExtenders(); err != nil {
+		return c.extenderFailed(err, Result{Evaluated: evaluated}, opts)
+	}
 
 	res := Result{Feasible: len(c.feasible), Evaluated: evaluated}
 	if len(c.feasible) == 0 {
 		res.Message = c.message()
 		if opts.Explain {
 			res.Nodes = c.explain(nil, nil)
+			c.explainExtenders(res.Nodes)
 		}
 		return res
 	}
 	totals, perPlugin := c.scoreNodes(opts.Explain)
+	c.prioritizeExtenders(totals, opts.Explain)
 
 	// The best total wins; on a tie, the node that sorts first by name
 	// (nodes are in name order, and feasible may start mid-way).
@@ -181,6 +188,7 @@ func (e *Engine) Schedule(snap *cluster.Snapshot, pod *cluster.Pod, opts Options
 	}
 	if opts.Explain {
 		res.Nodes = c.explain(totals, perPlugin)
+		c.explainExtenders(res.Nodes)
 	}
 	return res
 }
@@ -363,6 +371,9 @@ func (e *Engine) Fits(snap *cluster.Snapshot, pod *cluster.Pod, node *cluster.No
 		if r := f.Filter(c, i); r != nil {
 			return false, strings.Join(r, ", ")
 		}
+	}
+	if len(e.extenders) > 0 {
+		return c.fitsExtenders(i)
 	}
 	return true, ""
 }

@@ -31,6 +31,9 @@ type Profile struct {
 	// PluginConfig is the profile's pluginConfig section: each plugin's
 	// arguments as JSON, at most one entry a plugin.
 	PluginConfig []configv1.PluginConfig
+	// Extenders are the configuration's extenders, defaulted and validated:
+	// the same for every profile of a file.
+	Extenders []configv1.Extender
 }
 
 // SetArgs sets the arguments of plugin name to args (a kube-scheduler args

@@ -33,8 +33,9 @@ func ReadProfiles(path string, outOfTree ...Registry) ([]Profile, error) {
 // is not a known plugin`; a plugin is known when it is in-tree or in one of
 // the outOfTree registries. Fields that matter only to a running
 // kube-scheduler (leaderElection, clientConnection…) are accepted and
-// ignored; extenders, which would change decisions the engine cannot
-// simulate, are refused. With no data, the result is the default profile.
+// ignored. The extenders are given to every profile (Profile.Extenders);
+// the engine calls them only once an edge has made them callable
+// (Engine.SetExtenders). With no data, the result is the default profile.
 func LoadProfiles(data []byte, file string, outOfTree ...Registry) ([]Profile, error) {
 	profiles, err := loadProfiles(data, outOfTree)
 	if err != nil {
@@ -89,8 +90,9 @@ func loadProfiles(data []byte, outOfTree []Registry) ([]Profile, error) {
 	if err := checkPercentage("percentageOfNodesToScore", cfg.PercentageOfNodesToScore); err != nil {
 		return nil, err
 	}
-	if len(cfg.Extenders) > 0 {
-		return nil, errors.New("extenders: not supported: rebalancer's engine does not call scheduler extenders; remove the section")
+	extenders, err := loadExtenders(cfg.Extenders)
+	if err != nil {
+		return nil, err
 	}
 	if len(cfg.Profiles) == 0 {
 		cfg.Profiles = []configv1.KubeSchedulerProfile{{}}
@@ -113,6 +115,11 @@ func loadProfiles(data []byte, outOfTree []Registry) ([]Profile, error) {
 			return nil, fmt.Errorf("%s.schedulerName: %q is already the name of profiles[%d]", path, p.SchedulerName, j)
 		}
 		names[p.SchedulerName] = i
+		// Extenders serve every profile of the scheduler, as in kube-scheduler.
+		p.Extenders = extenders
+		if err := ignoreInFit(&p, reg, ignoredByExtenders(extenders), path+".pluginConfig"); err != nil {
+			return nil, err
+		}
 		profiles = append(profiles, p)
 	}
 	return profiles, nil
