@@ -88,19 +88,3 @@ func ignoredByExtenders(exts []configv1.Extender) []string {
 	}
 	return out
 }
-
-// ignoreInFit makes the profile's NodeResourcesFit skip the resources an
-// extender checks instead: kube-scheduler replaces the plugin's
-// ignoredResources with them in every profile.
-func ignoreInFit(p *Profile, reg Registry, ignored []string, path string) error {
-	if len(ignored) == 0 {
-		return nil
-	}
-	a, err := reg.pluginArgs(NodeResourcesFit, p.rawArgs(NodeResourcesFit), path)
-	if err != nil {
-		return err
-	}
-	args := *a.(*configv1.NodeResourcesFitArgs)
-	args.IgnoredResources = append([]string(nil), ignored...)
-	return p.SetArgs(NodeResourcesFit, &args)
-}

@@ -223,3 +223,19 @@ func isExtendedResource(name corev1.ResourceName) bool {
 	}
 	return len(validation.IsQualifiedName(corev1.DefaultResourceRequestsPrefix+s)) == 0
 }
+
+// ignoreInFit makes the profile's NodeResourcesFit skip the resources an
+// extender checks instead: kube-scheduler replaces the plugin's
+// ignoredResources with them in every profile.
+func ignoreInFit(p *Profile, reg Registry, ignored []string, path string) error {
+	if len(ignored) == 0 {
+		return nil
+	}
+	a, err := reg.pluginArgs(NodeResourcesFit, p.rawArgs(NodeResourcesFit), path)
+	if err != nil {
+		return err
+	}
+	args := *a.(*configv1.NodeResourcesFitArgs)
+	args.IgnoredResources = append([]string(nil), ignored...)
+	return p.SetArgs(NodeResourcesFit, &args)
+}
