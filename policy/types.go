@@ -207,4 +207,9 @@ type Scheduler struct {
 	// the profile its spec.schedulerName names, and pods of any scheduler
 	// without a profile here with kube-scheduler's default profile.
 	SchedulerName string `json:"schedulerName,omitempty"`
+	// CallExtenders makes the plan call the configuration's extenders, as
+	// its scheduler would, for the pods its profiles place. Off by default,
+	// so that planning stays offline and the same snapshot gives the same
+	// plan.
+	CallExtenders bool `json:"callExtenders,omitempty"`
 }

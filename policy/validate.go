@@ -57,6 +57,9 @@ func (p *RebalancePolicy) validate() field.ErrorList {
 		case s.ConfigFile == "" && len(s.Config) == 0 && s.SchedulerName == "":
 			errs = append(errs, field.Required(path.Child("configFile"), "a KubeSchedulerConfiguration file, or config inline"))
 		}
+		if s.CallExtenders && s.ConfigFile == "" && len(s.Config) == 0 {
+			errs = append(errs, field.Required(path.Child("configFile"), "callExtenders calls the extenders of a KubeSchedulerConfiguration: give its file, or config inline"))
+		}
 		if n := s.SchedulerName; n != "" {
 			for _, msg := range validation.IsDNS1123Subdomain(n) {
 				errs = append(errs, field.Invalid(path.Child("schedulerName"), n, msg))

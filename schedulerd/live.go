@@ -46,6 +46,10 @@ type Live struct {
 	Resync time.Duration
 	// Metrics, when set, counts the attempts and their outcomes.
 	Metrics *Metrics
+	// BindByExtender, when set, binds through the extender that has a
+	// bindVerb, as kube-scheduler does before its Binding API; it reports
+	// false when it left the pod to the Binding API.
+	BindByExtender func(ctx context.Context, pod *corev1.Pod, node string) (bool, error)
 
 	handoffs *handoffs
 	backoff  map[types.UID]retry
@@ -295,6 +299,11 @@ func (l *Live) decide(snap *cluster.Snapshot, p *cluster.Pod, evictions []cluste
 }
 
 func (l *Live) bind(ctx context.Context, pod *corev1.Pod, node string) error {
+	if l.BindByExtender != nil {
+		if bound, err := l.BindByExtender(ctx, pod, node); bound {
+			return err
+		}
+	}
 	b := &corev1.Binding{
 		ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID},
 		Target:     corev1.ObjectReference{Kind: "Node", Name: node},

@@ -130,17 +130,24 @@ func engineFor(file, name, podScheduler string, plugins scheduler.Registry) (*sc
 	if err != nil {
 		return nil, fileError("--scheduler-config", file, err)
 	}
+	p := profiles[0]
 	if name != "" {
-		p, ok := scheduler.ProfileByName(profiles, name)
-		if !ok {
+		var ok bool
+		if p, ok = scheduler.ProfileByName(profiles, name); !ok {
 			return nil, fmt.Errorf("%s: no profile with schedulerName %q", file, name)
 		}
-		return scheduler.NewEngine(p, plugins)
+	} else if q, ok := scheduler.ProfileByName(profiles, podScheduler); ok && podScheduler != "" {
+		p = q
 	}
-	if p, ok := scheduler.ProfileByName(profiles, podScheduler); ok && podScheduler != "" {
-		return scheduler.NewEngine(p, plugins)
+	e, err := scheduler.NewEngine(p, plugins)
+	if err != nil {
+		return nil, err
 	}
-	return scheduler.NewEngine(profiles[0], plugins)
+	// The scheduler calls the file's extenders: so does its simulation.
+	if _, err := callExtenders(e); err != nil {
+		return nil, err
+	}
+	return e, nil
 }
 
 // placement is place's answer: the engine's, and the defaults the API

@@ -44,6 +44,11 @@ func newPlacer(pol *policy.Policy, plugins scheduler.Registry) (scheduler.Placer
 		if err != nil {
 			return nil, err
 		}
+		if s.CallExtenders {
+			if _, err := callExtenders(e); err != nil {
+				return nil, err
+			}
+		}
 		placer.Engines[p.SchedulerName] = e
 	}
 	if s.SchedulerName == "" {

@@ -48,6 +48,10 @@ Pods opt in with spec.schedulerName: rebalancer (or --scheduler-name).`,
 			if err != nil {
 				return err
 			}
+			bindByExtender, err := callExtenders(engine)
+			if err != nil {
+				return err
+			}
 			client, _, err := kubeOpts.client(s.userAgent("rebalancer-scheduler"))
 			if err != nil {
 				return err
@@ -62,7 +66,7 @@ Pods opt in with spec.schedulerName: rebalancer (or --scheduler-name).`,
 			if metrics != "" {
 				go serveMetrics(ctx, metrics, m.Registry)
 			}
-			live := &schedulerd.Live{Client: client, Engine: engine, SchedulerName: profile.SchedulerName, History: history, HandoffTTL: handoffTTL, Metrics: m}
+			live := &schedulerd.Live{Client: client, Engine: engine, SchedulerName: profile.SchedulerName, History: history, HandoffTTL: handoffTTL, Metrics: m, BindByExtender: bindByExtender}
 			if election.enabled {
 				return election.run(ctx, client, func(ctx context.Context) error { return runtimeErr(live.Run(ctx)) })
 			}
