@@ -41,6 +41,10 @@ type Result struct {
 	// "0/6 nodes are available: 1 node(s) were unschedulable, 5 Insufficient cpu."
 	// Empty when a node was chosen.
 	Message string `json:"message"`
+	// NominatedNode is where a PostFilter plugin says the pod would fit
+	// once it has acted (kube-scheduler's nominatedNodeName); only when no
+	// node fits.
+	NominatedNode string `json:"nominatedNode,omitempty"`
 	// Error is set when the decision failed rather than found no node: an
 	// extender that is not ignorable failed (Message says the same).
 	Error string `json:"error,omitempty"`

@@ -42,6 +42,10 @@ type Engine struct {
 	scores  []weightedScorer
 	// extenders are called after the plugins (SetExtenders).
 	extenders []Extender
+	// postFilters and permits are the out-of-tree plugins of those points.
+	postFilters []PostFilterPlugin
+	permits     []PermitPlugin
+	waiting     *WaitingPods
 
 	mu       sync.Mutex
 	families []*tables
@@ -61,7 +65,7 @@ func NewEngine(p Profile, outOfTree ...Registry) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{profile: p, enabled: enabled}
+	e := &Engine{profile: p, enabled: enabled, waiting: &WaitingPods{}}
 	built := make(map[string]Plugin)
 	build := func(name string) (Plugin, error) {
 		if pl, ok := built[name]; ok {
@@ -75,7 +79,7 @@ func NewEngine(p Profile, outOfTree ...Registry) (*Engine, error) {
 		if err != nil {
 			return nil, err
 		}
-		pl, err := x.New(args, Handle{key: StateKey(len(e.plugins))})
+		pl, err := x.New(args, Handle{key: StateKey(len(e.plugins)), waiting: e.waiting})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
@@ -110,6 +114,9 @@ func NewEngine(p Profile, outOfTree ...Registry) (*Engine, error) {
 			return nil, fmt.Errorf("plugin %q is enabled at score but is not a ScorePlugin", sp.Name)
 		}
 		e.scores = append(e.scores, weightedScorer{plugin: s, weight: int64(sp.Weight)})
+	}
+	if err := e.buildLaterPoints(build); err != nil {
+		return nil, err
 	}
 	return e, nil
 }
@@ -146,6 +153,7 @@ func (e *Engine) Schedule(snap *cluster.Snapshot, pod *cluster.Pod, opts Options
 	only, rejected := c.preFilter(opts)
 	if rejected != nil {
 		c.logRejectedByPreFilter(rejected)
+		c.postFilter(rejected)
 		return *rejected
 	}
 	c.setExcluded(opts)
@@ -158,6 +166,7 @@ func (e *Engine) Schedule(snap *cluster.Snapshot, pod *cluster.Pod, opts Options
 	res := Result{Feasible: len(c.feasible), Evaluated: evaluated}
 	if len(c.feasible) == 0 {
 		res.Message = c.message()
+		c.postFilter(&res)
 		if opts.Explain {
 			res.Nodes = c.explain(nil, nil)
 			c.explainExtenders(res.Nodes)

@@ -1,6 +1,10 @@
 package scheduler
 
 import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/kube-rebalancer/rebalancer/cluster"
 )
 
@@ -78,16 +82,73 @@ func (k *NodeCheck) rejects(i int) bool {
 	return k.Bits[j] != k.Pass
 }
 
+// PostFilterPlugin runs when the pod fits no node, as kube-scheduler's
+// PostFilter: the plugins run in profile order until one nominates a node.
+type PostFilterPlugin interface {
+	Plugin
+	// PostFilter may name a node where the pod would fit once the plugin
+	// has acted (preemption's victims gone); c.Rejection says why each
+	// node was turned down. The engine only reports the nomination.
+	PostFilter(c *Cycle) PostFilterResult
+}
+
+// PostFilterResult is what a PostFilter plugin decided.
+type PostFilterResult struct {
+	// NominatedNode, when set, ends PostFilter: Result.NominatedNode.
+	NominatedNode string
+	// Reasons say why the plugin could not help; they follow the
+	// "0/N nodes are available: …." message, as kube-scheduler's
+	// PostFilter messages do.
+	Reasons []string
+}
+
+// PermitVerdict is a Permit plugin's answer.
+type PermitVerdict string
+
+// A Permit plugin approves, denies, or asks the binding to wait until it
+// allows or rejects the pod through its WaitingPod, or its timeout ends.
+const (
+	PermitAllow PermitVerdict = "Allow"
+	PermitDeny  PermitVerdict = "Deny"
+	PermitWait  PermitVerdict = "Wait"
+)
+
+// MaxPermitTimeout caps a Permit plugin's wait, as in kube-scheduler.
+const MaxPermitTimeout = 15 * time.Minute
+
+// PermitResult is what a Permit plugin decided for a pod on a node.
+type PermitResult struct {
+	Verdict PermitVerdict
+	// Reason says why a pod is denied.
+	Reason string
+	// Timeout bounds a wait (at most MaxPermitTimeout): the pod is
+	// rejected when the plugin has not allowed it by then.
+	Timeout time.Duration
+}
+
+// PermitPlugin runs once a node is chosen, before the pod is bound, as
+// kube-scheduler's Permit. The engine reports the verdict (Engine.Permit);
+// `rebalancer schedule` waits for a waiting pod before it binds.
+type PermitPlugin interface {
+	Plugin
+	Permit(c *Cycle, node string) PermitResult
+}
+
 // StateKey is a plugin's slot in a cycle's state, given by its Handle.
 type StateKey int
 
 // Handle is what the engine gives a plugin when it builds it.
 type Handle struct {
-	key StateKey
+	key     StateKey
+	waiting *WaitingPods
 }
 
 // StateKey returns the plugin's own slot in every Cycle, for State.
 func (h Handle) StateKey() StateKey { return h.key }
+
+// WaitingPod returns the pod with this UID while a Permit plugin makes
+// its binding wait, for the plugin to Allow or Reject it; nil otherwise.
+func (h Handle) WaitingPod(uid types.UID) *WaitingPod { return h.waiting.get(uid) }
 
 // stateSlot is one plugin's state in a pooled cycle: a *T made on first
 // use and reset, not freed, when the cycle ends, so that a plugin's state
@@ -137,3 +198,8 @@ func (c *Cycle) Snapshot() *cluster.Snapshot { return c.snap }
 // Nodes returns the snapshot's nodes, in name order: the i of Filter and
 // the entries of Score's feasible index into it.
 func (c *Cycle) Nodes() []*cluster.Node { return c.nodes }
+
+// Rejection returns what turned node i down in this decision (a plugin's
+// name, Exclude, Accept or an extender) and its reasons; "" and nil for a
+// node that passed.
+func (c *Cycle) Rejection(i int) (by string, reasons []string) { return c.reasonsOf(i) }

@@ -77,6 +77,9 @@ type EnabledPlugins struct {
 	Filter []string
 	// Score lists the score plugins in order with their weights.
 	Score []WeightedPlugin
+	// PostFilter and Permit list the plugins of those points in the order
+	// they run; the engine runs those with a factory (out-of-tree ones).
+	PostFilter, Permit []string
 	// NotSimulated lists the enabled plugins the engine accepts but does not
 	// run (volume, DRA, preemption, binding, queueing plugins), sorted as
 	// the profile lists them.
@@ -141,6 +144,21 @@ func resolvePlugins(custom *configv1.Plugins, path string, reg Registry) (Enable
 			return EnabledPlugins{}, fmt.Errorf("%s: score plugin %q has negative weight %d", path+".score", pl.Name, w)
 		}
 		out.Score = append(out.Score, WeightedPlugin{Name: pl.Name, Weight: weights[pl.Name]})
+	}
+
+	for _, point := range []struct {
+		set   configv1.PluginSet
+		point ExtensionPoint
+		name  string
+		out   *[]string
+	}{{c.PostFilter, PointPostFilter, "postFilter", &out.PostFilter}, {c.Permit, PointPermit, "permit", &out.Permit}} {
+		pls, err := expandPoint(multi, point.set, point.point, path+"."+point.name, reg)
+		if err != nil {
+			return EnabledPlugins{}, err
+		}
+		for _, pl := range pls {
+			*point.out = append(*point.out, pl.Name)
+		}
 	}
 
 	// Every enabled plugin the engine does not simulate, once, in the

@@ -218,6 +218,11 @@ func (l *Live) round(ctx context.Context, lists listers) (time.Duration, error) 
 			l.unschedulable(ctx, pod, how)
 			continue
 		}
+		if msg := l.permit(ctx, snap, p, node); msg != "" {
+			l.Metrics.attempt(resultUnschedulable)
+			l.unschedulable(ctx, pod, msg)
+			continue
+		}
 		start := time.Now()
 		err := l.bind(ctx, pod, node)
 		l.Metrics.bound(time.Since(start))

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -157,6 +158,9 @@ type placement struct {
 	// Defaults lists, one sentence each, the defaults applied to the pod
 	// before placing it (cluster.DefaultPod).
 	Defaults []string `json:"defaults,omitempty"`
+	// Permit is the verdict of the profile's Permit plugins on the chosen
+	// node; absent without any.
+	Permit *scheduler.Permit `json:"permit,omitempty"`
 }
 
 // place adds the pod, unbound and defaulted as the API server would create
@@ -187,7 +191,11 @@ func place(objs cluster.Objects, pod *corev1.Pod, engine *scheduler.Engine) (pla
 	// nothing there until it is bound.
 	snap.Remove(p)
 	res := engine.Schedule(snap, p, scheduler.Options{Explain: true})
-	return placement{Result: res, Defaults: defaults}, nil
+	out := placement{Result: res, Defaults: defaults}
+	if res.Node != "" {
+		out.Permit = engine.Permit(snap, p, res.Node)
+	}
+	return out, nil
 }
 
 // readPodFile reads a Pod, or the pod template of a workload.
@@ -289,12 +297,41 @@ func printPlacement(out io.Writer, pod *corev1.Pod, res placement) error {
 	key := pod.Namespace + "/" + pod.Name
 	if res.Node == "" {
 		_, err := fmt.Fprintf(out, "\n%s fits nowhere: %s\n", key, res.Message)
+		if err == nil && res.NominatedNode != "" {
+			_, err = fmt.Fprintf(out, "nominated node: %s\n", res.NominatedNode)
+		}
 		return err
 	}
 	line := fmt.Sprintf("\n%s goes to %s (score %d)", key, res.Node, res.Score)
 	if res.RunnerUp != "" {
 		line += fmt.Sprintf("; runner-up %s (score %d)", res.RunnerUp, res.RunnerUpScore)
 	}
-	_, err := fmt.Fprintln(out, line)
+	if _, err := fmt.Fprintln(out, line); err != nil || res.Permit == nil {
+		return err
+	}
+	return printPermit(out, res.Permit)
+}
+
+// printPermit says what the profile's Permit plugins answer on the chosen
+// node: allowed, denied by a plugin and why, or the plugins the binding
+// would wait for and how long at most.
+func printPermit(out io.Writer, p *scheduler.Permit) error {
+	var err error
+	switch p.Verdict {
+	case scheduler.PermitDeny:
+		_, err = fmt.Fprintf(out, "permit: denied by %s: %s\n", p.Plugin, p.Message)
+	case scheduler.PermitWait:
+		names := make([]string, 0, len(p.Waiting))
+		for name := range p.Waiting {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for i, name := range names {
+			names[i] = fmt.Sprintf("%s (at most %v)", name, p.Waiting[name].Duration)
+		}
+		_, err = fmt.Fprintf(out, "permit: the binding waits for %s\n", strings.Join(names, ", "))
+	default:
+		_, err = fmt.Fprintln(out, "permit: allowed")
+	}
 	return err
 }
