@@ -217,6 +217,19 @@ func TestChartCustomValues(t *testing.T) {
 	if !strings.Contains(cfg, "MostAllocated") || !strings.Contains(cfg, "ImageLocality") {
 		t.Errorf("the profile values did not reach the configuration:\n%s", cfg)
 	}
+	if x := profiles[0].Extenders; len(x) != 1 || x[0].URLPrefix != "http://gpu-extender.kube-system:8888/scheduler" || x[0].Weight != 2 || !x[0].NodeCacheCapable {
+		t.Errorf("extenders %+v; want the one of the values", x)
+	}
+	if r, _, _ := unstructured.NestedInt64(sd.Object, "spec", "replicas"); r != 3 {
+		t.Errorf("scheduler replicas %d, want 3", r)
+	}
+
+	// By default the scheduler runs two replicas, one of which the Lease
+	// elects.
+	def := find(t, helmTemplate(t, "rb", "ops", "--set", "scheduler.enabled=true"), "Deployment", "rb-rebalancer-scheduler")
+	if r, _, _ := unstructured.NestedInt64(def.Object, "spec", "replicas"); r != 2 || !contains(containerArgs(t, def, "scheduler"), "--leader-elect") {
+		t.Errorf("default scheduler: %d replicas, args %q; want 2 with --leader-elect", r, containerArgs(t, def, "scheduler"))
+	}
 }
 
 // TestSchemaRejectsBadValues: values.schema.json stops bad values at

@@ -131,4 +131,8 @@ apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 profiles:
   {{- toYaml (list $profile) | nindent 2 }}
+{{- with .Values.scheduler.extenders }}
+extenders:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
 {{- end }}
