@@ -223,21 +223,21 @@ func TestPrioritizeScoresAreScaledAndWeighted(t *testing.T) {
 func TestExtenderErrors(t *testing.T) {
 	tests := []struct {
 		name      string
-		ext       fakeExtender
+		ext       *fakeExtender
 		ignorable bool
 		// wantNode is the decision; wantError its error when it fails.
 		wantNode, wantError string
 	}{
-		{name: "an ignorable extender's failure is skipped", ext: fakeExtender{status: http.StatusInternalServerError}, ignorable: true, wantNode: "a"},
-		{name: "an ignorable extender's error is skipped", ext: fakeExtender{errorText: "quota service down"}, ignorable: true, wantNode: "a"},
-		{name: "another extender's failure fails the decision", ext: fakeExtender{status: http.StatusInternalServerError},
+		{name: "an ignorable extender's failure is skipped", ext: &fakeExtender{status: http.StatusInternalServerError}, ignorable: true, wantNode: "a"},
+		{name: "an ignorable extender's error is skipped", ext: &fakeExtender{errorText: "quota service down"}, ignorable: true, wantNode: "a"},
+		{name: "another extender's failure fails the decision", ext: &fakeExtender{status: http.StatusInternalServerError},
 			wantError: "failed filter with extender at URL {url}/filter, code 500"},
-		{name: "another extender's error fails the decision", ext: fakeExtender{errorText: "quota service down"},
+		{name: "another extender's error fails the decision", ext: &fakeExtender{errorText: "quota service down"},
 			wantError: "quota service down"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := serve(t, &tt.ext, configv1.Extender{FilterVerb: "filter", Ignorable: tt.ignorable})
+			cfg := serve(t, tt.ext, configv1.Extender{FilterVerb: "filter", Ignorable: tt.ignorable})
 			snap, pod := threeNodes(t, incoming().Obj())
 			res := engineWith(t, cfg).Schedule(snap, pod, scheduler.Options{})
 			wantError := strings.ReplaceAll(tt.wantError, "{url}", cfg.URLPrefix)
@@ -325,14 +325,14 @@ func TestBinder(t *testing.T) {
 	tests := []struct {
 		name      string
 		cfg       configv1.Extender
-		ext       fakeExtender
+		ext       *fakeExtender
 		pod       *corev1.Pod
 		wantBound bool
 		wantErr   string
 	}{
 		{name: "the extender binds", cfg: configv1.Extender{BindVerb: "bind"}, pod: pod, wantBound: true},
-		{name: "its error is the binding's", cfg: configv1.Extender{BindVerb: "bind"}, ext: fakeExtender{errorText: "node is full"}, pod: pod, wantBound: true, wantErr: "node is full"},
-		{name: "an ignorable extender's error leaves the pod to the Binding API", cfg: configv1.Extender{BindVerb: "bind", Ignorable: true}, ext: fakeExtender{errorText: "node is full"}, pod: pod},
+		{name: "its error is the binding's", cfg: configv1.Extender{BindVerb: "bind"}, ext: &fakeExtender{errorText: "node is full"}, pod: pod, wantBound: true, wantErr: "node is full"},
+		{name: "an ignorable extender's error leaves the pod to the Binding API", cfg: configv1.Extender{BindVerb: "bind", Ignorable: true}, ext: &fakeExtender{errorText: "node is full"}, pod: pod},
 		{name: "a pod without its managed resources is left to the Binding API", cfg: configv1.Extender{BindVerb: "bind",
 			ManagedResources: []configv1.ExtenderManagedResource{{Name: "example.com/gpu"}}}, pod: pod},
 		{name: "a pod with them is bound by it", cfg: configv1.Extender{BindVerb: "bind",
@@ -340,7 +340,11 @@ func TestBinder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cs, err := NewAll([]configv1.Extender{serve(t, &tt.ext, tt.cfg)})
+			ext := tt.ext
+			if ext == nil {
+				ext = &fakeExtender{}
+			}
+			cs, err := NewAll([]configv1.Extender{serve(t, ext, tt.cfg)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -348,8 +352,8 @@ func TestBinder(t *testing.T) {
 			if bound != tt.wantBound || errText(err) != tt.wantErr {
 				t.Fatalf("got %v, %v; want %v, %q", bound, err, tt.wantBound, tt.wantErr)
 			}
-			if len(tt.ext.binds) > 0 {
-				b := tt.ext.binds[0]
+			if len(ext.binds) > 0 {
+				b := ext.binds[0]
 				if b.PodName != tt.pod.Name || b.PodNamespace != tt.pod.Namespace || b.PodUID != tt.pod.UID || b.Node != "node-2" {
 					t.Errorf("bind call %+v", b)
 				}
