@@ -121,13 +121,13 @@ func TestPlaceShowsThePluginsReason(t *testing.T) {
 
 // A configuration the program cannot honour is bad input (exit code 2)
 // whose message names the field: the plugin unknown to rebalancer's own
-// binary, misspelt args, a label that is no label key, and extenders, which
-// the engine does not call.
+// binary, misspelt args, a label that is no label key, and an extender that
+// prioritizes without a weight.
 func TestConfigurationErrorsNameTheField(t *testing.T) {
 	const head = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- plugins: {multiPoint: {enabled: [{name: Draining}]}}\n"
 	misspelt := writeFile(t, "misspelt.yaml", head+"  pluginConfig:\n  - name: Draining\n    args: {drainingLable: x}\n")
 	badLabel := writeFile(t, "bad-label.yaml", head+"  pluginConfig:\n  - name: Draining\n    args: {drainSoonLabel: \"soon!\"}\n")
-	extender := writeFile(t, "extender.yaml", head+"extenders:\n- urlPrefix: http://extender:8888\n  filterVerb: filter\n")
+	extender := writeFile(t, "extender.yaml", head+"extenders:\n- urlPrefix: http://extender:8888\n  prioritizeVerb: prioritize\n")
 	tests := []struct {
 		name    string
 		opts    []app.Option
@@ -145,7 +145,7 @@ func TestConfigurationErrorsNameTheField(t *testing.T) {
 		{"a label that is no label key", withDraining, []string{"place", "--snapshot", cluster, "--scheduler-config", badLabel, pod},
 			`bad-label.yaml: profiles[0].pluginConfig[0].args.drainSoonLabel: "soon!" is not a label key`},
 		{"extenders", withDraining, []string{"place", "--snapshot", cluster, "--scheduler-config", extender, pod},
-			`extender.yaml: extenders: not supported`},
+			`extender.yaml: extenders[0].weight: Invalid value: 0: must have a positive weight applied to it`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

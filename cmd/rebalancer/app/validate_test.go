@@ -61,8 +61,9 @@ func TestValidateRefusesWhatPlanAndRunRefuse(t *testing.T) {
 		{"a scheduler configuration file with an unknown plugin", header + "scheduler: {configFile: " + unknownPlugin + "}\n"},
 		{"a scheduler configuration with a value of the wrong type", header + "scheduler:\n  config:\n    apiVersion: kubescheduler.config.k8s.io/v1\n" +
 			"    kind: KubeSchedulerConfiguration\n    percentageOfNodesToScore: half\n"},
-		{"a scheduler configuration with extenders", header + "scheduler:\n  config:\n    apiVersion: kubescheduler.config.k8s.io/v1\n" +
-			"    kind: KubeSchedulerConfiguration\n    extenders: [{urlPrefix: 'http://extender:8888', filterVerb: filter}]\n"},
+		{"an extender that prioritizes without a weight", header + "scheduler:\n  config:\n    apiVersion: kubescheduler.config.k8s.io/v1\n" +
+			"    kind: KubeSchedulerConfiguration\n    extenders: [{urlPrefix: 'http://extender:8888', prioritizeVerb: prioritize}]\n"},
+		{"callExtenders without a scheduler configuration", header + "scheduler: {schedulerName: default-scheduler, callExtenders: true}\n"},
 		{"a schedulerName that no profile has", header + "scheduler: {schedulerName: bin-packing}\n"},
 		{"a PriorityClass name the API server reserves", header + "evictable: {priorityThreshold: {name: system-high}}\n"},
 		{"an override's PriorityClass name the API server reserves", header + "overrides:\n- namespaces: [web]\n  evictable: {priorityThreshold: {name: system-low}}\n"},
