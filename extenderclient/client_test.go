@@ -373,3 +373,20 @@ func errText(err error) string {
 	}
 	return err.Error()
 }
+
+func TestFitsAsksTheExtenders(t *testing.T) {
+	f := &fakeExtender{allow: []string{"b"}, reason: "no GPU left"}
+	cfg := serve(t, f, configv1.Extender{FilterVerb: "filter", NodeCacheCapable: true})
+	snap, pod := threeNodes(t, incoming().Obj())
+	e := engineWith(t, cfg)
+	if ok, why := e.Fits(snap, pod, snap.Node("b")); !ok {
+		t.Errorf("node b: %s; want it to fit, as the extender allows it", why)
+	}
+	want := `extender "` + cfg.URLPrefix + `": no GPU left`
+	if ok, why := e.Fits(snap, pod, snap.Node("a")); ok || why != want {
+		t.Errorf("node a: fits %v, %q; want %q", ok, why, want)
+	}
+	if got := *f.args[len(f.args)-1].NodeNames; !slices.Equal(got, []string{"a"}) {
+		t.Errorf("the extender was asked about %v; want only the node in question", got)
+	}
+}
