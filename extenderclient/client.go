@@ -1,7 +1,3 @@
-// Package extenderclient calls the extenders of a KubeSchedulerConfiguration
-// over HTTP, as kube-scheduler does: it implements scheduler.Extender for the
-// engine's decisions, and binds through the extender that has a bindVerb.
-// It is the edge of the pure engine; nothing in the core imports it.
 package extenderclient
 
 import (
@@ -111,7 +107,7 @@ func (c *Client) IsInterested(pod *corev1.Pod) bool { return scheduler.ManagesPo
 // args is the body of a filter or prioritize call: the node names alone to
 // an extender that caches nodes, else the nodes.
 func (c *Client) args(pod *cluster.Pod, nodes []*cluster.Node) *extenderv1.ExtenderArgs {
-	a := &extenderv1.ExtenderArgs{Pod: pod.Pod}
+	a := &extenderv1.ExtenderArgs{Pod: pending(pod.Pod)}
 	if c.cfg.NodeCacheCapable {
 		names := make([]string, len(nodes))
 		for i, n := range nodes {
@@ -222,4 +218,17 @@ func (c *Client) sendContext(ctx context.Context, verb string, args, result any)
 		return fmt.Errorf("failed %v with extender at URL %v, code %v", verb, url, resp.StatusCode)
 	}
 	return json.NewDecoder(resp.Body).Decode(result)
+}
+
+// pending is the pod as kube-scheduler would send it: a pod the planner
+// asks about runs somewhere, and what is placed is its replacement, which
+// is not bound yet. A pod that names a node it was never bound to keeps
+// the name.
+func pending(p *corev1.Pod) *corev1.Pod {
+	if p.Spec.NodeName == "" || scheduler.PinnedNodeName(p) {
+		return p
+	}
+	cp := *p
+	cp.Spec.NodeName = ""
+	return &cp
 }

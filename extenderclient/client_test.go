@@ -390,3 +390,16 @@ func TestFitsAsksTheExtenders(t *testing.T) {
 		t.Errorf("the extender was asked about %v; want only the node in question", got)
 	}
 }
+
+func TestTheExtenderIsSentAPendingPod(t *testing.T) {
+	f := &fakeExtender{allow: []string{"a", "b", "c"}}
+	cfg := serve(t, f, configv1.Extender{FilterVerb: "filter", NodeCacheCapable: true})
+	// The planner asks where a running pod's replacement would go.
+	snap, _ := threeNodes(t, incoming().On("a").Phase(corev1.PodRunning).Obj())
+	pod := snap.Pod("default/incoming")
+	snap.Remove(pod)
+	engineWith(t, cfg).Schedule(snap, pod, scheduler.Options{})
+	if got := f.args[0].Pod.Spec.NodeName; got != "" || pod.Spec.NodeName != "a" {
+		t.Errorf("the extender was sent a pod on %q (the snapshot's is on %q); want it unbound, as the replacement is", got, pod.Spec.NodeName)
+	}
+}
