@@ -47,12 +47,12 @@ type Cycle struct {
 	acceptReasons map[int]string
 	// nominated: see setNominated; nil when no pod nominated to a node
 	// counts against this one.
-	nominated *nominatedState
-	rejectedBy    string
-	rejectReason  []string
-	feasible      []int32
-	totals        []int64
-	scratch       []int64
+	nominated    *nominatedState
+	rejectedBy   string
+	rejectReason []string
+	feasible     []int32
+	totals       []int64
+	scratch      []int64
 	// int32s are count buffers handed out by Int32Buffer; used counts
 	// those handed out in this cycle.
 	int32s [][]int32
