@@ -45,18 +45,19 @@ type Cycle struct {
 	onlyBy        string
 	onlyReason    []string
 	acceptReasons map[int]string
-	// nominated: see setNominated; nil when no pod nominated to a node
-	// counts against this one.
-	nominated    *nominatedState
-	rejectedBy   string
-	rejectReason []string
-	feasible     []int32
-	totals       []int64
-	scratch      []int64
+	rejectedBy    string
+	rejectReason  []string
+	feasible      []int32
+	totals        []int64
+	scratch       []int64
 	// int32s are count buffers handed out by Int32Buffer; used counts
 	// those handed out in this cycle.
 	int32s [][]int32
 	used   int
+
+	// nominated: see setNominated; nil when no pod nominated to a node
+	// counts against this one.
+	nominated *nominatedState
 }
 
 // Int32Buffer returns a zeroed []int32 of length n that lives until the
