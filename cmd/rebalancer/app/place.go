@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -38,6 +39,9 @@ whether it is feasible or the first filter it fails and why; for each feasible
 node, the score of each plugin and the total; and the chosen node. A pod that
 fits nowhere gets kube-scheduler's message, e.g.
 "0/6 nodes are available: 1 node(s) were unschedulable, 5 Insufficient cpu."
+and what kube-scheduler's preemption would do: the node it would take by
+deleting pods of lower priority, and which; or why it cannot help, or that
+the pod's preemptionPolicy: Never does not allow it.
 
 POD_FILE holds a Pod, or a Deployment, ReplicaSet, StatefulSet, DaemonSet or
 Job whose pod template is placed. A pod of the same namespace and name already
@@ -150,6 +154,46 @@ type placement struct {
 	// Defaults lists, one sentence each, the defaults applied to the pod
 	// before placing it (cluster.DefaultPod).
 	Defaults []string `json:"defaults,omitempty"`
+	// Preemption, for a pod that fits nowhere under a profile that runs
+	// DefaultPreemption, is what kube-scheduler's preemption would do.
+	Preemption *placePreemption `json:"preemption,omitempty"`
+}
+
+// placePreemption explains preemption for a pod that fits nowhere: the
+// node it would be nominated to and the pods deleted there, or why there
+// is none.
+type placePreemption struct {
+	// Allowed is false when the pod may not preempt at all
+	// (preemptionPolicy: Never); Reason says why.
+	Allowed bool `json:"allowed"`
+	// Node and Victims ("namespace/name", most important first): where the
+	// pod would go once the victims are deleted.
+	Node          string   `json:"node,omitempty"`
+	Victims       []string `json:"victims,omitempty"`
+	PDBViolations int      `json:"pdbViolations,omitempty"`
+	// Reason says why no node was found: kube-scheduler's words after
+	// "preemption: ".
+	Reason string `json:"reason,omitempty"`
+	// Message is kube-scheduler's whole FailedScheduling message, the
+	// preemption part included.
+	Message string `json:"message"`
+}
+
+// explainPreemption runs the engine's preemption for a pod that fits
+// nowhere; nil when the profile does not preempt.
+func explainPreemption(engine *scheduler.Engine, snap *cluster.Snapshot, p *cluster.Pod, res scheduler.Result) *placePreemption {
+	pre := engine.Preempt(snap, p, res)
+	if pre.Node == "" && pre.Message == res.Message {
+		return nil
+	}
+	out := &placePreemption{Allowed: pre.NotEligible == "", Node: pre.Node, PDBViolations: pre.PDBViolations, Message: pre.Message}
+	for _, v := range pre.Victims {
+		out.Victims = append(out.Victims, v.Key)
+	}
+	if pre.Node == "" {
+		out.Reason = strings.TrimPrefix(pre.Message, res.Message+" preemption: ")
+	}
+	return out
 }
 
 // place adds the pod, unbound and defaulted as the API server would create
@@ -180,7 +224,11 @@ func place(objs cluster.Objects, pod *corev1.Pod, engine *scheduler.Engine) (pla
 	// nothing there until it is bound.
 	snap.Remove(p)
 	res := engine.Schedule(snap, p, scheduler.Options{Explain: true})
-	return placement{Result: res, Defaults: defaults}, nil
+	out := placement{Result: res, Defaults: defaults}
+	if res.Node == "" {
+		out.Preemption = explainPreemption(engine, snap, p, res)
+	}
+	return out, nil
 }
 
 // readPodFile reads a Pod, or the pod template of a workload.
@@ -282,6 +330,9 @@ func printPlacement(out io.Writer, pod *corev1.Pod, res placement) error {
 	key := pod.Namespace + "/" + pod.Name
 	if res.Node == "" {
 		_, err := fmt.Fprintf(out, "\n%s fits nowhere: %s\n", key, res.Message)
+		if err == nil && res.Preemption != nil {
+			_, err = fmt.Fprintln(out, preemptionLine(res.Preemption))
+		}
 		return err
 	}
 	line := fmt.Sprintf("\n%s goes to %s (score %d)", key, res.Node, res.Score)
@@ -290,4 +341,19 @@ func printPlacement(out io.Writer, pod *corev1.Pod, res placement) error {
 	}
 	_, err := fmt.Fprintln(out, line)
 	return err
+}
+
+// preemptionLine says in one line what preemption would do.
+func preemptionLine(p *placePreemption) string {
+	switch {
+	case !p.Allowed:
+		return "preemption is not allowed: " + p.Reason
+	case p.Node == "":
+		return "preemption cannot help: " + p.Reason
+	}
+	line := fmt.Sprintf("by preemption it would go to %s, deleting %s", p.Node, strings.Join(p.Victims, ", "))
+	if p.PDBViolations > 0 {
+		line += fmt.Sprintf(" (%d against a PodDisruptionBudget)", p.PDBViolations)
+	}
+	return line
 }
