@@ -149,10 +149,13 @@ func (e *Engine) filterOne(snap *cluster.Snapshot, pod *cluster.Pod, i int) *nod
 // preemption nominated to a node goes there if it fits, without scoring
 // the others. It reports the node, or false to search them all.
 // Explaining a decision searches them all, so that every node is explained.
+// Only a pending pod counts: kube-scheduler also records the node of a pod
+// it binds there, and the planner's question about a bound pod is where a
+// new pod, without that status, would go.
 func (c *Cycle) nominatedFirst(only map[string]bool, opts Options) (string, bool) {
 	name := c.pod.Status.NominatedNodeName
 	n := c.snap.Node(name)
-	if name == "" || n == nil || opts.Explain {
+	if name == "" || n == nil || opts.Explain || c.pod.Spec.NodeName != "" {
 		return "", false
 	}
 	i := n.Index()

@@ -96,4 +96,12 @@ func TestANominatedPodGoesToItsNodeFirst(t *testing.T) {
 	if res := defaultEngine(t).Schedule(s, incoming(t, s), Options{}); res.Node != "a" {
 		t.Errorf("the pod nominated to b, where it no longer fits, went to %q; want a", res.Node)
 	}
+	// A bound pod that kube-scheduler recorded as nominated to its node,
+	// taken off it by the planner, is placed as a new pod would be.
+	s = ct.Snapshot(t, append(objs, preemptor(100, "1").On("b").Phase(corev1.PodRunning).Edit(func(p *corev1.Pod) { p.Status.NominatedNodeName = "b" }))...)
+	moved := incoming(t, s)
+	s.Remove(moved)
+	if res := defaultEngine(t).Schedule(s, moved, Options{}); res.Node != "a" {
+		t.Errorf("a bound pod nominated to its own node b, taken off it, went to %q; want a, as for a new pod", res.Node)
+	}
 }

@@ -34,6 +34,11 @@ type Preemption struct {
 	// kube-scheduler's words ("not eligible due to preemptionPolicy=Never.");
 	// empty when it may.
 	NotEligible string `json:"notEligible,omitempty"`
+	// Reason is what DefaultPreemption said when it found no node, in
+	// kube-scheduler's words, without its "preemption: " prefix:
+	// NotEligible, or "0/3 nodes are available: 3 No preemption victims
+	// found for incoming pod."; empty when it found one or did not run.
+	Reason string `json:"reason,omitempty"`
 	// LoseNomination are the pods of lower priority nominated to Node:
 	// kube-scheduler clears their status.nominatedNodeName when it
 	// nominates the pod there.
@@ -62,18 +67,58 @@ const (
 	reasonNoVictimNeeded   = "expected at least one victim pod on node"
 )
 
-// preempt is DefaultPreemption's PostFilter: eligibility, the nodes where
-// removing pods can help, the victims on each, and the choice among them.
+// dynamicResources is kube-scheduler's DRA plugin, whose PostFilter runs
+// before DefaultPreemption's; for a pod it cannot help it says
+// draNothingToDeallocate.
+const (
+	dynamicResources       = "DynamicResources"
+	draNothingToDeallocate = "no new claims to deallocate"
+)
+
+// preempt runs the profile's PostFilter plugins in order, as
+// kube-scheduler does for a pod that fits nowhere: DynamicResources, which
+// has no claim to deallocate for the pods the engine places, then
+// DefaultPreemption. The FailedScheduling message carries what each that
+// failed said, joined by ", ".
 func (e *Engine) preempt(snap *cluster.Snapshot, pod *cluster.Pod, failed Result) Preemption {
-	out := Preemption{Message: failed.Message}
-	args, enabled := e.preemptionArgs()
-	if !enabled {
-		return out
+	var out Preemption
+	var said []string
+	for _, name := range e.postFilterPlugins() {
+		switch name {
+		case dynamicResources:
+			said = append(said, draNothingToDeallocate)
+		case DefaultPreemption:
+			var fits bool
+			out, fits = e.defaultPreemption(snap, pod)
+			if fits {
+				return Preemption{}
+			}
+			if out.Node != "" {
+				out.Message = failed.Message
+				return out
+			}
+			out.Reason = out.Message
+			said = append(said, "preemption: "+out.Reason)
+		}
 	}
+	out.Message = failed.Message
+	if len(said) > 0 {
+		out.Message += " " + strings.Join(said, ", ")
+	}
+	return out
+}
+
+// defaultPreemption is DefaultPreemption's PostFilter: eligibility, the
+// nodes where removing pods can help, the victims on each, and the choice
+// among them. It returns the candidate, or in Message what the plugin says
+// when there is none (after "preemption: "); fits when the pod fits after
+// all and nothing needs preempting.
+func (e *Engine) defaultPreemption(snap *cluster.Snapshot, pod *cluster.Pod) (out Preemption, fits bool) {
+	args := e.preemptionArgs()
 	if pod.Spec.PreemptionPolicy != nil && *pod.Spec.PreemptionPolicy == corev1.PreemptNever {
 		out.NotEligible = notEligibleNever
-		out.Message = withPostFilter(out.Message, out.NotEligible)
-		return out
+		out.Message = out.NotEligible
+		return out, false
 	}
 
 	c := e.newCycle(snap, pod)
@@ -83,15 +128,15 @@ func (e *Engine) preempt(snap *cluster.Snapshot, pod *cluster.Pod, failed Result
 	if rejected != nil {
 		// A PreFilter that rejects every node rejects them as
 		// unresolvable; a pod nominated somewhere is eligible then.
-		out.Message = withPostFilter(out.Message, availableMessage(numNodes, nil, numNodes))
-		return out
+		out.Message = availableMessage(numNodes, nil, numNodes)
+		return out, false
 	}
 	c.setExcluded(Options{})
 	c.setNominated()
 	c.filterNodes(only, Options{})
 	if len(c.feasible) > 0 {
 		// The pod fits: there is nothing to preempt.
-		return Preemption{}
+		return Preemption{}, true
 	}
 	var potential []int32
 	for i := range c.nodes {
@@ -101,12 +146,12 @@ func (e *Engine) preempt(snap *cluster.Snapshot, pod *cluster.Pod, failed Result
 	}
 	if why := e.notEligibleOnNominated(c); why != "" {
 		out.NotEligible = why
-		out.Message = withPostFilter(out.Message, why)
-		return out
+		out.Message = why
+		return out, false
 	}
 	if len(potential) == 0 {
-		out.Message = withPostFilter(out.Message, availableMessage(numNodes, nil, numNodes))
-		return out
+		out.Message = availableMessage(numNodes, nil, numNodes)
+		return out, false
 	}
 
 	// kube-scheduler dry-runs the potential nodes from a random offset
@@ -149,8 +194,8 @@ func (e *Engine) preempt(snap *cluster.Snapshot, pod *cluster.Pod, failed Result
 	}
 	candidates := append(clean, violating...)
 	if len(candidates) == 0 {
-		out.Message = withPostFilter(out.Message, availableMessage(numNodes, reasons, numNodes-tried))
-		return out
+		out.Message = availableMessage(numNodes, reasons, numNodes-tried)
+		return out, false
 	}
 	best := pickOneNodeForPreemption(candidates, snap.Now)
 	out.Node = c.nodes[best.node].Name
@@ -161,7 +206,7 @@ func (e *Engine) preempt(snap *cluster.Snapshot, pod *cluster.Pod, failed Result
 			out.LoseNomination = append(out.LoseNomination, p)
 		}
 	}
-	return out
+	return out, false
 }
 
 // resolvable reports whether removing pods could make node i pass: every
@@ -211,12 +256,6 @@ func terminatingByPreemption(p *cluster.Pod) bool {
 		}
 	}
 	return false
-}
-
-// withPostFilter appends PostFilter's message to the filters', as
-// kube-scheduler's FitError prints it.
-func withPostFilter(msg, post string) string {
-	return msg + " preemption: " + post
 }
 
 // availableMessage is kube-scheduler's FitError text for the preemption

@@ -1,8 +1,6 @@
 package scheduler
 
 import (
-	"slices"
-
 	configv1 "k8s.io/kube-scheduler/config/v1"
 )
 
@@ -43,24 +41,30 @@ func (a preemptionArgs) numCandidates(numNodes int) int {
 	return min(n, numNodes)
 }
 
-// preemptionArgs reports whether the profile runs DefaultPreemption at
-// postFilter, and with which arguments. The profile was validated when the
-// engine was built, so the arguments decode.
-func (e *Engine) preemptionArgs() (preemptionArgs, bool) {
+// postFilterPlugins returns the profile's PostFilter plugins in the order
+// they run.
+func (e *Engine) postFilterPlugins() []string {
 	var c configv1.Plugins
 	if e.profile.Plugins != nil {
 		c = *e.profile.Plugins
 	}
 	reg, _ := registryOf(nil)
 	multi := mergeMultiPoint(defaultMultiPoint(), c.MultiPoint)
-	post, err := expandPoint(multi, c.PostFilter, PointPostFilter, "plugins.postFilter", reg)
-	if err != nil || !slices.ContainsFunc(post, func(p configv1.Plugin) bool { return p.Name == DefaultPreemption }) {
-		return preemptionArgs{}, false
+	post, _ := expandPoint(multi, c.PostFilter, PointPostFilter, "plugins.postFilter", reg)
+	names := make([]string, len(post))
+	for i, p := range post {
+		names[i] = p.Name
 	}
+	return names
+}
+
+// preemptionArgs are the profile's DefaultPreemptionArgs. The profile was
+// validated when the engine was built, so they decode.
+func (e *Engine) preemptionArgs() preemptionArgs {
 	a, err := defaultPreemptionArgs(e.profile.rawArgs(DefaultPreemption), "pluginConfig")
 	if err != nil {
-		return preemptionArgs{}, false
+		return preemptionArgs{percentage: 10, absolute: 100}
 	}
 	args := a.(*configv1.DefaultPreemptionArgs)
-	return preemptionArgs{percentage: *args.MinCandidateNodesPercentage, absolute: *args.MinCandidateNodesAbsolute}, true
+	return preemptionArgs{percentage: *args.MinCandidateNodesPercentage, absolute: *args.MinCandidateNodesAbsolute}
 }

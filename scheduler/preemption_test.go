@@ -67,14 +67,14 @@ func TestPreempt(t *testing.T) {
 			objs: []any{ct.Node("a"),
 				running("same", "a", 100, "2", time.Hour), running("higher", "a", 200, "2", time.Hour),
 				preemptor(100, "2")},
-			message: "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.",
+			message: "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.",
 		},
 		{
 			name: "removing every lower-priority pod is not enough",
 			objs: []any{ct.Node("a"),
 				running("low", "a", 1, "1", time.Hour), running("high", "a", 200, "3", time.Hour),
 				preemptor(100, "2")},
-			message: "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 Insufficient cpu.",
+			message: "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are available: 1 Insufficient cpu.",
 		},
 		{
 			name: "preemptionPolicy Never is not eligible",
@@ -82,7 +82,7 @@ func TestPreempt(t *testing.T) {
 				running("low", "a", 1, "4", time.Hour),
 				preemptor(100, "2").Edit(func(p *corev1.Pod) { p.Spec.PreemptionPolicy = &never })},
 			notEligible: "not eligible due to preemptionPolicy=Never.",
-			message:     "0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never.",
+			message:     "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: not eligible due to preemptionPolicy=Never.",
 		},
 		{
 			name: "nodes that fail for reasons preemption cannot resolve are skipped",
@@ -90,7 +90,7 @@ func TestPreempt(t *testing.T) {
 				running("a-low", "a", 1, "4", time.Hour), running("b-low", "b", 1, "4", time.Hour), running("c-low", "c", 1, "1", time.Hour),
 				preemptor(100, "2")},
 			message: "0/3 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: db}, 1 node(s) were unschedulable. " +
-				"preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+				"no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
 		},
 		{
 			name: "a node where preemption cannot help is counted apart from one without victims",
@@ -98,7 +98,7 @@ func TestPreempt(t *testing.T) {
 				running("a-low", "a", 1, "4", time.Hour), running("b-high", "b", 200, "4", time.Hour),
 				preemptor(100, "2")},
 			message: "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: db}. " +
-				"preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.",
+				"no new claims to deallocate, preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.",
 		},
 		{
 			name: "victims protected by a PodDisruptionBudget are reprieved first",
@@ -175,7 +175,7 @@ func TestPreempt(t *testing.T) {
 				running("a-other", "a", 1, "2", time.Hour), running("b-low", "b", 1, "4", time.Hour),
 				preemptor(100, "4").Edit(func(p *corev1.Pod) { p.Status.NominatedNodeName = "a" })},
 			notEligible: "not eligible due to a terminating pod on the nominated node.",
-			message:     "0/2 nodes are available: 2 Insufficient cpu. preemption: not eligible due to a terminating pod on the nominated node.",
+			message:     "0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: not eligible due to a terminating pod on the nominated node.",
 		},
 		{
 			name: "a pod being deleted for another reason does not hold the preemptor back",
@@ -240,8 +240,9 @@ func TestPreemptWithoutDefaultPreemption(t *testing.T) {
 	pod := incoming(t, s)
 	res := e.Schedule(s, pod, Options{})
 	got := e.Preempt(s, pod, res)
-	if got.Node != "" || got.Message != "0/1 nodes are available: 1 Insufficient cpu." {
-		t.Errorf("a profile without DefaultPreemption preempted on %q with message %q; want nothing and the filters' message", got.Node, got.Message)
+	// DynamicResources' PostFilter still runs, and says so.
+	if got.Node != "" || got.Reason != "" || got.Message != "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate" {
+		t.Errorf("a profile without DefaultPreemption preempted on %q, reason %q, with message %q; want nothing, and no preemption part in the message", got.Node, got.Reason, got.Message)
 	}
 }
 

@@ -183,16 +183,14 @@ type placePreemption struct {
 // nowhere; nil when the profile does not preempt.
 func explainPreemption(engine *scheduler.Engine, snap *cluster.Snapshot, p *cluster.Pod, res scheduler.Result) *placePreemption {
 	pre := engine.Preempt(snap, p, res)
-	if pre.Node == "" && pre.Message == res.Message {
+	if pre.Node == "" && pre.Reason == "" {
 		return nil
 	}
 	out := &placePreemption{Allowed: pre.NotEligible == "", Node: pre.Node, PDBViolations: pre.PDBViolations, Message: pre.Message}
 	for _, v := range pre.Victims {
 		out.Victims = append(out.Victims, v.Key)
 	}
-	if pre.Node == "" {
-		out.Reason = strings.TrimPrefix(pre.Message, res.Message+" preemption: ")
-	}
+	out.Reason = pre.Reason
 	return out
 }
 

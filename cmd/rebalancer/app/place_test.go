@@ -379,14 +379,14 @@ func TestPlaceExplainsPreemption(t *testing.T) {
 			name: "preemptionPolicy Never does not allow it",
 			spec: `{priority: 600, preemptionPolicy: Never, containers: [{name: app, image: app:1, resources: {requests: {cpu: "2"}}}]}`,
 			preemption: `{"allowed":false,"reason":"not eligible due to preemptionPolicy=Never.",` +
-				`"message":"0/2 nodes are available: 2 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never."}`,
+				`"message":"0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: not eligible due to preemptionPolicy=Never."}`,
 			line: "preemption is not allowed: not eligible due to preemptionPolicy=Never.",
 		},
 		{
 			name: "a pod of the lowest priority has no victims",
 			spec: `{priority: 5, containers: [{name: app, image: app:1, resources: {requests: {cpu: "2"}}}]}`,
 			preemption: `{"allowed":true,"reason":"0/2 nodes are available: 2 No preemption victims found for incoming pod.",` +
-				`"message":"0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."}`,
+				`"message":"0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."}`,
 			line: "preemption cannot help: 0/2 nodes are available: 2 No preemption victims found for incoming pod.",
 		},
 	}
