@@ -58,8 +58,11 @@ type preemptionCase struct {
 	cpu      string
 	never    bool
 	// antiAffinity, when set, keeps the preemptor off nodes running a pod
-	// labelled app=<antiAffinity>.
-	antiAffinity string
+	// labelled app=<antiAffinity>; affinity holds it to nodes running one.
+	antiAffinity, affinity string
+	// spread, when set, spreads the preemptor with the pods labelled
+	// app=<spread> over nodes, with maxSkew 1.
+	spread string
 }
 
 var preemptionCases = []preemptionCase{
@@ -112,6 +115,20 @@ var preemptionCases = []preemptionCase{
 		pods: []runningPod{{"a-low", "a", 10, "1", "x"},
 			{"b-high", "b", 1000, "4", ""}},
 		priority: 500, cpu: "1", antiAffinity: "x",
+	},
+	{
+		name:  "a node the preemptor's required pod affinity rules out is no candidate",
+		nodes: []string{"a", "b"},
+		pods: []runningPod{{"a-low", "a", 10, "4", ""},
+			{"b-high", "b", 1000, "4", "y"}},
+		priority: 500, cpu: "1", affinity: "y",
+	},
+	{
+		name:  "pods that skew the preemptor's spread are victims",
+		nodes: []string{"a", "b"},
+		pods: []runningPod{{"z-1", "a", 10, "1", "z"}, {"z-2", "a", 10, "1", "z"},
+			{"b-high", "b", 1000, "4", ""}},
+		priority: 500, cpu: "1", spread: "z",
 	},
 	{
 		name:     "pods of equal priority are not victims",
@@ -270,6 +287,21 @@ func runPreemptionCase(ctx context.Context, cp *harness.ControlPlane, engine *sc
 
 	preemptor := preemptionPod(prefix+"-incoming", prefix+"-incoming", tc.priority, tc.cpu)
 	preemptor.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "rebalancer.test/decide"}}
+	if tc.spread != "" {
+		preemptor.Labels["app"] = prefix + "-" + tc.spread
+		preemptor.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{
+			MaxSkew: 1, TopologyKey: corev1.LabelHostname, WhenUnsatisfiable: corev1.DoNotSchedule,
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": prefix + "-" + tc.spread}},
+		}}
+	}
+	if tc.affinity != "" {
+		preemptor.Spec.Affinity = &corev1.Affinity{PodAffinity: &corev1.PodAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+				TopologyKey:   corev1.LabelHostname,
+				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": prefix + "-" + tc.affinity}},
+			}},
+		}}
+	}
 	if tc.antiAffinity != "" {
 		preemptor.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
 			RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
