@@ -1,7 +1,9 @@
 package scheduler
 
 import (
+	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -315,5 +317,43 @@ func TestPreemptLowerPriorityNominationsAreCleared(t *testing.T) {
 	got := e.Preempt(s, pod, e.Schedule(s, pod, Options{}))
 	if got.Node != "a" || !slices.Equal(keys(got.LoseNomination), []string{"default/waiting"}) {
 		t.Errorf("Preempt chose %q and cleared the nominations of %v; want a and default/waiting", got.Node, keys(got.LoseNomination))
+	}
+}
+
+// TestConcurrentPreemptionsAgree runs Preempt from several goroutines on
+// one snapshot, beside Schedule with nominated pods (under -race this checks
+// that neither writes the snapshot), and checks every answer against the
+// first.
+func TestConcurrentPreemptionsAgree(t *testing.T) {
+	s := ct.Snapshot(t, ct.Node("a"), ct.Node("b"), ct.PDB("default", "db", 0),
+		running("a-db", "a", 1, "2", time.Hour).Label("app", "db"), running("a-batch", "a", 5, "2", time.Hour),
+		running("b-web", "b", 50, "3", time.Hour), nominated("waiting", "b", 200, "1"),
+		preemptor(100, "2"))
+	e := defaultEngine(t)
+	pod := incoming(t, s)
+	res := e.Schedule(s, pod, Options{})
+	want := e.Preempt(s, pod, res)
+	if want.Node != "a" || !slices.Equal(keys(want.Victims), []string{"default/a-batch"}) {
+		t.Fatalf("Preempt chose %q, victims %v; want a, [default/a-batch]", want.Node, keys(want.Victims))
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for range 8 {
+		wg.Go(func() {
+			for range 10 {
+				if r := e.Schedule(s, pod, Options{}); r.Message != res.Message {
+					errs <- fmt.Sprintf("Schedule said %q, then %q", res.Message, r.Message)
+				}
+				got := e.Preempt(s, pod, res)
+				if got.Node != want.Node || !slices.Equal(keys(got.Victims), keys(want.Victims)) || got.Message != want.Message {
+					errs <- fmt.Sprintf("Preempt chose %q %v %q, then %q %v %q", want.Node, keys(want.Victims), want.Message, got.Node, keys(got.Victims), got.Message)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }
