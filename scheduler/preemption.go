@@ -24,8 +24,8 @@ type Preemption struct {
 	// (status.nominatedNodeName); empty when preemption cannot help.
 	Node string `json:"node,omitempty"`
 	// Victims are the pods on Node that would be deleted, most important
-	// first (higher priority, then earlier start), as kube-scheduler
-	// deletes them.
+	// first (higher priority, then earlier start). A victim already being
+	// deleted is among them; kube-scheduler sends it no second deletion.
 	Victims []*cluster.Pod `json:"-"`
 	// PDBViolations counts the victims whose deletion a
 	// PodDisruptionBudget does not allow.
