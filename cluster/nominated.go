@@ -8,11 +8,12 @@ import (
 // nominated one for (status.nominatedNodeName): kube-scheduler holds their
 // requests on that node against pods of lower priority until they bind or
 // give the nomination up. Pods being deleted have left the scheduling
-// queue and hold nothing.
+// queue and hold nothing, and so do pods still held by a scheduling gate,
+// which never reach the part of the queue that nominates.
 func nominatedPods(pods []*Pod) []*Pod {
 	var out []*Pod
 	for _, p := range pods {
-		if p.Status.NominatedNodeName != "" && p.Spec.NodeName == "" && !p.IsTerminal() && !p.IsTerminating() {
+		if p.Status.NominatedNodeName != "" && p.Spec.NodeName == "" && len(p.Spec.SchedulingGates) == 0 && !p.IsTerminal() && !p.IsTerminating() {
 			out = append(out, p)
 		}
 	}

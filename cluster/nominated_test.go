@@ -16,6 +16,9 @@ func TestNominatedPods(t *testing.T) {
 		ct.Pod("default", "waiting").Pending().Edit(nominate("a")),
 		ct.Pod("default", "unknown-node").Pending().Edit(nominate("gone")),
 		ct.Pod("default", "deleted").Pending().Terminating().Edit(nominate("a")),
+		ct.Pod("default", "gated").Pending().Edit(nominate("a")).Edit(func(p *corev1.Pod) {
+			p.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "example.com/wait"}}
+		}),
 		ct.Pod("default", "bound").On("a").Edit(nominate("a")),
 		ct.Pod("default", "plain").Pending())
 	var got []string
@@ -23,7 +26,7 @@ func TestNominatedPods(t *testing.T) {
 		got = append(got, p.Key)
 	}
 	if len(got) != 2 || got[0] != "default/unknown-node" || got[1] != "default/waiting" {
-		t.Errorf("Nominated() = %v, want the pending pods with a nominated node that are not being deleted", got)
+		t.Errorf("Nominated() = %v, want the pending pods with a nominated node that are neither gated nor being deleted", got)
 	}
 	waiting := s.Pod("default/waiting")
 	if n := s.NominatedTo(waiting); n == nil || n.Name != "a" {
