@@ -116,6 +116,9 @@ type Snapshot struct {
 	// id identifies this snapshot as the owner of the nodes it may edit in
 	// place; see Fork.
 	id uint64
+
+	// nominated are the pending pods with a nominated node (see Nominated).
+	nominated []*Pod
 }
 
 var snapshotIDs atomic.Uint64
@@ -207,6 +210,7 @@ func New(objs Objects, now time.Time) (*Snapshot, error) {
 		}
 	}
 
+	s.nominated = nominatedPods(s.pods)
 	s.attachUsage(&objs)
 	s.vol = newVolumes(&objs)
 	s.vol.indexClaimUsers(s.pods)

@@ -55,6 +55,10 @@ type Cycle struct {
 	// those handed out in this cycle.
 	int32s [][]int32
 	used   int
+
+	// nominated: see setNominated; nil when no pod nominated to a node
+	// counts against this one.
+	nominated *nominatedState
 }
 
 // Int32Buffer returns a zeroed []int32 of length n that lives until the
@@ -148,6 +152,9 @@ const (
 	verdictStatic
 	// verdictExtender: an extender's filter turned the node down.
 	verdictExtender
+	// verdictNominated: the node passes every filter, but not with the
+	// pods nominated to it added (see nominatedState).
+	verdictNominated
 	verdictFilter
 )
 
@@ -172,6 +179,9 @@ func (c *Cycle) reasonsOf(i int) (string, []string) {
 		return "", notEvaluated
 	case verdictExtender:
 		return c.extenderReasons(i)
+	case verdictNominated:
+		st := c.nominated.failed[int32(i)]
+		return st.plugin, st.reasons
 	case verdictStatic:
 		for _, f := range c.active {
 			if r := f.Filter(c, i); r != nil {

@@ -15,6 +15,8 @@
 // LoadProfiles take out-of-tree ones). Each plugin lives in its own
 // plugin_*.go file with its name, reasons, state and arguments; engine.go
 // and cycle.go run one decision and tables.go holds what the engine derives
-// once from a snapshot family. docs/scheduler.md describes what is and is
+// once from a snapshot family. nominated.go holds pods nominated to a node
+// against pods of lower priority; preemption*.go is Engine.Preempt,
+// DefaultPreemption's decision for a pod that fits nowhere. docs/scheduler.md describes what is and is
 // not simulated.
 package scheduler

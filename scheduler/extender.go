@@ -108,6 +108,9 @@ func ManagesPod(managed map[string]bool, pod *corev1.Pod) bool {
 type extenderVerdicts struct {
 	by     map[int]string
 	reason map[int]string
+	// unresolvable are the nodes an extender returned in
+	// FailedAndUnresolvable: preemption does not try them.
+	unresolvable map[int]bool
 	// scores are each prioritizing extender's scaled scores, parallel to
 	// Cycle.feasible, for Explain.
 	scores map[string][]int64
@@ -147,24 +150,27 @@ func (c *Cycle) filterExtenders() error {
 				kept = append(kept, i)
 				continue
 			}
-			why, ok := res.FailedAndUnresolvable[name]
-			if !ok {
+			why, unresolvable := res.FailedAndUnresolvable[name]
+			if !unresolvable {
 				why = res.Failed[name]
 			}
-			c.rejectByExtender(int(i), x.Name(), why)
+			c.rejectByExtender(int(i), x.Name(), why, unresolvable)
 		}
 		c.feasible = kept
 	}
 	return nil
 }
 
-func (c *Cycle) rejectByExtender(i int, name, why string) {
+func (c *Cycle) rejectByExtender(i int, name, why string, unresolvable bool) {
 	if c.ext == nil {
-		c.ext = &extenderVerdicts{by: map[int]string{}, reason: map[int]string{}}
+		c.ext = &extenderVerdicts{by: map[int]string{}, reason: map[int]string{}, unresolvable: map[int]bool{}}
 	}
 	c.verdict[i] = verdictExtender
 	c.ext.by[i] = ExtenderBy(name)
 	c.ext.reason[i] = why
+	if unresolvable {
+		c.ext.unresolvable[i] = true
+	}
 }
 
 // extenderReasons is reasonsOf for a node an extender turned down: its

@@ -39,6 +39,9 @@ whether it is feasible or the first filter it fails and why; for each feasible
 node, the score of each plugin and the total; and the chosen node. A pod that
 fits nowhere gets kube-scheduler's message, e.g.
 "0/6 nodes are available: 1 node(s) were unschedulable, 5 Insufficient cpu."
+and what kube-scheduler's preemption would do: the node it would take by
+deleting pods of lower priority, and which; or why it cannot help, or that
+the pod's preemptionPolicy: Never does not allow it.
 
 POD_FILE holds a Pod, or a Deployment, ReplicaSet, StatefulSet, DaemonSet or
 Job whose pod template is placed. A pod of the same namespace and name already
@@ -161,6 +164,44 @@ type placement struct {
 	// Permit is the verdict of the profile's Permit plugins on the chosen
 	// node; absent without any.
 	Permit *scheduler.Permit `json:"permit,omitempty"`
+	// Preemption, for a pod that fits nowhere under a profile that runs
+	// DefaultPreemption, is what kube-scheduler's preemption would do.
+	Preemption *placePreemption `json:"preemption,omitempty"`
+}
+
+// placePreemption explains preemption for a pod that fits nowhere: the
+// node it would be nominated to and the pods deleted there, or why there
+// is none.
+type placePreemption struct {
+	// Allowed is false when the pod may not preempt at all
+	// (preemptionPolicy: Never); Reason says why.
+	Allowed bool `json:"allowed"`
+	// Node and Victims ("namespace/name", most important first): where the
+	// pod would go once the victims are deleted.
+	Node          string   `json:"node,omitempty"`
+	Victims       []string `json:"victims,omitempty"`
+	PDBViolations int      `json:"pdbViolations,omitempty"`
+	// Reason says why no node was found: kube-scheduler's words after
+	// "preemption: ".
+	Reason string `json:"reason,omitempty"`
+	// Message is kube-scheduler's whole FailedScheduling message, the
+	// preemption part included.
+	Message string `json:"message"`
+}
+
+// explainPreemption runs the engine's preemption for a pod that fits
+// nowhere; nil when the profile does not preempt.
+func explainPreemption(engine *scheduler.Engine, snap *cluster.Snapshot, p *cluster.Pod, res scheduler.Result) *placePreemption {
+	pre := engine.Preempt(snap, p, res)
+	if pre.Node == "" && pre.Reason == "" {
+		return nil
+	}
+	out := &placePreemption{Allowed: pre.NotEligible == "", Node: pre.Node, PDBViolations: pre.PDBViolations, Message: pre.Message}
+	for _, v := range pre.Victims {
+		out.Victims = append(out.Victims, v.Key)
+	}
+	out.Reason = pre.Reason
+	return out
 }
 
 // place adds the pod, unbound and defaulted as the API server would create
@@ -194,6 +235,8 @@ func place(objs cluster.Objects, pod *corev1.Pod, engine *scheduler.Engine) (pla
 	out := placement{Result: res, Defaults: defaults}
 	if res.Node != "" {
 		out.Permit = engine.Permit(snap, p, res.Node)
+	} else {
+		out.Preemption = explainPreemption(engine, snap, p, res)
 	}
 	return out, nil
 }
@@ -300,6 +343,9 @@ func printPlacement(out io.Writer, pod *corev1.Pod, res placement) error {
 		if err == nil && res.NominatedNode != "" {
 			_, err = fmt.Fprintf(out, "nominated node: %s\n", res.NominatedNode)
 		}
+		if err == nil && res.Preemption != nil {
+			_, err = fmt.Fprintln(out, preemptionLine(res.Preemption))
+		}
 		return err
 	}
 	line := fmt.Sprintf("\n%s goes to %s (score %d)", key, res.Node, res.Score)
@@ -334,4 +380,19 @@ func printPermit(out io.Writer, p *scheduler.Permit) error {
 		_, err = fmt.Fprintln(out, "permit: allowed")
 	}
 	return err
+}
+
+// preemptionLine says in one line what preemption would do.
+func preemptionLine(p *placePreemption) string {
+	switch {
+	case !p.Allowed:
+		return "preemption is not allowed: " + p.Reason
+	case p.Node == "":
+		return "preemption cannot help: " + p.Reason
+	}
+	line := fmt.Sprintf("by preemption it would go to %s, deleting %s", p.Node, strings.Join(p.Victims, ", "))
+	if p.PDBViolations > 0 {
+		line += fmt.Sprintf(" (%d against a PodDisruptionBudget)", p.PDBViolations)
+	}
+	return line
 }

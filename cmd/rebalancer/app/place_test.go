@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"strings"
@@ -331,6 +332,91 @@ spec:
 				t.Errorf("node %q with %d feasible; want %s alone", res.Node, feasible, tt.want)
 			case tt.want == "" && (res.Node == "" || feasible < 2):
 				t.Errorf("node %q with %d feasible; want a choice among several", res.Node, feasible)
+			}
+		})
+	}
+}
+
+// preemptionCluster is a dump of two full 4-CPU nodes: node-a runs pods of
+// priority 10 and 1000, node-b one pod of priority 500.
+const preemptionCluster = `apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: node-a}, status: {allocatable: {cpu: "4", memory: 16Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: node-b}, status: {allocatable: {cpu: "4", memory: 16Gi, pods: "110"}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: batch, namespace: shop}
+  spec: {nodeName: node-a, priority: 10, containers: [{name: app, image: app:1, resources: {requests: {cpu: "2"}}}]}
+  status: {phase: Running}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: db, namespace: shop}
+  spec: {nodeName: node-a, priority: 1000, containers: [{name: app, image: app:1, resources: {requests: {cpu: "2"}}}]}
+  status: {phase: Running}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: web, namespace: shop}
+  spec: {nodeName: node-b, priority: 500, containers: [{name: app, image: app:1, resources: {requests: {cpu: "4"}}}]}
+  status: {phase: Running}
+`
+
+func TestPlaceExplainsPreemption(t *testing.T) {
+	dump := writeFile(t, "cluster.yaml", preemptionCluster)
+	cases := []struct {
+		name       string
+		spec       string
+		preemption string
+		line       string
+	}{
+		{
+			name:       "a pod of higher priority would take node-a from its lowest-priority pod",
+			spec:       `{priority: 600, containers: [{name: app, image: app:1, resources: {requests: {cpu: "2"}}}]}`,
+			preemption: `{"allowed":true,"node":"node-a","victims":["shop/batch"],"message":"0/2 nodes are available: 2 Insufficient cpu."}`,
+			line:       "by preemption it would go to node-a, deleting shop/batch",
+		},
+		{
+			name: "preemptionPolicy Never does not allow it",
+			spec: `{priority: 600, preemptionPolicy: Never, containers: [{name: app, image: app:1, resources: {requests: {cpu: "2"}}}]}`,
+			preemption: `{"allowed":false,"reason":"not eligible due to preemptionPolicy=Never.",` +
+				`"message":"0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: not eligible due to preemptionPolicy=Never."}`,
+			line: "preemption is not allowed: not eligible due to preemptionPolicy=Never.",
+		},
+		{
+			name: "a pod of the lowest priority has no victims",
+			spec: `{priority: 5, containers: [{name: app, image: app:1, resources: {requests: {cpu: "2"}}}]}`,
+			preemption: `{"allowed":true,"reason":"0/2 nodes are available: 2 No preemption victims found for incoming pod.",` +
+				`"message":"0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."}`,
+			line: "preemption cannot help: 0/2 nodes are available: 2 No preemption victims found for incoming pod.",
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := writeFile(t, "pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: new, namespace: shop}\nspec: "+tc.spec+"\n")
+			out, code, err := execute(t, "place", "--snapshot", dump, pod, "-o", "json")
+			if code != exitOK {
+				t.Fatal(err)
+			}
+			var res struct {
+				Node       string          `json:"node"`
+				Preemption json.RawMessage `json:"preemption"`
+			}
+			if err := json.Unmarshal([]byte(out), &res); err != nil {
+				t.Fatal(err)
+			}
+			var got bytes.Buffer
+			if err := json.Compact(&got, res.Preemption); err != nil {
+				t.Fatal(err)
+			}
+			if res.Node != "" || got.String() != tc.preemption {
+				t.Errorf("node %q, preemption:\n %s\nwant no node and\n %s", res.Node, got.String(), tc.preemption)
+			}
+			table, code, err := execute(t, "place", "--snapshot", dump, pod)
+			if code != exitOK {
+				t.Fatal(err)
+			}
+			if !strings.Contains(table, "\n"+tc.line+"\n") {
+				t.Errorf("table:\n%s\nwant the line %q", table, tc.line)
 			}
 		})
 	}
