@@ -191,5 +191,9 @@ func measure(ctx context.Context, cp *harness.ControlPlane, c config, s schedule
 	if err != nil {
 		return phase{}, err
 	}
-	return ph, deletePods(ctx, cp)
+	names := make([]string, c.pods)
+	for i := range names {
+		names[i] = benchPod(i, "", "").Name
+	}
+	return ph, deletePods(ctx, cp, names, c.creators)
 }

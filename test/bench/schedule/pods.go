@@ -95,7 +95,7 @@ func warmUp(ctx context.Context, cp *harness.ControlPlane, schedulerName string,
 	if err != nil {
 		return err
 	}
-	return deletePods(ctx, cp)
+	return deletePods(ctx, cp, []string{pod.Name}, 1)
 }
 
 // bindAll creates c.pods pending pods for the scheduler from many goroutines
@@ -110,24 +110,13 @@ func bindAll(ctx context.Context, cp *harness.ControlPlane, c config, schedulerN
 
 	start := time.Now()
 	w.since(start)
-	var (
-		next    atomic.Int64
-		wg      sync.WaitGroup
-		errOnce sync.Once
-		err     error
-	)
 	pods := cp.Client.CoreV1().Pods(benchNamespace)
-	for range min(c.creators, c.pods) {
-		wg.Go(func() {
-			for i := int(next.Add(1)) - 1; i < c.pods && ctx.Err() == nil; i = int(next.Add(1)) - 1 {
-				if _, e := pods.Create(ctx, benchPod(i, schedulerName, phaseID), metav1.CreateOptions{}); e != nil {
-					errOnce.Do(func() { err = fmt.Errorf("create pod %d: %w", i, e); cancel() })
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
+	err := inParallel(ctx, c.pods, c.creators, func(ctx context.Context, i int) error {
+		if _, err := pods.Create(ctx, benchPod(i, schedulerName, phaseID), metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create pod %d: %w", i, err)
+		}
+		return nil
+	})
 	if err != nil {
 		return phase{}, err
 	}
@@ -234,18 +223,55 @@ func (w *bindWatch) bound() (n int, first, last time.Duration) {
 	return len(w.at), w.first.Sub(w.origin), w.last.Sub(w.origin)
 }
 
-// deletePods deletes every pod of the namespace at once (grace period 0: no
-// kubelet has anything to stop) and waits until they are gone, so that the
-// next phase starts on an API server and a kwok with nothing left to do.
-func deletePods(ctx context.Context, cp *harness.ControlPlane) error {
+// deletePods deletes the pods with the given names from many goroutines
+// (grace period 0: no kubelet has anything to stop) and waits until the
+// namespace has none left, so that the next phase starts on an API server
+// and a kwok with nothing left to do. One DeleteCollection of thousands of
+// pods outlasts the API server's request timeout on a loaded machine.
+func deletePods(ctx context.Context, cp *harness.ControlPlane, names []string, workers int) error {
 	pods := cp.Client.CoreV1().Pods(benchNamespace)
 	zero := int64(0)
-	err := pods.DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{})
-	if err != nil && !apierrors.IsNotFound(err) {
+	err := inParallel(ctx, len(names), workers, func(ctx context.Context, i int) error {
+		err := pods.Delete(ctx, names[i], metav1.DeleteOptions{GracePeriodSeconds: &zero})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete pod %s: %w", names[i], err)
+		}
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	return harness.WaitFor(ctx, 5*time.Minute, "the pods deleted", func(ctx context.Context) (bool, error) {
 		list, err := pods.List(ctx, metav1.ListOptions{Limit: 1})
 		return err == nil && len(list.Items) == 0, nil
 	})
+}
+
+// inParallel calls fn for 0..n-1 from up to workers goroutines and returns
+// the first error; after one, no new call starts.
+func inParallel(ctx context.Context, n, workers int, fn func(ctx context.Context, i int) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		next    atomic.Int64
+		wg      sync.WaitGroup
+		errOnce sync.Once
+		first   error
+	)
+	for range min(workers, n) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < n && ctx.Err() == nil; i = int(next.Add(1)) - 1 {
+				if err := fn(ctx, i); err != nil {
+					errOnce.Do(func() { first = err; cancel() })
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if first == nil {
+		// The caller's context ended before every call was made.
+		first = ctx.Err()
+	}
+	return first
 }
