@@ -160,14 +160,28 @@ func measureAll(ctx context.Context, cp *harness.ControlPlane, c config, logf fu
 	return results, nil
 }
 
-// measure runs one scheduler through one phase: start it, let it bind a
-// first pod so that its caches are warm, create the pods, wait until all are
-// bound, stop it, delete the pods.
+// measure runs one scheduler through one phase: create the pods, all
+// pending, then start the scheduler, so that it meets a backlog of c.pods
+// pods however fast the API server took them; wait until all are bound,
+// stop the scheduler, delete the pods.
 func measure(ctx context.Context, cp *harness.ControlPlane, c config, s scheduler, round int) (phase, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	phaseID := fmt.Sprintf("%d-%s", round, s.name())
+	w := newBindWatch(cp.Client, phaseID, c.pods)
+	if err := w.start(ctx); err != nil {
+		return phase{}, err
+	}
+	if err := createPods(ctx, cp, c, s.schedulerName(), phaseID); err != nil {
+		return phase{}, err
+	}
+	ph := phase{pods: c.pods, created: w.elapsed()}
+
 	proc, err := s.start(ctx, cp, round)
 	if err != nil {
 		return phase{}, err
 	}
+	ph.started = w.elapsed()
 	stopped := false
 	stop := func() {
 		if !stopped {
@@ -183,10 +197,7 @@ func measure(ctx context.Context, cp *harness.ControlPlane, c config, s schedule
 		}
 		return nil
 	}
-	if err := warmUp(ctx, cp, s.schedulerName(), alive); err != nil {
-		return phase{}, err
-	}
-	ph, err := bindAll(ctx, cp, c, s.schedulerName(), fmt.Sprintf("%d-%s", round, s.name()), alive)
+	ph.firstBound, ph.lastBound, err = waitBound(ctx, w, c, alive)
 	stop()
 	if err != nil {
 		return phase{}, err

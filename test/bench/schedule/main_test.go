@@ -27,9 +27,9 @@ func TestBothSchedulersBindEveryPodAndTheTablePrints(t *testing.T) {
 		t.Fatalf("%v\n%s", err, progress.String())
 	}
 	for _, want := range []string{
-		`(?m)^scheduler +nodes +pods +created in +first bound +last bound +pods/s created→bound +pods/s bind phase$`,
-		`(?m)^kube-scheduler +20 +100 +[0-9.]+m?s +[0-9.]+m?s +[0-9.]+m?s +[0-9.]+ +[0-9.]+$`,
-		`(?m)^rebalancer +20 +100 +[0-9.]+m?s +[0-9.]+m?s +[0-9.]+m?s +[0-9.]+ +[0-9.]+$`,
+		`(?m)^scheduler +nodes +pods +created in +started +first bound +last bound +pods/s created→bound +pods/s bind phase$`,
+		`(?m)^kube-scheduler +20 +100 +[0-9.]+m?s +[0-9.]+m?s +[0-9.]+m?s +[0-9.]+m?s +[0-9.]+ +[0-9.]+$`,
+		`(?m)^rebalancer +20 +100 +[0-9.]+m?s +[0-9.]+m?s +[0-9.]+m?s +[0-9.]+m?s +[0-9.]+ +[0-9.]+$`,
 		`(?m)^rebalancer/kube-scheduler: [0-9.]+× created→bound, [0-9.]+× bind phase$`,
 		`(?m)^\(medians of 1 rounds; both schedulers with client qps 50, burst 100; `,
 	} {

@@ -28,10 +28,11 @@ const (
 // phase is what one scheduler did in one round.
 type phase struct {
 	pods int
-	// created is how long creating the pods took; firstBound and lastBound
-	// are when the first and the last pod was seen bound, all from the
-	// start of the creation.
-	created, firstBound, lastBound time.Duration
+	// created is how long creating the pods took, started when the
+	// scheduler was started (once they all were), firstBound and lastBound
+	// when the first and the last pod was seen bound: all from the start of
+	// the creation.
+	created, started, firstBound, lastBound time.Duration
 }
 
 // total is pods bound per second from the first pod created to the last
@@ -45,8 +46,8 @@ func (p phase) binding() float64 {
 }
 
 func (p phase) String() string {
-	return fmt.Sprintf("%d pods created in %s, first bound after %s, last after %s: %.1f pods/s created→bound, %.1f pods/s bind phase",
-		p.pods, p.created.Round(time.Millisecond), p.firstBound.Round(time.Millisecond), p.lastBound.Round(time.Millisecond), p.total(), p.binding())
+	return fmt.Sprintf("%d pods created in %s, scheduler started at %s, first bound at %s, last at %s: %.1f pods/s created→bound, %.1f pods/s bind phase",
+		p.pods, p.created.Round(time.Millisecond), p.started.Round(time.Millisecond), p.firstBound.Round(time.Millisecond), p.lastBound.Round(time.Millisecond), p.total(), p.binding())
 }
 
 // benchPod is the i-th pending pod of a phase. Requests vary, as a
@@ -76,75 +77,41 @@ func benchPod(i int, schedulerName, phaseID string) *corev1.Pod {
 	}
 }
 
-// warmUp has the scheduler bind one pod, so that a phase starts with the
-// scheduler's caches synced and its first decisions made, then deletes it.
-func warmUp(ctx context.Context, cp *harness.ControlPlane, schedulerName string, alive func() error) error {
-	pod := benchPod(0, schedulerName, "warm-up")
-	pod.Name = "warm-up"
+// createPods creates a phase's pending pods from many goroutines.
+func createPods(ctx context.Context, cp *harness.ControlPlane, c config, schedulerName, phaseID string) error {
 	pods := cp.Client.CoreV1().Pods(benchNamespace)
-	if _, err := pods.Create(ctx, pod, metav1.CreateOptions{}); err != nil {
-		return err
-	}
-	err := harness.WaitFor(ctx, 3*time.Minute, "the warm-up pod bound", func(ctx context.Context) (bool, error) {
-		if err := alive(); err != nil {
-			return false, err
-		}
-		p, err := pods.Get(ctx, pod.Name, metav1.GetOptions{})
-		return err == nil && p.Spec.NodeName != "", nil
-	})
-	if err != nil {
-		return err
-	}
-	return deletePods(ctx, cp, []string{pod.Name}, 1)
-}
-
-// bindAll creates c.pods pending pods for the scheduler from many goroutines
-// and waits until a watch has seen each of them bound.
-func bindAll(ctx context.Context, cp *harness.ControlPlane, c config, schedulerName, phaseID string, alive func() error) (phase, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	w := newBindWatch(cp.Client, phaseID, c.pods)
-	if err := w.start(ctx); err != nil {
-		return phase{}, err
-	}
-
-	start := time.Now()
-	w.since(start)
-	pods := cp.Client.CoreV1().Pods(benchNamespace)
-	err := inParallel(ctx, c.pods, c.creators, func(ctx context.Context, i int) error {
+	return inParallel(ctx, c.pods, c.creators, func(ctx context.Context, i int) error {
 		if _, err := pods.Create(ctx, benchPod(i, schedulerName, phaseID), metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("create pod %d: %w", i, err)
 		}
 		return nil
 	})
-	if err != nil {
-		return phase{}, err
-	}
-	ph := phase{pods: c.pods, created: time.Since(start)}
+}
 
-	// Wait while pods get bound; give up only when none has been for
-	// c.stall, however long the whole takes.
+// waitBound waits until the watch has seen every pod of the phase bound.
+// It gives up only when none has been bound for c.stall, however long the
+// whole takes, or when the scheduler is no longer alive.
+func waitBound(ctx context.Context, w *bindWatch, c config, alive func() error) (first, last time.Duration, err error) {
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	lastCount, lastProgress := -1, time.Now()
 	for {
 		n, first, last := w.bound()
 		if n == c.pods {
-			ph.firstBound, ph.lastBound = first, last
-			return ph, nil
+			return first, last, nil
 		}
 		if n != lastCount {
 			lastCount, lastProgress = n, time.Now()
 		}
 		if time.Since(lastProgress) > c.stall {
-			return phase{}, fmt.Errorf("%d of %d pods bound, none for %s", n, c.pods, c.stall)
+			return 0, 0, fmt.Errorf("%d of %d pods bound, none for %s", n, c.pods, c.stall)
 		}
 		if err := alive(); err != nil {
-			return phase{}, err
+			return 0, 0, err
 		}
 		select {
 		case <-ctx.Done():
-			return phase{}, ctx.Err()
+			return 0, 0, ctx.Err()
 		case <-tick.C:
 		}
 	}
@@ -166,7 +133,7 @@ func newBindWatch(client kubernetes.Interface, phaseID string, pods int) *bindWa
 }
 
 // start watches the phase's pods until ctx ends; it returns once the watch
-// runs, before any pod is created.
+// runs, before any pod is created, and the phase's times count from then.
 func (w *bindWatch) start(ctx context.Context) error {
 	factory := informers.NewSharedInformerFactoryWithOptions(w.client, 0,
 		informers.WithNamespace(benchNamespace),
@@ -191,13 +158,17 @@ func (w *bindWatch) start(ctx context.Context) error {
 	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
 		return fmt.Errorf("the watch of phase %s did not start", w.phaseID)
 	}
+	w.mu.Lock()
+	w.origin = time.Now()
+	w.mu.Unlock()
 	return nil
 }
 
-func (w *bindWatch) since(t time.Time) {
+// elapsed is the time since the phase's start.
+func (w *bindWatch) elapsed() time.Duration {
 	w.mu.Lock()
-	w.origin = t
-	w.mu.Unlock()
+	defer w.mu.Unlock()
+	return time.Since(w.origin)
 }
 
 func (w *bindWatch) record(name string, t time.Time) {
