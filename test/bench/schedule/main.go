@@ -198,6 +198,9 @@ func measure(ctx context.Context, cp *harness.ControlPlane, c config, s schedule
 		return nil
 	}
 	ph.firstBound, ph.lastBound, err = waitBound(ctx, w, c, alive)
+	if err == nil && proc.note != nil {
+		ph.note = proc.note(ctx)
+	}
 	stop()
 	if err != nil {
 		return phase{}, err

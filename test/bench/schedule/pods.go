@@ -33,6 +33,8 @@ type phase struct {
 	// when the first and the last pod was seen bound: all from the start of
 	// the creation.
 	created, started, firstBound, lastBound time.Duration
+	// note is what the scheduler said of its own work, if anything.
+	note string
 }
 
 // total is pods bound per second from the first pod created to the last
@@ -46,8 +48,12 @@ func (p phase) binding() float64 {
 }
 
 func (p phase) String() string {
-	return fmt.Sprintf("%d pods created in %s, scheduler started at %s, first bound at %s, last at %s: %.1f pods/s created→bound, %.1f pods/s bind phase",
+	s := fmt.Sprintf("%d pods created in %s, scheduler started at %s, first bound at %s, last at %s: %.1f pods/s created→bound, %.1f pods/s bind phase",
 		p.pods, p.created.Round(time.Millisecond), p.started.Round(time.Millisecond), p.firstBound.Round(time.Millisecond), p.lastBound.Round(time.Millisecond), p.total(), p.binding())
+	if p.note != "" {
+		s += "; " + p.note
+	}
+	return s
 }
 
 // benchPod is the i-th pending pod of a phase. Requests vary, as a
