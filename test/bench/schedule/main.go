@@ -207,7 +207,7 @@ func measure(ctx context.Context, cp *harness.ControlPlane, c config, s schedule
 	}
 	names := make([]string, c.pods)
 	for i := range names {
-		names[i] = benchPod(i, "", "").Name
+		names[i] = podName(phaseID, i)
 	}
 	return ph, deletePods(ctx, cp, names, c.creators)
 }
