@@ -10,7 +10,7 @@ GO ?= go
 TEST_TIMEOUT ?= 80m
 FUZZ_TIME ?= 20s
 
-.PHONY: test fmt vet lint unit e2e fuzz build image bench
+.PHONY: test fmt vet lint unit e2e fuzz build image bench bench-vs-descheduler
 
 test: fmt vet lint unit e2e fuzz
 
@@ -47,6 +47,17 @@ BENCH_RUNS ?= 3
 bench:
 	$(GO) run ./test/bench -nodes $(BENCH_NODES) -runs $(BENCH_RUNS)
 	$(GO) test ./cluster -run '^$$' -bench 'DecodeDump|DecodeGeneratedDump' -benchmem
+
+# Not part of `make test`: rebalancer run --dry-run and the descheduler v0.36
+# (built from the Go module proxy into the test-tool cache on first use) on one
+# real control plane with kwok nodes, filled to each size in turn, the two
+# alternating for several rounds; prints the medians of wall time and peak RSS
+# and the ratios against the targets (docs/performance.md).
+VS_SIZES ?= 600x10000,2000x40000
+VS_ROUNDS ?= 3
+
+bench-vs-descheduler:
+	$(GO) run ./test/bench/vsdescheduler -sizes $(VS_SIZES) -rounds $(VS_ROUNDS)
 
 # The same build line the Dockerfile runs.
 build:
