@@ -77,7 +77,7 @@ func (c *cluster) grow(ctx context.Context, cp *harness.ControlPlane, s size) er
 		return err
 	}
 	logf("%d pods bound", want)
-	return waitRunning(ctx, cp, want)
+	return c.waitRunning(ctx, cp, crowded, want)
 }
 
 func namespace(i int) string { return fmt.Sprintf("team-%d", i%namespaces) }
@@ -138,42 +138,16 @@ func (c *cluster) createDeployment(ctx context.Context, cp *harness.ControlPlane
 func (c *cluster) bindAll(ctx context.Context, cp *harness.ControlPlane, nodes []string, want int64) error {
 	next := c.bound.Load()
 	for c.bound.Load() < want {
-		list, err := cp.Client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName="})
+		n, err := c.bindPending(ctx, cp, nodes)
 		if err != nil {
 			return err
 		}
-		if len(list.Items) == 0 {
+		if n == 0 {
 			select {
 			case <-ctx.Done():
 				return ctx.Err()
 			case <-time.After(time.Second):
 			}
-			continue
-		}
-		work := make(chan corev1.Pod)
-		var (
-			wg       sync.WaitGroup
-			mu       sync.Mutex
-			firstErr error
-		)
-		for range 32 {
-			wg.Go(func() {
-				for p := range work {
-					if err := cp.BindPod(ctx, p.Namespace, p.Name, nodes[int(c.bound.Add(1)-1)%len(nodes)]); err != nil {
-						mu.Lock()
-						firstErr = cmp.Or(firstErr, fmt.Errorf("bind %s/%s: %w", p.Namespace, p.Name, err))
-						mu.Unlock()
-					}
-				}
-			})
-		}
-		for _, p := range list.Items {
-			work <- p
-		}
-		close(work)
-		wg.Wait()
-		if firstErr != nil {
-			return firstErr
 		}
 		if b := c.bound.Load(); b-next >= 5000 {
 			logf("%d pods bound", b)
@@ -183,19 +157,59 @@ func (c *cluster) bindAll(ctx context.Context, cp *harness.ControlPlane, nodes [
 	return nil
 }
 
-// waitRunning waits until n pods are Running: kwok reports them so soon
-// after they are bound.
-func waitRunning(ctx context.Context, cp *harness.ControlPlane, n int) error {
-	var last time.Time
-	return harness.WaitFor(ctx, 20*time.Minute, fmt.Sprintf("%d Running pods", n), func(ctx context.Context) (bool, error) {
+// bindPending binds the pods pending now and says how many.
+func (c *cluster) bindPending(ctx context.Context, cp *harness.ControlPlane, nodes []string) (int, error) {
+	list, err := cp.Client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName="})
+	if err != nil {
+		return 0, err
+	}
+	work := make(chan *corev1.Pod)
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+	)
+	for range 32 {
+		wg.Go(func() {
+			for p := range work {
+				if err := cp.BindPod(ctx, p.Namespace, p.Name, nodes[int(c.bound.Add(1)-1)%len(nodes)]); err != nil {
+					mu.Lock()
+					firstErr = cmp.Or(firstErr, fmt.Errorf("bind %s/%s: %w", p.Namespace, p.Name, err))
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	for i := range list.Items {
+		work <- &list.Items[i]
+	}
+	close(work)
+	wg.Wait()
+	return len(list.Items), firstErr
+}
+
+// waitRunning waits until n pods are Running, as kwok reports them soon
+// after they are bound. A pod counts by its phase, not its readiness: on a
+// loaded machine kwok's heartbeats can lag and a node be NotReady for a
+// moment, which takes its pods' readiness away but leaves them where they
+// are. A pod evicted from a node NotReady for long is replaced, and the
+// replacement bound, meanwhile. It polls slowly: listing every pod of the
+// cluster often would keep the API server busier than kwok's work it waits
+// for.
+func (c *cluster) waitRunning(ctx context.Context, cp *harness.ControlPlane, nodes []string, n int) error {
+	interval := max(2*time.Second, time.Duration(n/2000)*time.Second)
+	for {
+		if _, err := c.bindPending(ctx, cp, nodes); err != nil {
+			return err
+		}
 		running, opts := 0, metav1.ListOptions{Limit: 5000}
 		for {
 			list, err := cp.Client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, opts)
 			if err != nil {
-				return false, nil
+				return err
 			}
 			for i := range list.Items {
-				if harness.PodRunning(&list.Items[i]) {
+				if p := &list.Items[i]; p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
 					running++
 				}
 			}
@@ -203,10 +217,14 @@ func waitRunning(ctx context.Context, cp *harness.ControlPlane, n int) error {
 				break
 			}
 		}
-		if time.Since(last) > 10*time.Second || running >= n {
-			logf("%d of %d pods Running", running, n)
-			last = time.Now()
+		logf("%d of %d pods Running", running, n)
+		if running >= n {
+			return nil
 		}
-		return running >= n, nil
-	})
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(interval):
+		}
+	}
 }

@@ -70,12 +70,21 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			return fmt.Errorf("building rebalancer: %w", err)
 		}
 	}
+	// A cold build of the descheduler takes minutes: it goes on while the
+	// cluster fills, and the first measurement waits for it.
+	built := make(chan error, 1)
 	if *descheduler == "" {
-		bin, err := exec.CommandContext(ctx, "test/tools/descheduler/build.sh").Output()
-		if err != nil {
-			return fmt.Errorf("building the descheduler: %w", err)
-		}
-		*descheduler = filepath.Join(strings.TrimSpace(string(bin)), "descheduler")
+		go func() {
+			bin, err := exec.CommandContext(ctx, "test/tools/descheduler/build.sh").Output()
+			if err != nil {
+				built <- fmt.Errorf("building the descheduler: %w", err)
+				return
+			}
+			*descheduler = filepath.Join(strings.TrimSpace(string(bin)), "descheduler")
+			built <- nil
+		}()
+	} else {
+		built <- nil
 	}
 	tools := []tool{
 		{name: "rebalancer", argv: func(kubeconfig string) []string {
@@ -105,6 +114,12 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			return fmt.Errorf("filling the cluster to %s: %w", s, err)
 		}
 		logf("%s: cluster filled in %s", s, time.Since(start).Round(time.Second))
+		if built != nil {
+			if err := <-built; err != nil {
+				return err
+			}
+			built = nil
+		}
 		r := row{size: s}
 		for i := range *rounds {
 			// Alternating which goes first spreads over both tools
@@ -124,6 +139,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			}
 		}
 		rows = append(rows, r)
+		if len(rows) < len(sizes) {
+			// The larger sizes take long: the figures so far, meanwhile.
+			printTable(os.Stderr, rows, *rounds)
+		}
 	}
 	printTable(out, rows, *rounds)
 	failed = false
