@@ -26,7 +26,9 @@ func TestTightenGC(t *testing.T) {
 				t.Setenv("GOGC", *tt.gogc)
 			} else if v, ok := os.LookupEnv("GOGC"); ok {
 				t.Setenv("GOGC", v) // restored after the test
-				os.Unsetenv("GOGC")
+				if err := os.Unsetenv("GOGC"); err != nil {
+					t.Fatal(err)
+				}
 			}
 			if got := tightenGC(); got != tt.wantChanged {
 				t.Errorf("tightenGC() = %t, want %t", got, tt.wantChanged)

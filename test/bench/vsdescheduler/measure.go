@@ -26,8 +26,10 @@ func measure(ctx context.Context, argv []string) (measurement, error) {
 	if err != nil {
 		return measurement{}, err
 	}
-	rss.Close()
-	defer os.Remove(rss.Name())
+	if err := rss.Close(); err != nil {
+		return measurement{}, err
+	}
+	defer func() { _ = os.Remove(rss.Name()) }()
 	cmd := exec.CommandContext(ctx, "/usr/bin/time", append([]string{"-f", "%M", "-o", rss.Name(), "--"}, argv...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
