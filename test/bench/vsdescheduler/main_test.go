@@ -42,7 +42,9 @@ func TestParseSizes(t *testing.T) {
 // at 600 nodes, 0.1× the descheduler's time and 0.3× its peak RSS; at
 // 40,000 pods, 0.02× and 0.2×.
 func TestPrintTableRatiosAgainstTargets(t *testing.T) {
-	m := func(wall time.Duration, mib int64) measurement { return measurement{wall: wall, peakRSS: mib << 20} }
+	m := func(wall time.Duration, mib int64) measurement {
+		return measurement{wall: wall, cpu: wall / 4, peakRSS: mib << 20}
+	}
 	rows := []row{
 		{size: size{600, 10000}, runs: [2][]measurement{
 			{m(2*time.Second, 100), m(1*time.Second, 90), m(9*time.Second, 400)},
@@ -60,7 +62,7 @@ func TestPrintTableRatiosAgainstTargets(t *testing.T) {
 		line   int
 		fields []string
 	}{
-		{1, []string{"600", "10000", "2s", "20s", "0.100× (≤0.1× met)", "100 MiB", "470 MiB", "0.213× (≤0.3× met)"}},
+		{1, []string{"600", "10000", "2s", "20s", "0.100× (≤0.1× met)", "100 MiB", "470 MiB", "0.213× (≤0.3× met)", "500ms", "5s", "0.100×"}},
 		{2, []string{"2000", "40000", "8s", "3m20s", "0.040× (≤0.02× MISSED)", "300 MiB", "1700 MiB", "0.176× (≤0.2× met)"}},
 	} {
 		for _, f := range want.fields {

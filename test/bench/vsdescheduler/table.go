@@ -29,25 +29,29 @@ func targetAt(s size) target {
 
 func printTable(out io.Writer, rows []row, rounds int) {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(w, "nodes\tpods\trebalancer wall\tdescheduler wall\tratio (target)\trebalancer RSS\tdescheduler RSS\tratio (target)\n")
+	fmt.Fprintf(w, "nodes\tpods\trebalancer wall\tdescheduler wall\tratio (target)\trebalancer RSS\tdescheduler RSS\tratio (target)\trebalancer CPU\tdescheduler CPU\tratio\n")
 	for _, r := range rows {
-		rw, rr := medians(r.runs[0])
-		dw, dr := medians(r.runs[1])
+		rw, rc, rr := medians(r.runs[0])
+		dw, dc, dr := medians(r.runs[1])
 		t := targetAt(r.size)
-		fmt.Fprintf(w, "%d\t%d\t%v\t%v\t%s\t%s\t%s\t%s\n", r.size.nodes, r.size.pods,
+		fmt.Fprintf(w, "%d\t%d\t%v\t%v\t%s\t%s\t%s\t%s\t%v\t%v\t%s\n", r.size.nodes, r.size.pods,
 			rw.Round(10*time.Millisecond), dw.Round(10*time.Millisecond), ratio(float64(rw), float64(dw), t.wall),
-			mib(rr), mib(dr), ratio(float64(rr), float64(dr), t.rss))
+			mib(rr), mib(dr), ratio(float64(rr), float64(dr), t.rss),
+			rc.Round(10*time.Millisecond), dc.Round(10*time.Millisecond), ratio(float64(rc), float64(dc), 0))
 	}
 	_ = w.Flush()
-	fmt.Fprintf(out, "(medians of %d rounds, the two tools alternating; both run dry with test/bench/every-strategy-descheduler.yaml)\n", rounds)
+	fmt.Fprintf(out, "(medians of %d rounds, the two tools alternating; both run dry with test/bench/every-strategy-descheduler.yaml;\n CPU is the process's user and system time)\n", rounds)
 }
 
-// ratio prints a/b and whether it meets the target.
+// ratio prints a/b and whether it meets the target, if there is one.
 func ratio(a, b, want float64) string {
 	if b == 0 {
 		return "n/a"
 	}
 	r := a / b
+	if want == 0 {
+		return fmt.Sprintf("%.3f×", r)
+	}
 	verdict := "met"
 	if r > want {
 		verdict = "MISSED"
@@ -55,13 +59,14 @@ func ratio(a, b, want float64) string {
 	return fmt.Sprintf("%.3f× (≤%g× %s)", r, want, verdict)
 }
 
-func medians(ms []measurement) (time.Duration, int64) {
+func medians(ms []measurement) (wall, cpu time.Duration, rss int64) {
 	walls := make([]time.Duration, len(ms))
-	rss := make([]int64, len(ms))
+	cpus := make([]time.Duration, len(ms))
+	peaks := make([]int64, len(ms))
 	for i, m := range ms {
-		walls[i], rss[i] = m.wall, m.peakRSS
+		walls[i], cpus[i], peaks[i] = m.wall, m.cpu, m.peakRSS
 	}
-	return median(walls), median(rss)
+	return median(walls), median(cpus), median(peaks)
 }
 
 func median[T int64 | time.Duration](xs []T) T {
