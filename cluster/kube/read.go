@@ -22,8 +22,8 @@ import (
 
 // Page sizes, in objects a LIST response. A page is decoded whole before
 // its objects are trimmed, so a larger page raises the peak: on a
-// 10,000-pod cluster a run's peak RSS was about 150 MiB with pages of 1,000
-// or 2,000 pods and 185–255 MiB with 5,000 or 10,000, for no time saved
+// 10,000-pod cluster a run's peak RSS was 148–165 MiB with pages of 1,000
+// or 2,000 pods and 178–250 MiB with 5,000 or 10,000, for no time saved
 // (the API server's encoding dominates). Each request also costs a round
 // trip and a token of the client's rate limiter (run's default: 20 a
 // second, 30 in a burst): 2,000 pods a page read 40,000 pods in 20
