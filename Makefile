@@ -10,7 +10,7 @@ GO ?= go
 TEST_TIMEOUT ?= 80m
 FUZZ_TIME ?= 20s
 
-.PHONY: test fmt vet lint unit e2e fuzz build image bench bench-schedule
+.PHONY: test fmt vet lint unit e2e fuzz build image bench bench-schedule bench-vs-descheduler
 
 test: fmt vet lint unit e2e fuzz
 
@@ -60,6 +60,17 @@ BENCH_SCHED_ROUNDS ?= 3
 
 bench-schedule:
 	$(GO) run ./test/bench/schedule -nodes $(BENCH_SCHED_NODES) -pods $(BENCH_SCHED_PODS) -rounds $(BENCH_SCHED_ROUNDS) $(BENCH_SCHED_FLAGS)
+
+# Not part of `make test`: rebalancer run --dry-run and the descheduler v0.36
+# (built from the Go module proxy into the test-tool cache on first use) on one
+# real control plane with kwok nodes, filled to each size in turn, the two
+# alternating for several rounds; prints the medians of wall time and peak RSS
+# and the ratios against the targets (docs/performance.md).
+VS_SIZES ?= 600x10000,2000x40000
+VS_ROUNDS ?= 3
+
+bench-vs-descheduler:
+	$(GO) run ./test/bench/vsdescheduler -sizes $(VS_SIZES) -rounds $(VS_ROUNDS)
 
 # The same build line the Dockerfile runs.
 build:

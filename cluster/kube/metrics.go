@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
@@ -33,7 +34,10 @@ func ReadUsage(ctx context.Context, client kubernetes.Interface) ([]cluster.Node
 }
 
 func getJSON(ctx context.Context, client kubernetes.Interface, path string, into any) error {
-	raw, err := client.Discovery().RESTClient().Get().AbsPath(path).DoRaw(ctx)
+	// In JSON, whatever the client prefers for the built-in kinds: an
+	// aggregated API such as metrics-server may answer protobuf otherwise.
+	raw, err := client.Discovery().RESTClient().Get().AbsPath(path).
+		SetHeader("Accept", runtime.ContentTypeJSON).DoRaw(ctx)
 	if err != nil {
 		return fmt.Errorf("reading %s (is metrics-server installed?): %w", path, err)
 	}

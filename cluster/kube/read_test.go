@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,39 +12,63 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 )
 
-// ReadObjects must page through large lists instead of asking for everything in
-// one response.
-func TestReadObjectsPaginates(t *testing.T) {
-	client := fake.NewClientset()
-	const pods = 1200
-	var limits []int64
-	client.PrependReactor("list", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+// podPages serves a cluster of n pods in pages, as the API server does: each
+// page says how many items remain, and its continue token where the next
+// page starts. Every pod carries what a kubelet and a controller put in
+// one and a plan never reads. It records the limit of every request.
+func podPages(n int, limits *[]int64) k8stesting.ReactionFunc {
+	return func(a k8stesting.Action) (bool, runtime.Object, error) {
 		opts := a.(k8stesting.ListActionImpl).ListOptions
-		limits = append(limits, opts.Limit)
+		*limits = append(*limits, opts.Limit)
 		start := 0
 		if opts.Continue != "" {
 			if _, err := fmt.Sscanf(opts.Continue, "%d", &start); err != nil {
 				return true, nil, err
 			}
 		}
-		list := &corev1.PodList{}
-		for i := start; i < pods && i < start+int(opts.Limit); i++ {
-			list.Items = append(list.Items, corev1.Pod{ObjectMeta: metav1.ObjectMeta{
-				Namespace: "shop", Name: fmt.Sprintf("p-%04d", i),
-				ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubelet"}},
-			}})
+		end := n
+		if opts.Limit > 0 {
+			end = min(n, start+int(opts.Limit))
 		}
-		if next := start + int(opts.Limit); next < pods {
-			list.Continue = fmt.Sprint(next)
+		list := &corev1.PodList{}
+		for i := start; i < end; i++ {
+			list.Items = append(list.Items, corev1.Pod{
+				ObjectMeta: metav1.ObjectMeta{
+					Namespace: "shop", Name: fmt.Sprintf("p-%05d", i),
+					ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubelet"}},
+				},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{
+					Name: "web", Image: "nginx",
+					Env:       []corev1.EnvVar{{Name: "MODE", Value: "production"}},
+					Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}},
+				}}},
+				Status: corev1.PodStatus{PodIP: "10.0.0.1"},
+			})
+		}
+		if end < n {
+			list.Continue = fmt.Sprint(end)
+			left := int64(n - end)
+			list.RemainingItemCount = &left
 		}
 		return true, list, nil
-	})
+	}
+}
+
+// ReadObjects must page through large lists instead of asking for everything in
+// one response, and keep of each pod only what a plan reads.
+func TestReadObjectsPaginates(t *testing.T) {
+	client := fake.NewClientset()
+	pods := 2*podPageSize + 200
+	var limits []int64
+	client.PrependReactor("list", "pods", podPages(pods, &limits))
 	if _, err := client.CoreV1().Nodes().Create(context.Background(), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -58,11 +83,50 @@ func TestReadObjectsPaginates(t *testing.T) {
 	if len(objs.Pods) != pods || len(objs.Nodes) != 1 || len(objs.PDBs) != 1 {
 		t.Fatalf("read %d pods, %d nodes, %d PDBs; want %d, 1, 1", len(objs.Pods), len(objs.Nodes), len(objs.PDBs), pods)
 	}
-	if len(limits) != 3 || limits[0] != pageSize {
-		t.Errorf("pod LIST calls with limits %v, want 3 pages of %d", limits, pageSize)
+	if want := []int64{podPageSize, podPageSize, podPageSize}; !slices.Equal(limits, want) {
+		t.Errorf("pod LIST calls with limits %v, want %v", limits, want)
 	}
-	if objs.Pods[0].ManagedFields != nil {
-		t.Error("managedFields kept")
+	// The first page said how many pods there are: nothing was copied to grow the list.
+	if cap(objs.Pods) != pods {
+		t.Errorf("pods read into a list of capacity %d, want %d", cap(objs.Pods), pods)
+	}
+	last := objs.Pods[pods-1]
+	if last.Name != fmt.Sprintf("p-%05d", pods-1) {
+		t.Errorf("last pod %s, want p-%05d", last.Name, pods-1)
+	}
+	if last.ManagedFields != nil || last.Spec.Containers[0].Env != nil || last.Status.PodIP != "" {
+		t.Errorf("kept managedFields %v, env %v, podIP %q: want them dropped", last.ManagedFields, last.Spec.Containers[0].Env, last.Status.PodIP)
+	}
+	if got := last.Spec.Containers[0].Resources.Requests.Cpu().String(); got != "100m" {
+		t.Errorf("cpu request %s, want 100m kept", got)
+	}
+}
+
+// A continue token can expire between two pages when the API server
+// compacts its history: the pods already read are of an older revision,
+// so the read starts again with one LIST of everything.
+func TestReadObjectsRestartsWhenTheContinueTokenExpired(t *testing.T) {
+	client := fake.NewClientset()
+	pods := podPageSize + 10
+	var limits []int64
+	serve := podPages(pods, &limits)
+	expired := false
+	client.PrependReactor("list", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if a.(k8stesting.ListActionImpl).ListOptions.Continue != "" && !expired {
+			expired = true
+			return true, nil, apierrors.NewResourceExpired("the provided continue parameter is too old")
+		}
+		return serve(a)
+	})
+	objs, err := ReadObjects(context.Background(), client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objs.Pods) != pods {
+		t.Errorf("read %d pods, want %d, each once", len(objs.Pods), pods)
+	}
+	if want := []int64{podPageSize, 0}; !slices.Equal(limits, want) {
+		t.Errorf("pod LIST calls with limits %v, want %v: a page, then everything", limits, want)
 	}
 }
 

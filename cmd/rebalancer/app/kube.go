@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -29,6 +30,12 @@ func (k *kubeFlags) client(userAgent string) (kubernetes.Interface, *rest.Config
 	}
 	cfg.QPS, cfg.Burst = k.qps, k.burst
 	cfg.UserAgent = userAgent
+	// The clientset holds only the API server's built-in kinds, which it
+	// serves in protobuf: a fraction of JSON's bytes and decoding time for
+	// LISTs of tens of thousands of pods. JSON stays acceptable for what
+	// is read raw (metrics.k8s.io asks for it by name).
+	cfg.ContentType = runtime.ContentTypeProtobuf
+	cfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, nil, err

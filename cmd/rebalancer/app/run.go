@@ -78,6 +78,7 @@ run records itself only when it runs in the cluster ($POD_NAMESPACE set).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			start := time.Now()
+			tightenGC()
 			stopProfiles, err := o.profiles.start()
 			if err != nil {
 				return err

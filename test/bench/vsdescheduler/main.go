@@ -1,0 +1,191 @@
+// Command vsdescheduler runs `rebalancer run --dry-run` and the descheduler
+// v0.36 (built from the Go module proxy, test/tools/descheduler) side by
+// side against one real control plane (test/harness: kube-apiserver,
+// kube-controller-manager, kwok nodes), with the same DeschedulerPolicy
+// (every-strategy-descheduler.yaml: every strategy but HighNodeUtilization,
+// no limits). The cluster is filled to each size in turn, growing, and at
+// each size the two tools alternate for several rounds; the table prints
+// the medians of wall time and peak RSS of each process and the ratios
+// against the targets. `make bench-vs-descheduler` runs it.
+//
+//	go run ./test/bench/vsdescheduler -sizes 600x10000,2000x40000 -rounds 3
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/kube-rebalancer/rebalancer/test/harness"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "vsdescheduler:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("vsdescheduler", flag.ContinueOnError)
+	sizesFlag := fs.String("sizes", "600x10000,2000x40000", "cluster sizes as NODESxPODS, comma-separated, growing")
+	rounds := fs.Int("rounds", 3, "rounds per size, each running both tools; the table shows medians")
+	rebalancer := fs.String("rebalancer", "", "the rebalancer binary (default: built from ./cmd/rebalancer)")
+	descheduler := fs.String("descheduler", "", "the descheduler binary (default: built by test/tools/descheduler/build.sh)")
+	hold := fs.Bool("hold", false, "after the last size, keep the control plane and print its kubeconfig until interrupted, to profile either tool against it")
+	policy := fs.String("policy", "test/bench/every-strategy-descheduler.yaml", "the DeschedulerPolicy both tools run")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	sizes, err := parseSizes(*sizesFlag)
+	if err != nil {
+		return err
+	}
+	if *rounds < 1 {
+		return fmt.Errorf("-rounds %d: want at least 1", *rounds)
+	}
+	if *policy, err = filepath.Abs(*policy); err != nil {
+		return err
+	}
+	if *rebalancer == "" {
+		dir, err := os.MkdirTemp("", "rebalancer-vs")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		*rebalancer = filepath.Join(dir, "rebalancer")
+		if err := command(ctx, "go", "build", "-o", *rebalancer, "./cmd/rebalancer"); err != nil {
+			return fmt.Errorf("building rebalancer: %w", err)
+		}
+	}
+	// A cold build of the descheduler takes minutes: it goes on while the
+	// cluster fills, and the first measurement waits for it.
+	built := make(chan error, 1)
+	if *descheduler == "" {
+		go func() {
+			bin, err := exec.CommandContext(ctx, "test/tools/descheduler/build.sh").Output()
+			if err != nil {
+				built <- fmt.Errorf("building the descheduler: %w", err)
+				return
+			}
+			*descheduler = filepath.Join(strings.TrimSpace(string(bin)), "descheduler")
+			built <- nil
+		}()
+	} else {
+		built <- nil
+	}
+	tools := []tool{
+		{name: "rebalancer", argv: func(kubeconfig string) []string {
+			return []string{*rebalancer, "run", "--dry-run", "--kubeconfig", kubeconfig, "--policy", *policy}
+		}},
+		{name: "descheduler", argv: func(kubeconfig string) []string {
+			// One cycle (no --descheduling-interval), and no metrics
+			// server of its own (--secure-port=0).
+			return []string{*descheduler, "--dry-run", "--kubeconfig", kubeconfig, "--policy-config-file", *policy, "--secure-port=0", "--v=1"}
+		}},
+	}
+
+	cp, err := harness.Start(ctx, nil, harness.Options{})
+	if err != nil {
+		return err
+	}
+	failed := true
+	defer func() { cp.Shutdown(failed) }()
+
+	var (
+		fill cluster
+		rows []row
+	)
+	for _, s := range sizes {
+		start := time.Now()
+		if err := fill.grow(ctx, cp, s); err != nil {
+			return fmt.Errorf("filling the cluster to %s: %w", s, err)
+		}
+		logf("%s: cluster filled in %s", s, time.Since(start).Round(time.Second))
+		if built != nil {
+			if err := <-built; err != nil {
+				return err
+			}
+			built = nil
+		}
+		r := row{size: s}
+		for i := range *rounds {
+			// Alternating which goes first spreads over both tools
+			// whatever the API server is still doing (compaction, kwok's
+			// heartbeats) and whatever the machine's neighbours do.
+			order := []int{0, 1}
+			if i%2 == 1 {
+				order = []int{1, 0}
+			}
+			for _, t := range order {
+				m, err := measure(ctx, tools[t].argv(cp.Kubeconfig))
+				if err != nil {
+					return fmt.Errorf("%s, %s, round %d: %w", s, tools[t].name, i+1, err)
+				}
+				logf("%s round %d: %s %s, CPU %s, peak RSS %s", s, i+1, tools[t].name, m.wall.Round(10*time.Millisecond), m.cpu.Round(10*time.Millisecond), mib(m.peakRSS))
+				r.runs[t] = append(r.runs[t], m)
+			}
+		}
+		rows = append(rows, r)
+		if len(rows) < len(sizes) {
+			// The larger sizes take long: the figures so far, meanwhile.
+			printTable(os.Stderr, rows, *rounds)
+		}
+	}
+	printTable(out, rows, *rounds)
+	failed = false
+	if *hold {
+		logf("the control plane keeps running until interrupted: --kubeconfig %s", cp.Kubeconfig)
+		<-ctx.Done()
+	}
+	return nil
+}
+
+type tool struct {
+	name string
+	argv func(kubeconfig string) []string
+}
+
+// size is a cluster size: nodes and pods.
+type size struct{ nodes, pods int }
+
+func (s size) String() string { return fmt.Sprintf("%d nodes / %d pods", s.nodes, s.pods) }
+
+func parseSizes(s string) ([]size, error) {
+	var sizes []size
+	for f := range strings.SplitSeq(s, ",") {
+		n, p, ok := strings.Cut(strings.TrimSpace(f), "x")
+		nodes, err1 := strconv.Atoi(n)
+		pods, err2 := strconv.Atoi(p)
+		if !ok || err1 != nil || err2 != nil || nodes <= 0 || pods <= 0 {
+			return nil, fmt.Errorf("-sizes: %q is not NODESxPODS", f)
+		}
+		if len(sizes) > 0 && (nodes < sizes[len(sizes)-1].nodes || pods < sizes[len(sizes)-1].pods) {
+			return nil, fmt.Errorf("-sizes: %q is smaller than the size before it; the cluster only grows", f)
+		}
+		sizes = append(sizes, size{nodes, pods})
+	}
+	return sizes, nil
+}
+
+func command(ctx context.Context, name string, args ...string) error {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	return cmd.Run()
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"text/tabwriter"
+	"time"
+)
+
+// row holds one size's measurements: runs[0] rebalancer's, runs[1] the
+// descheduler's.
+type row struct {
+	size size
+	runs [2][]measurement
+}
+
+// target is what rebalancer's time and peak RSS may be at most, as a
+// fraction of the descheduler's, at a size: tighter on the larger
+// cluster, where the descheduler's cost grows faster than the cluster.
+type target struct{ wall, rss float64 }
+
+func targetAt(s size) target {
+	if s.pods >= 40000 {
+		return target{wall: 0.02, rss: 0.2}
+	}
+	return target{wall: 0.1, rss: 0.3}
+}
+
+func printTable(out io.Writer, rows []row, rounds int) {
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(w, "nodes\tpods\trebalancer wall\tdescheduler wall\tratio (target)\trebalancer RSS\tdescheduler RSS\tratio (target)\trebalancer CPU\tdescheduler CPU\tratio\n")
+	for _, r := range rows {
+		rw, rc, rr := medians(r.runs[0])
+		dw, dc, dr := medians(r.runs[1])
+		t := targetAt(r.size)
+		fmt.Fprintf(w, "%d\t%d\t%v\t%v\t%s\t%s\t%s\t%s\t%v\t%v\t%s\n", r.size.nodes, r.size.pods,
+			rw.Round(10*time.Millisecond), dw.Round(10*time.Millisecond), ratio(float64(rw), float64(dw), t.wall),
+			mib(rr), mib(dr), ratio(float64(rr), float64(dr), t.rss),
+			rc.Round(10*time.Millisecond), dc.Round(10*time.Millisecond), ratio(float64(rc), float64(dc), 0))
+	}
+	_ = w.Flush()
+	fmt.Fprintf(out, "(medians of %d rounds, the two tools alternating; both run dry with test/bench/every-strategy-descheduler.yaml;\n CPU is the process's user and system time)\n", rounds)
+}
+
+// ratio prints a/b and whether it meets the target, if there is one.
+func ratio(a, b, want float64) string {
+	if b == 0 {
+		return "n/a"
+	}
+	r := a / b
+	if want == 0 {
+		return fmt.Sprintf("%.3f×", r)
+	}
+	verdict := "met"
+	if r > want {
+		verdict = "MISSED"
+	}
+	return fmt.Sprintf("%.3f× (≤%g× %s)", r, want, verdict)
+}
+
+func medians(ms []measurement) (wall, cpu time.Duration, rss int64) {
+	walls := make([]time.Duration, len(ms))
+	cpus := make([]time.Duration, len(ms))
+	peaks := make([]int64, len(ms))
+	for i, m := range ms {
+		walls[i], cpus[i], peaks[i] = m.wall, m.cpu, m.peakRSS
+	}
+	return median(walls), median(cpus), median(peaks)
+}
+
+func median[T int64 | time.Duration](xs []T) T {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func mib(b int64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
