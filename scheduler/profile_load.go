@@ -89,6 +89,10 @@ func loadProfiles(data []byte, outOfTree []Registry) ([]Profile, error) {
 	if err := checkPercentage("percentageOfNodesToScore", cfg.PercentageOfNodesToScore); err != nil {
 		return nil, err
 	}
+	backoff, err := backoffOf(&cfg)
+	if err != nil {
+		return nil, err
+	}
 	if len(cfg.Extenders) > 0 {
 		return nil, errors.New("extenders: not supported: rebalancer's engine does not call scheduler extenders; remove the section")
 	}
@@ -109,6 +113,7 @@ func loadProfiles(data []byte, outOfTree []Registry) ([]Profile, error) {
 		if p.PercentageOfNodesToScore == nil {
 			p.PercentageOfNodesToScore = cfg.PercentageOfNodesToScore
 		}
+		p.Backoff = backoff
 		if j, dup := names[p.SchedulerName]; dup {
 			return nil, fmt.Errorf("%s.schedulerName: %q is already the name of profiles[%d]", path, p.SchedulerName, j)
 		}

@@ -45,7 +45,7 @@ func liveClusterWithMetrics(t *testing.T, m *Metrics, history []cluster.Eviction
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	live := &Live{Client: client, Engine: engine, SchedulerName: "rebalancer", History: store, Resync: 50 * time.Millisecond, Metrics: m}
+	live := &Live{Client: client, Engine: engine, SchedulerName: "rebalancer", History: store, Metrics: m}
 	go func() {
 		defer close(done)
 		if err := live.Run(ctx); err != nil {
@@ -178,7 +178,7 @@ func TestLiveAssumesBindingsTheCacheHasNotSeen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	live := &Live{Client: client, Engine: engine, SchedulerName: "rebalancer", Resync: 20 * time.Millisecond}
+	live := &Live{Client: client, Engine: engine, SchedulerName: "rebalancer"}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = live.Run(ctx) }()

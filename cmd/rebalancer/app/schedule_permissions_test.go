@@ -36,7 +36,7 @@ func scheduleActions(t *testing.T, leaderElect bool) []k8stesting.Action {
 	if err != nil {
 		t.Fatal(err)
 	}
-	live := &schedulerd.Live{Client: client, Engine: engine, SchedulerName: "rebalancer", Resync: 20 * time.Millisecond,
+	live := &schedulerd.Live{Client: client, Engine: engine, SchedulerName: "rebalancer",
 		History: &kube.HistoryStore{Client: client, Namespace: stateNamespace, Name: defaultStateName, Keep: time.Hour}}
 
 	// The work ends once both pods were handled, as if the process stopped.
@@ -48,6 +48,8 @@ func scheduleActions(t *testing.T, leaderElect bool) []k8stesting.Action {
 		// Read through the tracker: its reads are not recorded as calls.
 		pods := corev1.SchemeGroupVersion.WithResource("pods")
 		events := corev1.SchemeGroupVersion.WithResource("events")
+		nodes := corev1.SchemeGroupVersion.WithResource("nodes")
+		relabeled := false
 		err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 15*time.Second, true, func(context.Context) (bool, error) {
 			f, err := client.Tracker().Get(pods, "shop", "fits")
 			if err != nil {
@@ -61,8 +63,18 @@ func scheduleActions(t *testing.T, leaderElect bool) []k8stesting.Action {
 			if err != nil {
 				return false, err
 			}
-			// The huge pod's second failed attempt, after its backoff,
+			// The huge pod waits for a change that may let it fit: a node
+			// relabeled (written to the tracker, so that it is no call of
+			// the scheduler's) brings it back. Its second failed attempt
 			// repeats its event: the correlator patches the count.
+			if len(h.(*corev1.Pod).Status.Conditions) > 0 && !relabeled {
+				n := node.DeepCopy()
+				n.Labels["pool"] = "b"
+				if err := client.Tracker().Update(nodes, n, ""); err != nil {
+					return false, err
+				}
+				relabeled = true
+			}
 			repeated := false
 			for _, e := range list.(*corev1.EventList).Items {
 				repeated = repeated || (e.Reason == "FailedScheduling" && e.Count >= 2)
