@@ -119,6 +119,9 @@ type Snapshot struct {
 	// generation counts the changes to the snapshot's set of objects; see
 	// Generation.
 	generation uint64
+
+	// nominated are the pending pods with a nominated node (see Nominated).
+	nominated []*Pod
 }
 
 var snapshotIDs atomic.Uint64
@@ -210,6 +213,7 @@ func New(objs Objects, now time.Time) (*Snapshot, error) {
 		}
 	}
 
+	s.nominated = nominatedPods(s.pods)
 	s.attachUsage(&objs)
 	s.vol = newVolumes(&objs)
 	s.vol.indexClaimUsers(s.pods)
