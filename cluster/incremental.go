@@ -61,6 +61,7 @@ func (s *Snapshot) SetPod(obj *corev1.Pod, w Workload) *Pod {
 	}
 	s.vol.indexClaimUsers([]*Pod{p})
 	s.bind(p)
+	s.renominate(p)
 	s.generation++
 	return p
 }
@@ -90,6 +91,22 @@ func (s *Snapshot) refreshPod(p *Pod, obj *corev1.Pod) {
 	}
 	*p = *fresh
 	s.bind(p)
+	s.renominate(p)
+}
+
+// renominate keeps the pod in the nominated pods, sorted by key, exactly
+// when New would have listed it there.
+func (s *Snapshot) renominate(p *Pod) {
+	i, found := slices.BinarySearchFunc(s.nominated, p.Key, func(q *Pod, key string) int { return strings.Compare(q.Key, key) })
+	want := len(nominatedPods([]*Pod{p})) == 1
+	switch {
+	case want && !found:
+		s.nominated = slices.Insert(slices.Clip(s.nominated), i, p)
+	case !want && found:
+		s.nominated = slices.Delete(slices.Clone(s.nominated), i, i+1)
+	case want && found:
+		s.nominated[i] = p
+	}
 }
 
 // bind accounts for the pod on the node its object names, when the snapshot
@@ -127,6 +144,7 @@ func (s *Snapshot) DeletePod(key string) {
 		s.pods[j].id = j
 	}
 	delete(s.podIndex, key)
+	s.nominated = slices.DeleteFunc(slices.Clone(s.nominated), func(q *Pod) bool { return q == p })
 	if !p.Workload.IsZero() {
 		rest := slices.DeleteFunc(slices.Clone(s.workloads[p.Workload]), func(q *Pod) bool { return q == p })
 		if len(rest) == 0 {

@@ -32,6 +32,9 @@ func describe(s *cluster.Snapshot) string {
 		}
 		fmt.Fprintf(&b, "pod %s on %q workload %v priority %d\n", p.Key, node, p.Workload, p.Priority)
 	}
+	for _, p := range s.Nominated() {
+		fmt.Fprintf(&b, "nominated %s to %s\n", p.Key, p.Status.NominatedNodeName)
+	}
 	for _, w := range s.Workloads() {
 		var pods []string
 		for _, p := range s.PodsOf(w) {
@@ -56,6 +59,8 @@ func TestIncrementalUpdatesMatchAFreshSnapshot(t *testing.T) {
 	relabeled := web1
 	relabeled.Labels = map[string]string{"app": "web", "tier": "front"}
 	cordoned := ct.Node("n2").Cordoned().Obj()
+	nominated := pending
+	nominated.Status.NominatedNodeName = "n3"
 
 	type step func(s *cluster.Snapshot)
 	setPod := func(p corev1.Pod, w cluster.Workload) step {
@@ -72,6 +77,16 @@ func TestIncrementalUpdatesMatchAFreshSnapshot(t *testing.T) {
 			name:  "nodes and pods added in any order",
 			steps: []step{setPod(web2, web), setNode(n2), setPod(web1, web), setNode(n1), setNode(n3), setPod(pending, cluster.Workload{})},
 			want:  []any{n1, n2, n3, web1, web2, pending},
+		},
+		{
+			name:  "a pending pod nominated to a node",
+			steps: []step{setNode(n3), setPod(pending, cluster.Workload{}), setPod(nominated, cluster.Workload{})},
+			want:  []any{n3, nominated},
+		},
+		{
+			name:  "a nominated pod bound",
+			steps: []step{setNode(n3), setPod(nominated, cluster.Workload{}), setPod(bound, cluster.Workload{})},
+			want:  []any{n3, bound},
 		},
 		{
 			name:  "a pending pod is bound",

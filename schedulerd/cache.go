@@ -28,6 +28,11 @@ type podCache struct {
 	// assumed are the pods placed on a node whose Binding is in flight or
 	// not yet seen by the watch.
 	assumed map[types.UID]assumption
+	// nominations are the nominated nodes this scheduler chose that the
+	// watch does not show yet ("" for one it took back): they hold the
+	// node's resources from the moment of the decision, as kube-scheduler's
+	// nominator does.
+	nominations map[types.UID]string
 	// rsController resolves a ReplicaSet's own controller, for the
 	// workload of a pod (the plan hand-off matches workloads).
 	rsController func(namespace, name string) *metav1.OwnerReference
@@ -64,7 +69,7 @@ func newPodCache(rsController func(namespace, name string) *metav1.OwnerReferenc
 	if err != nil {
 		panic(err) // an empty snapshot is always valid
 	}
-	return &podCache{snap: snap, assumed: map[types.UID]assumption{}, rsController: rsController}
+	return &podCache{snap: snap, assumed: map[types.UID]assumption{}, nominations: map[types.UID]string{}, rsController: rsController}
 }
 
 // push records a change for the next apply; safe from any goroutine.
@@ -86,6 +91,7 @@ func (c *podCache) apply(now time.Time) {
 		switch {
 		case ch.pod != nil && ch.deleted:
 			c.forget(ch.pod.UID)
+			delete(c.nominations, ch.pod.UID)
 			if p := c.snap.Pod(ch.pod.Namespace + "/" + ch.pod.Name); p != nil && p.UID == ch.pod.UID {
 				c.snap.DeletePod(p.Key)
 			}
@@ -128,6 +134,15 @@ func (c *podCache) apply(now time.Time) {
 // node confirms the assumption; until it does, the pod stays on the node it
 // was assumed on.
 func (c *podCache) setPod(obj *corev1.Pod) {
+	if node, ok := c.nominations[obj.UID]; ok {
+		if obj.Status.NominatedNodeName == node || obj.Spec.NodeName != "" {
+			delete(c.nominations, obj.UID)
+		} else {
+			nominated := *obj
+			nominated.Status.NominatedNodeName = node
+			obj = &nominated
+		}
+	}
 	p := c.snap.SetPod(obj, cluster.WorkloadOfPod(obj, c.rsController))
 	a, ok := c.assumed[obj.UID]
 	if !ok {
@@ -140,6 +155,13 @@ func (c *podCache) setPod(obj *corev1.Pod) {
 	if err := c.snap.Place(p, a.node); err != nil {
 		delete(c.assumed, obj.UID) // the node is gone
 	}
+}
+
+// nominate holds the node for the pod until the watch shows the
+// nomination; "" takes a nomination back.
+func (c *podCache) nominate(obj *corev1.Pod, node string) {
+	c.nominations[obj.UID] = node
+	c.setPod(obj)
 }
 
 // assume places the pod on the node before its Binding is sent, so that

@@ -252,11 +252,12 @@ func (l *Live) scheduleOne(ctx context.Context, qp *queuedPod) {
 		return
 	}
 	pod := p.Pod
-	node, placement, how := l.decide(snap, p, l.readHandoffs(ctx, time.Now()))
+	node, placement, how, failed := l.decide(snap, p, l.readHandoffs(ctx, time.Now()))
 	if node == "" {
 		l.Metrics.attempt(resultUnschedulable)
+		message, nominated := l.preempt(ctx, snap, p, failed)
 		l.queue.unschedulable(pod.UID)
-		l.unschedulable(ctx, pod, how)
+		l.unschedulable(ctx, pod, message, nominated)
 		return
 	}
 	if err := l.cache.assume(p, node); err != nil {
@@ -290,6 +291,10 @@ func (l *Live) bindingCycle(ctx context.Context, pod *corev1.Pod, node, placemen
 	}
 	l.cache.push(change{bound: pod.UID, at: time.Now()})
 	l.queue.done(pod.UID)
+	if nominated := pod.Status.NominatedNodeName; nominated != "" && nominated != node {
+		// Bound elsewhere: the nominated node holds nothing for it any more.
+		l.patchStatus(ctx, pod, map[string]any{"nominatedNodeName": nil}, "clearing the nominated node")
+	}
 	l.Metrics.attempt(resultScheduled)
 	l.Metrics.placed(placement)
 	klog.V(2).InfoS("Scheduled pod", "pod", klog.KObj(pod), "node", node, "why", how)
@@ -304,13 +309,15 @@ func (l *Live) wants(p *corev1.Pod) bool {
 
 // decide returns the node for the pod, how it was chosen (placementPlanned…)
 // and a few words on why; or no node and the reason it fits nowhere.
-func (l *Live) decide(snap *cluster.Snapshot, p *cluster.Pod, evictions []cluster.Eviction) (node, placement, how string) {
+//
+// When no node fits, failed is the engine's result, for preemption.
+func (l *Live) decide(snap *cluster.Snapshot, p *cluster.Pod, evictions []cluster.Eviction) (node, placement, how string, failed scheduler.Result) {
 	var left []string
 	if e, ok := l.handoffs.match(p.Workload, evictions); ok {
 		if n := snap.Node(e.To); n != nil {
 			if fits, _ := l.Engine.Fits(snap, p, n); fits {
 				l.handoffs.consume(e)
-				return e.To, placementPlanned, fmt.Sprintf("planned by rebalancer %s when it evicted %s from %s", e.Strategy, e.Pod, e.From)
+				return e.To, placementPlanned, fmt.Sprintf("planned by rebalancer %s when it evicted %s from %s", e.Strategy, e.Pod, e.From), failed
 			}
 		}
 		l.handoffs.consume(e)
@@ -322,14 +329,14 @@ func (l *Live) decide(snap *cluster.Snapshot, p *cluster.Pod, evictions []cluste
 	}
 	if len(left) > 0 {
 		if res := l.Engine.Schedule(snap, p, scheduler.Options{Exclude: left}); res.Node != "" {
-			return res.Node, placementAvoidedLeft, fmt.Sprintf("the planned node no longer fits; best node other than %s, which its workload just left", strings.Join(left, ", "))
+			return res.Node, placementAvoidedLeft, fmt.Sprintf("the planned node no longer fits; best node other than %s, which its workload just left", strings.Join(left, ", ")), failed
 		}
 	}
 	res := l.Engine.Schedule(snap, p, scheduler.Options{})
 	if res.Node == "" {
-		return "", "", res.Message
+		return "", "", res.Message, res
 	}
-	return res.Node, placementBest, fmt.Sprintf("best of %d feasible nodes, score %d", res.Feasible, res.Score)
+	return res.Node, placementBest, fmt.Sprintf("best of %d feasible nodes, score %d", res.Feasible, res.Score), failed
 }
 
 func (l *Live) bind(ctx context.Context, pod *corev1.Pod, node string) error {
@@ -343,19 +350,26 @@ func (l *Live) bind(ctx context.Context, pod *corev1.Pod, node string) error {
 // unschedulable tells the user, as kube-scheduler does: a FailedScheduling
 // event on every failed attempt (the event correlator folds repeats into a
 // count) and a PodScheduled=False condition, patched when its message
-// changes.
-func (l *Live) unschedulable(ctx context.Context, pod *corev1.Pod, message string) {
+// changes; with the node preemption nominated the pod to, if any, in
+// status.nominatedNodeName.
+func (l *Live) unschedulable(ctx context.Context, pod *corev1.Pod, message, nominated string) {
 	l.recorder.Event(pod, corev1.EventTypeWarning, "FailedScheduling", message)
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Message == message {
-			return // already said
+	if pod.Status.NominatedNodeName == nominated || nominated == "" {
+		for _, c := range pod.Status.Conditions {
+			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Message == message {
+				return // already said
+			}
 		}
 	}
-	klog.InfoS("Pod fits no node", "pod", klog.KObj(pod), "message", message)
-	patch, err := json.Marshal(map[string]any{"status": map[string]any{"conditions": []corev1.PodCondition{{
+	klog.InfoS("Pod fits no node", "pod", klog.KObj(pod), "message", message, "nominatedNode", nominated)
+	status := map[string]any{"conditions": []corev1.PodCondition{{
 		Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable,
 		Message: message, LastTransitionTime: metav1.Now(),
-	}}}})
+	}}}
+	if nominated != "" {
+		status["nominatedNodeName"] = nominated
+	}
+	patch, err := json.Marshal(map[string]any{"status": status})
 	if err == nil {
 		_, err = l.Client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
 	}
