@@ -54,6 +54,10 @@ type Cycle struct {
 	// those handed out in this cycle.
 	int32s [][]int32
 	used   int
+
+	// nominated: see setNominated; nil when no pod nominated to a node
+	// counts against this one.
+	nominated *nominatedState
 }
 
 // Int32Buffer returns a zeroed []int32 of length n that lives until the
@@ -145,6 +149,9 @@ const (
 	// node's labels, taints and cordon rejected the node; which one is
 	// worked out again when a message needs it.
 	verdictStatic
+	// verdictNominated: the node passes every filter, but not with the
+	// pods nominated to it added (see nominatedState).
+	verdictNominated
 	verdictFilter
 )
 
@@ -167,6 +174,9 @@ func (c *Cycle) reasonsOf(i int) (string, []string) {
 		return c.rejectedBy, c.rejectReason
 	case verdictNotEvaluated:
 		return "", notEvaluated
+	case verdictNominated:
+		st := c.nominated.failed[int32(i)]
+		return st.plugin, st.reasons
 	case verdictStatic:
 		for _, f := range c.active {
 			if r := f.Filter(c, i); r != nil {

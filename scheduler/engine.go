@@ -147,6 +147,10 @@ func (e *Engine) Schedule(snap *cluster.Snapshot, pod *cluster.Pod, opts Options
 		return *rejected
 	}
 	c.setExcluded(opts)
+	c.setNominated()
+	if node, ok := c.nominatedFirst(only, opts); ok {
+		return Result{Node: node, Feasible: 1, Evaluated: 1}
+	}
 	evaluated := c.filterNodes(only, opts)
 	c.logRejections()
 
@@ -284,6 +288,10 @@ nodes:
 				verdict[i] = verdictFilter + uint8(k)
 				continue nodes
 			}
+		}
+		if c.nominated != nil && c.failsWithNominated(i) {
+			verdict[i] = verdictNominated
+			continue
 		}
 		if opts.Accept != nil {
 			if ok, why := opts.Accept(node); !ok {

@@ -27,7 +27,7 @@ var inTree = []inTreePlugin{
 	{name: PodTopologySpread, inDefault: true, weight: 2, Registration: Registration{Points: PointPreFilter | PointFilter | PointPreScore | PointScore, Args: podTopologySpreadArgs, New: newPodTopologySpread}},
 	{name: InterPodAffinity, inDefault: true, weight: 2, Registration: Registration{Points: PointPreFilter | PointFilter | PointPreScore | PointScore, Args: interPodAffinityArgs, New: newInterPodAffinity}},
 	{name: "DynamicResources", inDefault: true, weight: 2, Registration: Registration{Points: PointPreEnqueue | PointPreFilter | PointFilter | PointPostFilter | PointPreScore | PointScore | PointReserve | PointPreBind, Args: unusedArgs[configv1.DynamicResourcesArgs]("DynamicResources")}},
-	{name: "DefaultPreemption", inDefault: true, Registration: Registration{Points: PointPreEnqueue | PointPostFilter, Args: unusedArgs[configv1.DefaultPreemptionArgs]("DefaultPreemption")}},
+	{name: DefaultPreemption, inDefault: true, Registration: Registration{Points: PointPreEnqueue | PointPostFilter, Args: defaultPreemptionArgs}},
 	{name: NodeResourcesBalancedAllocation, inDefault: true, weight: 1, Registration: Registration{Points: PointPreScore | PointScore, Args: balancedAllocationArgs, New: newBalancedAllocation}},
 	{name: ImageLocality, inDefault: true, weight: 1, Registration: Registration{Points: PointScore, Args: noArgs, New: newImageLocality}},
 	{name: "DefaultBinder", inDefault: true, Registration: Registration{Points: PointBind, Args: noArgs}},

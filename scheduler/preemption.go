@@ -1,6 +1,12 @@
 package scheduler
 
 import (
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kube-rebalancer/rebalancer/cluster"
 )
 
@@ -47,6 +53,188 @@ func (e *Engine) Preempt(snap *cluster.Snapshot, pod *cluster.Pod, failed Result
 	return e.preempt(snap, pod, failed)
 }
 
-func (e *Engine) preempt(_ *cluster.Snapshot, _ *cluster.Pod, failed Result) Preemption {
-	return Preemption{Message: failed.Message}
+// kube-scheduler's words for what preemption found.
+const (
+	notEligibleNever       = "not eligible due to preemptionPolicy=Never."
+	notEligibleTerminating = "not eligible due to a terminating pod on the nominated node."
+	reasonNotHelpful       = "Preemption is not helpful for scheduling"
+	reasonNoVictims        = "No preemption victims found for incoming pod"
+	reasonNoVictimNeeded   = "expected at least one victim pod on node"
+)
+
+// preempt is DefaultPreemption's PostFilter: eligibility, the nodes where
+// removing pods can help, the victims on each, and the choice among them.
+func (e *Engine) preempt(snap *cluster.Snapshot, pod *cluster.Pod, failed Result) Preemption {
+	out := Preemption{Message: failed.Message}
+	args, enabled := e.preemptionArgs()
+	if !enabled {
+		return out
+	}
+	if pod.Spec.PreemptionPolicy != nil && *pod.Spec.PreemptionPolicy == corev1.PreemptNever {
+		out.NotEligible = notEligibleNever
+		out.Message = withPostFilter(out.Message, out.NotEligible)
+		return out
+	}
+
+	c := e.newCycle(snap, pod)
+	defer e.putCycle(c)
+	numNodes := len(c.nodes)
+	only, rejected := c.preFilter(Options{})
+	if rejected != nil {
+		// A PreFilter that rejects every node rejects them as
+		// unresolvable; a pod nominated somewhere is eligible then.
+		out.Message = withPostFilter(out.Message, availableMessage(numNodes, nil, numNodes))
+		return out
+	}
+	c.setExcluded(Options{})
+	c.setNominated()
+	c.filterNodes(only, Options{})
+	if len(c.feasible) > 0 {
+		// The pod fits: there is nothing to preempt.
+		return Preemption{}
+	}
+	var potential []int32
+	for i := range c.nodes {
+		if c.resolvable(i) {
+			potential = append(potential, int32(i))
+		}
+	}
+	if why := e.notEligibleOnNominated(c); why != "" {
+		out.NotEligible = why
+		out.Message = withPostFilter(out.Message, why)
+		return out
+	}
+	if len(potential) == 0 {
+		out.Message = withPostFilter(out.Message, availableMessage(numNodes, nil, numNodes))
+		return out
+	}
+
+	// kube-scheduler dry-runs the potential nodes from a random offset
+	// and stops once it has numCandidates candidates, one of them at
+	// least without PDB violations; the engine starts at a place derived
+	// from the pod's name instead, so that the same call gives the same
+	// answer. Below minCandidateNodesAbsolute potential nodes, every one is
+	// tried, so the offset changes nothing.
+	numCandidates := args.numCandidates(len(potential))
+	offset := 0
+	if numCandidates < len(potential) {
+		offset = int(nameHash(pod.Key) % uint64(len(potential)))
+	}
+	scratch := snap.Scratch()
+	budgets := newBudgets(snap)
+	nominated := nominatedFor(snap, pod)
+	var clean, violating []candidate
+	reasons := make(map[string]int)
+	tried := 0
+	for j := range potential {
+		i := int(potential[(offset+j)%len(potential)])
+		cand, st := e.selectVictims(scratch, pod, i, budgets, nominated[int32(i)])
+		if st != nil {
+			tried++
+			for _, r := range st.reasons {
+				reasons[r]++
+			}
+			continue
+		}
+		if cand.pdbViolations == 0 {
+			if len(clean) < numCandidates {
+				clean = append(clean, cand)
+			}
+		} else if len(violating) < numCandidates {
+			violating = append(violating, cand)
+		}
+		if len(clean) > 0 && len(clean)+len(violating) >= numCandidates {
+			break
+		}
+	}
+	candidates := append(clean, violating...)
+	if len(candidates) == 0 {
+		out.Message = withPostFilter(out.Message, availableMessage(numNodes, reasons, numNodes-tried))
+		return out
+	}
+	best := pickOneNodeForPreemption(candidates, snap.Now)
+	out.Node = c.nodes[best.node].Name
+	out.Victims = best.victims
+	out.PDBViolations = best.pdbViolations
+	for _, p := range snap.Nominated() {
+		if p.Priority < pod.Priority && !samePod(p, pod) && snap.NominatedTo(p) == snap.Node(out.Node) {
+			out.LoseNomination = append(out.LoseNomination, p)
+		}
+	}
+	return out
+}
+
+// resolvable reports whether removing pods could make node i pass: every
+// filter that turned it down did so as Unschedulable, not
+// UnschedulableAndUnresolvable.
+func (c *Cycle) resolvable(i int) bool {
+	switch v := c.verdict[i]; v {
+	case verdictFeasible:
+		return false
+	case verdictNominated:
+		return !c.nominated.failed[int32(i)].unresolvable
+	case verdictExcluded, verdictOnly, verdictAccept, verdictRejectAll, verdictNotEvaluated, verdictStatic:
+		return false
+	default:
+		f := c.active[v-verdictFilter]
+		return !unresolvable(f, c, i, f.Filter(c, i))
+	}
+}
+
+// notEligibleOnNominated is the second half of kube-scheduler's
+// PodEligibleToPreemptOthers: a pod that already preempted on its
+// nominated node waits while a victim there is still terminating, unless
+// the node now fails it for a reason no preemption resolves.
+func (e *Engine) notEligibleOnNominated(c *Cycle) string {
+	n := c.snap.Node(c.pod.Status.NominatedNodeName)
+	if n == nil || !c.resolvable(n.Index()) {
+		return ""
+	}
+	for _, p := range n.Pods() {
+		if p.Priority < c.pod.Priority && terminatingByPreemption(p) {
+			return notEligibleTerminating
+		}
+	}
+	return ""
+}
+
+// terminatingByPreemption reports whether a scheduler's preemption is
+// deleting the pod: it is terminating with the DisruptionTarget condition
+// a scheduler sets.
+func terminatingByPreemption(p *cluster.Pod) bool {
+	if !p.IsTerminating() {
+		return false
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.DisruptionTarget {
+			return c.Status == corev1.ConditionTrue && c.Reason == corev1.PodReasonPreemptionByScheduler
+		}
+	}
+	return false
+}
+
+// withPostFilter appends PostFilter's message to the filters', as
+// kube-scheduler's FitError prints it.
+func withPostFilter(msg, post string) string {
+	return msg + " preemption: " + post
+}
+
+// availableMessage is kube-scheduler's FitError text for the preemption
+// dry run: each reason with the number of nodes that gave it, sorted as
+// strings, and absent nodes (those preemption could not help) counted as
+// "Preemption is not helpful for scheduling".
+func availableMessage(numNodes int, reasons map[string]int, absent int) string {
+	counts := make(map[string]int, len(reasons)+1)
+	for r, n := range reasons {
+		counts[r] += n
+	}
+	if absent > 0 {
+		counts[reasonNotHelpful] += absent
+	}
+	parts := make([]string, 0, len(counts))
+	for r, n := range counts {
+		parts = append(parts, fmt.Sprintf("%d %s", n, r))
+	}
+	sort.Strings(parts)
+	return fmt.Sprintf("0/%d nodes are available: %s.", numNodes, strings.Join(parts, ", "))
 }

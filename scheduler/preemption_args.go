@@ -1,0 +1,66 @@
+package scheduler
+
+import (
+	"slices"
+
+	configv1 "k8s.io/kube-scheduler/config/v1"
+)
+
+// defaultPreemptionArgs decodes DefaultPreemptionArgs with kube-scheduler's
+// defaults (10% of the potential nodes, at least 100) and validation.
+var defaultPreemptionArgs = typedArgs[configv1.DefaultPreemptionArgs](DefaultPreemption+"Args",
+	func(a *configv1.DefaultPreemptionArgs) {
+		if a.MinCandidateNodesPercentage == nil {
+			a.MinCandidateNodesPercentage = new(int32(10))
+		}
+		if a.MinCandidateNodesAbsolute == nil {
+			a.MinCandidateNodesAbsolute = new(int32(100))
+		}
+	},
+	func(a *configv1.DefaultPreemptionArgs, _ string, bad func(field, format string, args ...any)) {
+		pct, abs := *a.MinCandidateNodesPercentage, *a.MinCandidateNodesAbsolute
+		if pct < 0 || pct > 100 {
+			bad("minCandidateNodesPercentage", "%d is not in [0, 100]", pct)
+		}
+		if abs < 0 {
+			bad("minCandidateNodesAbsolute", "%d is negative", abs)
+		}
+		if pct == 0 && abs == 0 {
+			bad("minCandidateNodesPercentage", "cannot be zero at the same time as minCandidateNodesAbsolute")
+		}
+	})
+
+// preemptionArgs is how many candidates the dry run looks for.
+type preemptionArgs struct {
+	percentage, absolute int32
+}
+
+// numCandidates is kube-scheduler's calculateNumCandidates: a share of the
+// potential nodes, at least the absolute number, at most all of them.
+func (a preemptionArgs) numCandidates(numNodes int) int {
+	n := numNodes * int(a.percentage) / 100
+	n = max(n, int(a.absolute))
+	return min(n, numNodes)
+}
+
+// preemptionArgs reports whether the profile runs DefaultPreemption at
+// postFilter, and with which arguments. The profile was validated when the
+// engine was built, so the arguments decode.
+func (e *Engine) preemptionArgs() (preemptionArgs, bool) {
+	var c configv1.Plugins
+	if e.profile.Plugins != nil {
+		c = *e.profile.Plugins
+	}
+	reg, _ := registryOf(nil)
+	multi := mergeMultiPoint(defaultMultiPoint(), c.MultiPoint)
+	post, err := expandPoint(multi, c.PostFilter, PointPostFilter, "plugins.postFilter", reg)
+	if err != nil || !slices.ContainsFunc(post, func(p configv1.Plugin) bool { return p.Name == DefaultPreemption }) {
+		return preemptionArgs{}, false
+	}
+	a, err := defaultPreemptionArgs(e.profile.rawArgs(DefaultPreemption), "pluginConfig")
+	if err != nil {
+		return preemptionArgs{}, false
+	}
+	args := a.(*configv1.DefaultPreemptionArgs)
+	return preemptionArgs{percentage: *args.MinCandidateNodesPercentage, absolute: *args.MinCandidateNodesAbsolute}, true
+}
