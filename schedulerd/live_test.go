@@ -135,7 +135,7 @@ func TestLiveReportsAnUnschedulablePod(t *testing.T) {
 		}
 		return false
 	})
-	want := "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) were unschedulable."
+	want := "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) were unschedulable. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."
 	for _, c := range p.Status.Conditions {
 		if c.Type == corev1.PodScheduled && (c.Reason != corev1.PodReasonUnschedulable || c.Message != want) {
 			b, _ := json.Marshal(c)

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/utils/ptr"
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/cluster/kube"
@@ -18,8 +19,8 @@ import (
 )
 
 // scheduleActions runs the live scheduler against a fake API server until it
-// has bound one pod and reported another as unschedulable, and returns every
-// call it made.
+// has bound one pod, reported another as unschedulable and bound a third by
+// preempting a fourth, and returns every call it made.
 func scheduleActions(t *testing.T, leaderElect bool) []k8stesting.Action {
 	t.Helper()
 	pending := func(name, cpu string) corev1.Pod {
@@ -29,8 +30,12 @@ func scheduleActions(t *testing.T, leaderElect bool) []k8stesting.Action {
 		}).Obj()
 	}
 	node, rs, fits, huge := ct.Node("n1").Obj(), ct.DeploymentReplicaSet("shop", "web"), pending("fits", "1"), pending("huge", "64")
+	// urgent fits only once the low-priority pod is gone.
+	urgent := pending("urgent", "2")
+	urgent.Spec.Priority = ptr.To[int32](1000)
+	low := ct.Pod("shop", "low").On("n1").Requests("3", "").Obj()
 	ns := ct.Namespace("shop", nil)
-	client := kubetest.Clientset(ct.Objects(node, rs, fits, huge, ns))
+	client := kubetest.Clientset(ct.Objects(node, rs, fits, huge, urgent, low, ns))
 	kubetest.BindingsSetNode(client)
 	engine, err := scheduler.NewEngine(scheduler.DefaultProfile())
 	if err != nil {
@@ -59,6 +64,10 @@ func scheduleActions(t *testing.T, leaderElect bool) []k8stesting.Action {
 			if err != nil {
 				return false, err
 			}
+			u, err := client.Tracker().Get(pods, "shop", "urgent")
+			if err != nil {
+				return false, err
+			}
 			list, err := client.Tracker().List(events, corev1.SchemeGroupVersion.WithKind("Event"), "shop")
 			if err != nil {
 				return false, err
@@ -79,7 +88,7 @@ func scheduleActions(t *testing.T, leaderElect bool) []k8stesting.Action {
 			for _, e := range list.(*corev1.EventList).Items {
 				repeated = repeated || (e.Reason == "FailedScheduling" && e.Count >= 2)
 			}
-			return f.(*corev1.Pod).Spec.NodeName != "" && len(h.(*corev1.Pod).Status.Conditions) > 0 && repeated, nil
+			return f.(*corev1.Pod).Spec.NodeName != "" && u.(*corev1.Pod).Spec.NodeName != "" && len(h.(*corev1.Pod).Status.Conditions) > 0 && repeated, nil
 		})
 		cancel()
 		if runErr := <-errc; runErr != nil {
