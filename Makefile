@@ -10,7 +10,7 @@ GO ?= go
 TEST_TIMEOUT ?= 80m
 FUZZ_TIME ?= 20s
 
-.PHONY: test fmt vet lint unit e2e fuzz build image bench
+.PHONY: test fmt vet lint unit e2e fuzz build image bench bench-schedule
 
 test: fmt vet lint unit e2e fuzz
 
@@ -47,6 +47,19 @@ BENCH_RUNS ?= 3
 bench:
 	$(GO) run ./test/bench -nodes $(BENCH_NODES) -runs $(BENCH_RUNS)
 	$(GO) test ./cluster -run '^$$' -bench 'DecodeDump|DecodeGeneratedDump' -benchmem
+
+# Not part of `make test`: pods bound per second by kube-scheduler and by
+# `rebalancer schedule`, in turn on one real control plane with
+# BENCH_SCHED_NODES kwok nodes, BENCH_SCHED_PODS pending pods a round,
+# medians of BENCH_SCHED_ROUNDS rounds, and their ratio
+# (docs/performance.md, "Scheduling throughput"). BENCH_SCHED_FLAGS adds
+# flags, e.g. -cpuprofile-dir profiles.
+BENCH_SCHED_NODES ?= 1000
+BENCH_SCHED_PODS ?= 10000
+BENCH_SCHED_ROUNDS ?= 3
+
+bench-schedule:
+	$(GO) run ./test/bench/schedule -nodes $(BENCH_SCHED_NODES) -pods $(BENCH_SCHED_PODS) -rounds $(BENCH_SCHED_ROUNDS) $(BENCH_SCHED_FLAGS)
 
 # The same build line the Dockerfile runs.
 build:

@@ -36,11 +36,20 @@ func TestPlanWritesTheProfilesAskedFor(t *testing.T) {
 	}
 }
 
-// A profile that cannot be written is bad input, found before any work.
+// A profile that cannot be written is bad input, found before any work:
+// before plan reads its snapshot, before schedule connects to a cluster.
 func TestAProfileThatCannotBeWrittenIsRefused(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "no-such-dir", "cpu.pprof")
-	_, code, err := execute(t, "plan", "--snapshot", "../../../examples/cluster.yaml", "--cpuprofile", missing)
-	if code != exitUsage || err == nil || !strings.Contains(err.Error(), "--cpuprofile") {
-		t.Fatalf("exit %d, %v; want exit %d naming --cpuprofile", code, err, exitUsage)
+	for _, args := range [][]string{
+		{"plan", "--snapshot", "../../../examples/cluster.yaml", "--cpuprofile", missing},
+		{"schedule", "--kubeconfig", filepath.Join(t.TempDir(), "no-such-kubeconfig"), "--cpuprofile", missing},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			_, code, err := execute(t, args...)
+			// Named with the file, so that an unknown flag does not pass.
+			if code != exitUsage || err == nil || !strings.Contains(err.Error(), "--cpuprofile: ") || !strings.Contains(err.Error(), "no-such-dir") {
+				t.Fatalf("exit %d, %v; want exit %d naming --cpuprofile and its file", code, err, exitUsage)
+			}
+		})
 	}
 }

@@ -23,6 +23,7 @@ func newScheduleCommand(s *settings) *cobra.Command {
 		state, metrics string
 		handoffTTL     time.Duration
 		election       electionFlags
+		profiles       profileFlags
 	)
 	c := &cobra.Command{
 		Use:   "schedule",
@@ -45,6 +46,11 @@ Pods opt in with spec.schedulerName: rebalancer (or --scheduler-name).`,
 		Example: `  rebalancer schedule --config /etc/rebalancer/scheduler.yaml --leader-elect`,
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			stopProfiles, err := profiles.start()
+			if err != nil {
+				return err
+			}
+			defer stopProfiles()
 			profile, err := scheduleProfile(config, name, s.plugins)
 			if err != nil {
 				return err
@@ -93,6 +99,7 @@ Pods opt in with spec.schedulerName: rebalancer (or --scheduler-name).`,
 	f.DurationVar(&handoffTTL, "handoff-ttl", 10*time.Minute, "how long after an eviction its replacement is placed on the planned node")
 	f.StringVar(&metrics, "metrics-addr", "", "serve /metrics and /healthz on this address (e.g. :8080)")
 	election.addFlags(c)
+	profiles.addFlags(c)
 	return c
 }
 
