@@ -64,9 +64,13 @@ func run(ctx context.Context, args []string, out, progress io.Writer) error {
 	fs.IntVar(&c.burst, "burst", 100, "both schedulers' client burst (kube-scheduler's default)")
 	fs.IntVar(&c.creators, "creators", 64, "goroutines creating the pods")
 	fs.StringVar(&c.rebalancer, "rebalancer", "", "the rebalancer binary (default: built from ./cmd/rebalancer)")
-	fs.StringVar(&c.profiles, "cpuprofile-dir", "", "write a CPU profile of `rebalancer schedule` for each round to this directory")
+	fs.StringVar(&c.profiles, "cpuprofile-dir", "", "directory where rebalancer schedule writes a CPU profile of each round")
 	fs.DurationVar(&c.stall, "stall", 3*time.Minute, "give up on a scheduler that binds no pod for this long")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			// The usage is printed: nothing else was asked for.
+			return nil
+		}
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -198,13 +202,16 @@ func measure(ctx context.Context, cp *harness.ControlPlane, c config, s schedule
 		return nil
 	}
 	ph.firstBound, ph.lastBound, err = waitBound(ctx, w, c, alive)
+	if err == nil && proc.note != nil {
+		ph.note = proc.note(ctx)
+	}
 	stop()
 	if err != nil {
 		return phase{}, err
 	}
 	names := make([]string, c.pods)
 	for i := range names {
-		names[i] = benchPod(i, "", "").Name
+		names[i] = podName(phaseID, i)
 	}
 	return ph, deletePods(ctx, cp, names, c.creators)
 }

@@ -33,6 +33,8 @@ type phase struct {
 	// when the first and the last pod was seen bound: all from the start of
 	// the creation.
 	created, started, firstBound, lastBound time.Duration
+	// note is what the scheduler said of its own work, if anything.
+	note string
 }
 
 // total is pods bound per second from the first pod created to the last
@@ -46,11 +48,17 @@ func (p phase) binding() float64 {
 }
 
 func (p phase) String() string {
-	return fmt.Sprintf("%d pods created in %s, scheduler started at %s, first bound at %s, last at %s: %.1f pods/s created→bound, %.1f pods/s bind phase",
+	s := fmt.Sprintf("%d pods created in %s, scheduler started at %s, first bound at %s, last at %s: %.1f pods/s created→bound, %.1f pods/s bind phase",
 		p.pods, p.created.Round(time.Millisecond), p.started.Round(time.Millisecond), p.firstBound.Round(time.Millisecond), p.lastBound.Round(time.Millisecond), p.total(), p.binding())
+	if p.note != "" {
+		s += "; " + p.note
+	}
+	return s
 }
 
-// benchPod is the i-th pending pod of a phase. Requests vary, as a
+// benchPod is the i-th pending pod of a phase. Its name is the phase's
+// own: kwok, behind on a loaded machine, deletes the pods of the phase
+// before by name, which would take a new pod of the same name. Requests vary, as a
 // cluster's do, and every pod fits: at most 10 pods a node of 1,000 on
 // average, each requesting at most half a CPU and 512Mi.
 func benchPod(i int, schedulerName, phaseID string) *corev1.Pod {
@@ -59,7 +67,7 @@ func benchPod(i int, schedulerName, phaseID string) *corev1.Pod {
 	zero := int64(0)
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:   fmt.Sprintf("pod-%05d", i),
+			Name:   podName(phaseID, i),
 			Labels: map[string]string{phaseLabel: phaseID, "app": fmt.Sprintf("app-%d", i%20)},
 		},
 		Spec: corev1.PodSpec{
@@ -76,6 +84,8 @@ func benchPod(i int, schedulerName, phaseID string) *corev1.Pod {
 		},
 	}
 }
+
+func podName(phaseID string, i int) string { return fmt.Sprintf("%s-%05d", phaseID, i) }
 
 // createPods creates a phase's pending pods from many goroutines.
 func createPods(ctx context.Context, cp *harness.ControlPlane, c config, schedulerName, phaseID string) error {
@@ -96,9 +106,12 @@ func waitBound(ctx context.Context, w *bindWatch, c config, alive func() error) 
 	defer tick.Stop()
 	lastCount, lastProgress := -1, time.Now()
 	for {
-		n, first, last := w.bound()
+		n, gone, first, last := w.bound()
 		if n == c.pods {
 			return first, last, nil
+		}
+		if gone > 0 {
+			return 0, 0, fmt.Errorf("%d of %d pods were deleted before they were bound", gone, c.pods)
 		}
 		if n != lastCount {
 			lastCount, lastProgress = n, time.Now()
@@ -126,6 +139,9 @@ type bindWatch struct {
 	origin      time.Time
 	at          map[string]time.Time
 	first, last time.Time
+	// gone counts the pods deleted before they were bound: nothing in a
+	// phase deletes them, and they would never be bound.
+	gone int
 }
 
 func newBindWatch(client kubernetes.Interface, phaseID string, pods int) *bindWatch {
@@ -144,9 +160,22 @@ func (w *bindWatch) start(ctx context.Context) error {
 			w.record(p.Name, time.Now())
 		}
 	}
+	deleted := func(obj any) {
+		if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = t.Obj
+		}
+		if p, ok := obj.(*corev1.Pod); ok {
+			w.mu.Lock()
+			if _, bound := w.at[p.Name]; !bound {
+				w.gone++
+			}
+			w.mu.Unlock()
+		}
+	}
 	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    seen,
 		UpdateFunc: func(_, obj any) { seen(obj) },
+		DeleteFunc: deleted,
 	}); err != nil {
 		return err
 	}
@@ -188,10 +217,10 @@ func (w *bindWatch) record(name string, t time.Time) {
 
 // bound is how many pods were seen bound, and when the first and the last
 // were, from the start of the phase.
-func (w *bindWatch) bound() (n int, first, last time.Duration) {
+func (w *bindWatch) bound() (n, gone int, first, last time.Duration) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return len(w.at), w.first.Sub(w.origin), w.last.Sub(w.origin)
+	return len(w.at), w.gone, w.first.Sub(w.origin), w.last.Sub(w.origin)
 }
 
 // deletePods deletes the pods with the given names from many goroutines

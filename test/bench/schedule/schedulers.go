@@ -3,9 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/kube-rebalancer/rebalancer/test/harness"
 )
@@ -19,7 +23,15 @@ type scheduler interface {
 	name() string
 	// schedulerName is the spec.schedulerName of the pods it binds.
 	schedulerName() string
-	start(ctx context.Context, cp *harness.ControlPlane, round int) (*harness.Process, error)
+	start(ctx context.Context, cp *harness.ControlPlane, round int) (running, error)
+}
+
+// running is a started scheduler.
+type running struct {
+	*harness.Process
+	// note, if set, says what the scheduler reports of its own work while
+	// it still runs, for the round's line.
+	note func(ctx context.Context) string
 }
 
 // kubeScheduler is kube-scheduler 1.36, as test/tools builds it, with its
@@ -29,10 +41,10 @@ type kubeScheduler struct{ c config }
 func (kubeScheduler) name() string          { return "kube-scheduler" }
 func (kubeScheduler) schedulerName() string { return "default-scheduler" }
 
-func (k kubeScheduler) start(_ context.Context, cp *harness.ControlPlane, round int) (*harness.Process, error) {
+func (k kubeScheduler) start(_ context.Context, cp *harness.ControlPlane, round int) (running, error) {
 	dir := filepath.Join(cp.Dir, fmt.Sprintf("kube-scheduler-%d", round))
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
+		return running{}, err
 	}
 	// Client limits and leader election are only settable in the
 	// configuration file: with --config the matching flags are ignored.
@@ -49,13 +61,13 @@ profiles:
 - schedulerName: %s
 `, cp.Kubeconfig, k.c.qps, k.c.burst, k.schedulerName()), 0o600)
 	if err != nil {
-		return nil, err
+		return running{}, err
 	}
 	port, err := freePort()
 	if err != nil {
-		return nil, err
+		return running{}, err
 	}
-	return cp.StartProcess("bench-kube-scheduler", "kube-scheduler",
+	p, err := cp.StartProcess("bench-kube-scheduler", "kube-scheduler",
 		"--config="+config,
 		"--authentication-kubeconfig="+cp.Kubeconfig,
 		"--authorization-kubeconfig="+cp.Kubeconfig,
@@ -64,6 +76,7 @@ profiles:
 		fmt.Sprintf("--secure-port=%d", port),
 		"--cert-dir="+dir,
 	)
+	return running{Process: p}, err
 }
 
 // rebalancerScheduler is `rebalancer schedule` built from the checkout, with
@@ -73,8 +86,14 @@ type rebalancerScheduler struct{ c config }
 func (rebalancerScheduler) name() string          { return "rebalancer" }
 func (rebalancerScheduler) schedulerName() string { return "rebalancer" }
 
-func (r rebalancerScheduler) start(_ context.Context, cp *harness.ControlPlane, round int) (*harness.Process, error) {
+func (r rebalancerScheduler) start(_ context.Context, cp *harness.ControlPlane, round int) (running, error) {
+	port, err := freePort()
+	if err != nil {
+		return running{}, err
+	}
+	metrics := fmt.Sprintf("127.0.0.1:%d", port)
 	args := []string{"schedule",
+		"--metrics-addr", metrics,
 		"--kubeconfig", cp.Kubeconfig,
 		"--scheduler-name", r.schedulerName(),
 		"--qps", fmt.Sprintf("%g", r.c.qps),
@@ -83,7 +102,42 @@ func (r rebalancerScheduler) start(_ context.Context, cp *harness.ControlPlane, 
 	if r.c.profiles != "" {
 		args = append(args, "--cpuprofile", filepath.Join(r.c.profiles, fmt.Sprintf("schedule-round-%d.pprof", round)))
 	}
-	return cp.StartProcess("bench-rebalancer", r.c.rebalancer, args...)
+	p, err := cp.StartProcess("bench-rebalancer", r.c.rebalancer, args...)
+	return running{Process: p, note: func(ctx context.Context) string { return bindingTime(ctx, metrics) }}, err
+}
+
+// bindingTime is how long `rebalancer schedule` spent in Binding calls, its
+// client's rate limiter included, from its metrics: what its loop, which
+// binds one pod after another, waits for.
+func bindingTime(ctx context.Context, addr string) string {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/metrics", nil)
+	if err != nil {
+		return ""
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return ""
+	}
+	var sum, count string
+	for line := range strings.Lines(string(body)) {
+		name, value, _ := strings.Cut(strings.TrimSpace(line), " ")
+		switch name {
+		case "rebalancer_scheduler_binding_duration_seconds_sum":
+			sum = value
+		case "rebalancer_scheduler_binding_duration_seconds_count":
+			count = value
+		}
+	}
+	seconds, err := strconv.ParseFloat(sum, 64)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%s Binding calls took %.1fs in all", count, seconds)
 }
 
 // freePort finds a loopback port for kube-scheduler's health endpoint, which
