@@ -116,6 +116,9 @@ type Snapshot struct {
 	// id identifies this snapshot as the owner of the nodes it may edit in
 	// place; see Fork.
 	id uint64
+	// generation counts the changes to the snapshot's set of objects; see
+	// Generation.
+	generation uint64
 
 	// nominated are the pending pods with a nominated node (see Nominated).
 	nominated []*Pod

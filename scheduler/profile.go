@@ -25,6 +25,10 @@ type Profile struct {
 	// scored, as in kube-scheduler; nil is its adaptive default (see
 	// docs/scheduler.md).
 	PercentageOfNodesToScore *int32
+	// Backoff is the configuration's podInitialBackoffSeconds and
+	// podMaxBackoffSeconds, which a live scheduler waits before trying a
+	// failed pod again; zero for kube-scheduler's defaults.
+	Backoff Backoff
 	// Plugins is the profile's plugins section as written; nil means
 	// kube-scheduler's default plugins.
 	Plugins *configv1.Plugins

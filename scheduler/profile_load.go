@@ -90,6 +90,10 @@ func loadProfiles(data []byte, outOfTree []Registry) ([]Profile, error) {
 	if err := checkPercentage("percentageOfNodesToScore", cfg.PercentageOfNodesToScore); err != nil {
 		return nil, err
 	}
+	backoff, err := backoffOf(&cfg)
+	if err != nil {
+		return nil, err
+	}
 	extenders, err := loadExtenders(cfg.Extenders)
 	if err != nil {
 		return nil, err
@@ -111,6 +115,7 @@ func loadProfiles(data []byte, outOfTree []Registry) ([]Profile, error) {
 		if p.PercentageOfNodesToScore == nil {
 			p.PercentageOfNodesToScore = cfg.PercentageOfNodesToScore
 		}
+		p.Backoff = backoff
 		if j, dup := names[p.SchedulerName]; dup {
 			return nil, fmt.Errorf("%s.schedulerName: %q is already the name of profiles[%d]", path, p.SchedulerName, j)
 		}

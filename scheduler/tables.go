@@ -19,10 +19,13 @@ type snapshotFamily struct {
 	pods      int
 	firstNode *corev1.Node
 	nodes     int
+	// generation tells apart the states of a snapshot kept up to date
+	// object by object (cluster.Snapshot.SetPod and the like).
+	generation uint64
 }
 
 func familyOf(s *cluster.Snapshot) snapshotFamily {
-	var f snapshotFamily
+	f := snapshotFamily{generation: s.Generation()}
 	if pods := s.Pods(); len(pods) > 0 {
 		f.firstPod, f.pods = pods[0], len(pods)
 	}

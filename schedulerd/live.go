@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -11,7 +12,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -32,9 +32,19 @@ import (
 // when that node still fits; otherwise on the best node other than those its
 // workload just left, and only as a last resort back on one of them, since a
 // Pending pod is worse than a pod on its old node.
+//
+// It works as kube-scheduler does: informers keep a cache up to date event
+// by event, a scheduling queue orders the pending pods and backs off those
+// that failed, one pod is decided at a time on the cache, and its Binding
+// is sent from a goroutine of its own while the next pod is decided, the
+// node's resources assumed taken meanwhile.
 type Live struct {
 	Client kubernetes.Interface
-	Engine *scheduler.Engine
+	// EventClient, when set, sends the events, so that they never take
+	// the rate the bindings need (kube-scheduler has a client of its own
+	// for events too); Client otherwise.
+	EventClient kubernetes.Interface
+	Engine      *scheduler.Engine
 	// SchedulerName selects the pods to schedule: spec.schedulerName.
 	SchedulerName string
 	// History, when set, holds the recent evictions whose replacements are
@@ -42,8 +52,10 @@ type Live struct {
 	History *kube.HistoryStore
 	// HandoffTTL is how long after an eviction its replacement is expected.
 	HandoffTTL time.Duration
-	// Resync bounds how long the loop sleeps without an event.
-	Resync time.Duration
+	// InitialBackoff and MaxBackoff are the profile's
+	// podInitialBackoffSeconds and podMaxBackoffSeconds; zero for
+	// kube-scheduler's defaults, 1 s and 10 s.
+	InitialBackoff, MaxBackoff time.Duration
 	// Metrics, when set, counts the attempts and their outcomes.
 	Metrics *Metrics
 	// BindByExtender, when set, binds through the extender that has a
@@ -52,70 +64,50 @@ type Live struct {
 	BindByExtender func(ctx context.Context, pod *corev1.Pod, node string) (bool, error)
 
 	handoffs *handoffs
-	backoff  map[types.UID]retry
-	assumed  map[types.UID]assumption
+	queue    *queue
+	cache    *podCache
 	recorder record.EventRecorder
+	// evictions are the hand-offs read last, and when.
+	evictions   []cluster.Eviction
+	evictionsAt time.Time
+	// bindings counts the Bindings in flight, so that Run returns after
+	// them.
+	bindings sync.WaitGroup
 }
 
-// assumption is a binding the API server accepted that the informer cache
-// may not show yet. Until it does, the pod is not scheduled again and its
-// node keeps its resources reserved, as kube-scheduler's assume cache does.
-type assumption struct {
-	node string
-	at   time.Time
-}
-
-// assumeTTL bounds how long a binding is assumed without the cache
-// confirming it; past it, the cache is believed.
-const assumeTTL = 30 * time.Second
-
-type retry struct {
-	at    time.Time
-	delay time.Duration
-}
-
-// Backoff of a pod that could not be scheduled, as kube-scheduler's: from
-// one second, doubling, to a minute.
-const (
-	initialBackoff = time.Second
-	maxBackoff     = time.Minute
-)
+// handoffsReadEvery bounds how often the state ConfigMap is read: once per
+// pod would cost a request per decision.
+const handoffsReadEvery = time.Second
 
 // Run schedules until ctx ends.
 func (l *Live) Run(ctx context.Context) error {
 	if l.HandoffTTL == 0 {
 		l.HandoffTTL = 10 * time.Minute
 	}
-	if l.Resync == 0 {
-		l.Resync = 5 * time.Second
-	}
 	l.handoffs = &handoffs{consumed: map[string]bool{}}
-	l.backoff = map[types.UID]retry{}
-	l.assumed = map[types.UID]assumption{}
+	l.queue = newQueue(l.InitialBackoff, l.MaxBackoff, time.Now)
+	events := l.EventClient
+	if events == nil {
+		events = l.Client
+	}
 	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
-	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: l.Client.CoreV1().Events("")})
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: events.CoreV1().Events("")})
 	defer broadcaster.Shutdown()
 	l.recorder = broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: l.SchedulerName})
 
 	factory := informers.NewSharedInformerFactory(l.Client, 0)
-	pods := factory.Core().V1().Pods()
-	nodes := factory.Core().V1().Nodes()
-	namespaces := factory.Core().V1().Namespaces()
-	replicaSets := factory.Apps().V1().ReplicaSets()
-	wake := make(chan struct{}, 1)
-	signal := cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(any) { poke(wake) },
-		UpdateFunc: func(any, any) { poke(wake) },
-		DeleteFunc: func(any) { poke(wake) },
-	}
-	for _, inf := range []cache.SharedIndexInformer{pods.Informer(), nodes.Informer()} {
-		if _, err := inf.AddEventHandler(signal); err != nil {
-			return err
+	rsLister := factory.Apps().V1().ReplicaSets().Lister()
+	l.cache = newPodCache(func(namespace, name string) *metav1.OwnerReference {
+		rs, err := rsLister.ReplicaSets(namespace).Get(name)
+		if err != nil {
+			return nil
 		}
+		return metav1.GetControllerOfNoCopy(rs)
+	})
+	synced, err := l.watch(factory)
+	if err != nil {
+		return err
 	}
-	// Listers register their informers with the factory: take them before
-	// Start, so that every cache is started and synced.
-	podLister, nodeLister, nsLister, rsLister := pods.Lister(), nodes.Lister(), namespaces.Lister(), replicaSets.Lister()
 	factory.Start(ctx.Done())
 	defer factory.Shutdown()
 	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
@@ -123,126 +115,210 @@ func (l *Live) Run(ctx context.Context) error {
 			return fmt.Errorf("caching %v did not complete", typ)
 		}
 	}
+	// The handlers too must have seen every object listed, or the first
+	// pods would be tried on a cache without the nodes.
+	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
+		return nil
+	}
 	klog.InfoS("Scheduler started", "schedulerName", l.SchedulerName)
 
-	lists := listers{
-		pods:        func() ([]*corev1.Pod, error) { return podLister.List(labels.Everything()) },
-		nodes:       func() ([]*corev1.Node, error) { return nodeLister.List(labels.Everything()) },
-		namespaces:  func() ([]*corev1.Namespace, error) { return nsLister.List(labels.Everything()) },
-		replicaSets: rsLister.List,
-	}
+	go l.queue.run(ctx.Done())
+	defer l.bindings.Wait()
 	for {
-		next, err := l.round(ctx, lists)
-		if err != nil {
-			klog.ErrorS(err, "Scheduling round failed")
-		}
-		wait := l.Resync
-		if next > 0 && next < wait {
-			wait = next
-		}
-		select {
-		case <-ctx.Done():
+		qp := l.queue.pop()
+		if ctx.Err() != nil {
 			return nil
-		case <-wake:
-		case <-time.After(wait):
+		}
+		l.cache.apply(time.Now())
+		l.Metrics.queues(l.queue.lengths())
+		if qp != nil {
+			l.scheduleOne(ctx, qp)
 		}
 	}
 }
 
-func poke(c chan struct{}) {
-	select {
-	case c <- struct{}{}:
-	default:
-	}
-}
-
-// round schedules every pending pod whose backoff has passed, on one
-// snapshot, reserving each placement before the next. It returns when the
-// next backed-off pod is due.
-func (l *Live) round(ctx context.Context, lists listers) (time.Duration, error) {
-	now := time.Now()
-	all, err := lists.pods()
-	if err != nil {
-		return 0, err
-	}
-	var due, assumed []*corev1.Pod
-	var next time.Duration
-	backingOff := 0
-	for _, p := range all {
-		if a, ok := l.assumed[p.UID]; ok {
-			if p.Spec.NodeName == "" && now.Sub(a.at) < assumeTTL {
-				assumed = append(assumed, p)
-				continue
+// watch feeds the cache and the queue from the informers. Each handler
+// gives the cache the change before the queue the pod, so that a pod the
+// loop pops is in the cache once the loop has applied what was pushed.
+func (l *Live) watch(factory informers.SharedInformerFactory) ([]cache.InformerSynced, error) {
+	pods := cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			p, ok := obj.(*corev1.Pod)
+			if !ok {
+				return
 			}
-			delete(l.assumed, p.UID)
-		}
-		if !l.wants(p) {
-			delete(l.backoff, p.UID)
-			continue
-		}
-		if r, ok := l.backoff[p.UID]; ok && now.Before(r.at) {
-			if d := r.at.Sub(now); next == 0 || d < next {
-				next = d
+			l.cache.push(change{pod: p})
+			switch {
+			case l.wants(p):
+				l.queue.add(p)
+			case p.Spec.NodeName != "" && !finished(p):
+				l.queue.move(hasRequiredPodAffinity)
 			}
-			backingOff++
-			continue
-		}
-		due = append(due, p)
-	}
-	l.Metrics.queues(len(due), backingOff)
-	if len(due) == 0 {
-		return next, nil
-	}
-	snap, err := lists.snapshot(all, now)
-	if err != nil {
-		return next, err
-	}
-	for _, pod := range assumed {
-		if p := snap.Pod(pod.Namespace + "/" + pod.Name); p != nil {
-			if err := snap.Place(p, l.assumed[pod.UID].node); err != nil {
-				// The node is gone: nothing is reserved there any more.
-				delete(l.assumed, pod.UID)
+		},
+		UpdateFunc: func(oldObj, obj any) {
+			old, ok1 := oldObj.(*corev1.Pod)
+			p, ok2 := obj.(*corev1.Pod)
+			if !ok1 || !ok2 {
+				return
 			}
-		}
+			l.cache.push(change{pod: p})
+			if l.wants(p) {
+				l.queue.add(p)
+				return
+			}
+			l.queue.remove(p.UID)
+			switch {
+			case old.Spec.NodeName == "" && p.Spec.NodeName != "":
+				l.queue.move(hasRequiredPodAffinity)
+			case p.Spec.NodeName == "":
+			case assignedPodFreed(old, p), !maps.Equal(old.Labels, p.Labels):
+				l.queue.move(nil)
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = t.Obj
+			}
+			p, ok := obj.(*corev1.Pod)
+			if !ok {
+				return
+			}
+			l.cache.push(change{pod: p, deleted: true})
+			l.queue.remove(p.UID)
+			if p.Spec.NodeName != "" && !finished(p) {
+				l.queue.move(nil)
+			}
+		},
 	}
-	evictions := l.readHandoffs(ctx, now)
-	slices.SortFunc(due, byQueueOrder)
-	for _, pod := range due {
-		p := snap.Pod(pod.Namespace + "/" + pod.Name)
-		if p == nil {
-			continue
-		}
-		node, placement, how := l.decide(snap, p, evictions)
-		if node == "" {
-			l.Metrics.attempt(resultUnschedulable)
-			l.unschedulable(ctx, pod, how)
-			continue
-		}
-		if msg := l.permit(ctx, snap, p, node); msg != "" {
-			l.Metrics.attempt(resultUnschedulable)
-			l.unschedulable(ctx, pod, msg)
-			continue
-		}
-		start := time.Now()
-		err := l.bind(ctx, pod, node)
-		l.Metrics.bound(time.Since(start))
+	nodes := cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			if n, ok := obj.(*corev1.Node); ok {
+				l.cache.push(change{node: n})
+				l.queue.move(nil)
+			}
+		},
+		UpdateFunc: func(oldObj, obj any) {
+			old, ok1 := oldObj.(*corev1.Node)
+			n, ok2 := obj.(*corev1.Node)
+			if !ok1 || !ok2 {
+				return
+			}
+			l.cache.push(change{node: n})
+			if nodeMayTakeMore(old, n) {
+				l.queue.move(nil)
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = t.Obj
+			}
+			if n, ok := obj.(*corev1.Node); ok {
+				l.cache.push(change{node: n, deleted: true})
+			}
+		},
+	}
+	namespaces := cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { l.pushNamespace(obj, false) },
+		UpdateFunc: func(_, obj any) { l.pushNamespace(obj, false) },
+		DeleteFunc: func(obj any) { l.pushNamespace(obj, true) },
+	}
+	var synced []cache.InformerSynced
+	for inf, h := range map[cache.SharedIndexInformer]cache.ResourceEventHandler{
+		factory.Core().V1().Pods().Informer():       pods,
+		factory.Core().V1().Nodes().Informer():      nodes,
+		factory.Core().V1().Namespaces().Informer(): namespaces,
+	} {
+		reg, err := inf.AddEventHandler(h)
 		if err != nil {
-			l.Metrics.attempt(resultError)
-			klog.ErrorS(err, "Binding failed", "pod", klog.KObj(pod), "node", node)
-			l.retryLater(pod.UID, now)
-			continue
+			return nil, err
 		}
-		l.Metrics.attempt(resultScheduled)
-		l.Metrics.placed(placement)
-		if err := snap.Place(p, node); err != nil {
-			return next, err
-		}
-		l.assumed[pod.UID] = assumption{node: node, at: now}
-		delete(l.backoff, pod.UID)
-		klog.InfoS("Scheduled pod", "pod", klog.KObj(pod), "node", node, "why", how)
-		l.recorder.Eventf(pod, corev1.EventTypeNormal, "Scheduled", "Successfully assigned %s/%s to %s (%s)", pod.Namespace, pod.Name, node, how)
+		synced = append(synced, reg.HasSynced)
 	}
-	return next, nil
+	return synced, nil
+}
+
+func (l *Live) pushNamespace(obj any, deleted bool) {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
+	}
+	if ns, ok := obj.(*corev1.Namespace); ok {
+		l.cache.push(change{namespace: ns, deleted: deleted})
+	}
+}
+
+// scheduleOne decides where one pod goes, assumes it there and sends its
+// Binding from a goroutine of its own.
+func (l *Live) scheduleOne(ctx context.Context, qp *queuedPod) {
+	snap := l.cache.snap
+	p := snap.Pod(qp.pod.Namespace + "/" + qp.pod.Name)
+	if p == nil || p.UID != qp.pod.UID || !l.wants(p.Pod) {
+		l.queue.done(qp.pod.UID)
+		return
+	}
+	pod := p.Pod
+	node, placement, how, failed := l.decide(snap, p, l.readHandoffs(ctx, time.Now()))
+	if node == "" {
+		l.Metrics.attempt(resultUnschedulable)
+		message, nominated := l.preempt(ctx, snap, p, failed)
+		l.queue.unschedulable(pod.UID)
+		l.unschedulable(ctx, pod, message, nominated)
+		return
+	}
+	wait, denied := l.permit(snap, p, node)
+	if denied != "" {
+		l.Metrics.attempt(resultUnschedulable)
+		l.queue.unschedulable(pod.UID)
+		l.unschedulable(ctx, pod, denied, "")
+		return
+	}
+	if err := l.cache.assume(p, node); err != nil {
+		l.Metrics.attempt(resultError)
+		klog.ErrorS(err, "Assuming the pod failed", "pod", klog.KObj(pod), "node", node)
+		l.queue.failed(pod.UID)
+		return
+	}
+	l.bindings.Add(1)
+	go func() {
+		defer l.bindings.Done()
+		if wait {
+			if err := l.Engine.WaitOnPermit(ctx, pod.UID); err != nil {
+				l.Metrics.attempt(resultUnschedulable)
+				l.cache.push(change{bindFailed: pod.UID})
+				l.queue.unschedulable(pod.UID)
+				l.unschedulable(ctx, pod, err.Error(), "")
+				return
+			}
+		}
+		l.bindingCycle(ctx, pod, node, placement, how)
+	}()
+}
+
+// bindingCycle sends the Binding and reports its outcome to the cache and
+// the queue: a refused Binding gives the node's resources back, and the
+// pod is tried again after its backoff.
+func (l *Live) bindingCycle(ctx context.Context, pod *corev1.Pod, node, placement, how string) {
+	start := time.Now()
+	err := l.bind(ctx, pod, node)
+	l.Metrics.bound(time.Since(start))
+	if err != nil {
+		l.Metrics.attempt(resultError)
+		klog.ErrorS(err, "Binding failed", "pod", klog.KObj(pod), "node", node)
+		l.cache.push(change{bindFailed: pod.UID})
+		l.queue.failed(pod.UID)
+		// What the assumption held is free again for the pods waiting.
+		l.queue.move(nil)
+		return
+	}
+	l.cache.push(change{bound: pod.UID, at: time.Now()})
+	l.queue.done(pod.UID)
+	if nominated := pod.Status.NominatedNodeName; nominated != "" && nominated != node {
+		// Bound elsewhere: the nominated node holds nothing for it any more.
+		l.patchStatus(ctx, pod, map[string]any{"nominatedNodeName": nil}, "clearing the nominated node")
+	}
+	l.Metrics.attempt(resultScheduled)
+	l.Metrics.placed(placement)
+	klog.V(2).InfoS("Scheduled pod", "pod", klog.KObj(pod), "node", node, "why", how)
+	l.recorder.Eventf(pod, corev1.EventTypeNormal, "Scheduled", "Successfully assigned %s/%s to %s (%s)", pod.Namespace, pod.Name, node, how)
 }
 
 // wants reports whether the pod is this scheduler's to place now.
@@ -251,37 +327,17 @@ func (l *Live) wants(p *corev1.Pod) bool {
 		len(p.Spec.SchedulingGates) == 0 && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed
 }
 
-// byQueueOrder is kube-scheduler's queue order: higher priority first, then
-// older pods first.
-func byQueueOrder(a, b *corev1.Pod) int {
-	pa, pb := int32(0), int32(0)
-	if a.Spec.Priority != nil {
-		pa = *a.Spec.Priority
-	}
-	if b.Spec.Priority != nil {
-		pb = *b.Spec.Priority
-	}
-	if pa != pb {
-		if pa > pb {
-			return -1
-		}
-		return 1
-	}
-	if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
-		return c
-	}
-	return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
-}
-
 // decide returns the node for the pod, how it was chosen (placementPlanned…)
 // and a few words on why; or no node and the reason it fits nowhere.
-func (l *Live) decide(snap *cluster.Snapshot, p *cluster.Pod, evictions []cluster.Eviction) (node, placement, how string) {
+//
+// When no node fits, failed is the engine's result, for preemption.
+func (l *Live) decide(snap *cluster.Snapshot, p *cluster.Pod, evictions []cluster.Eviction) (node, placement, how string, failed scheduler.Result) {
 	var left []string
 	if e, ok := l.handoffs.match(p.Workload, evictions); ok {
 		if n := snap.Node(e.To); n != nil {
 			if fits, _ := l.Engine.Fits(snap, p, n); fits {
 				l.handoffs.consume(e)
-				return e.To, placementPlanned, fmt.Sprintf("planned by rebalancer %s when it evicted %s from %s", e.Strategy, e.Pod, e.From)
+				return e.To, placementPlanned, fmt.Sprintf("planned by rebalancer %s when it evicted %s from %s", e.Strategy, e.Pod, e.From), failed
 			}
 		}
 		l.handoffs.consume(e)
@@ -293,14 +349,14 @@ func (l *Live) decide(snap *cluster.Snapshot, p *cluster.Pod, evictions []cluste
 	}
 	if len(left) > 0 {
 		if res := l.Engine.Schedule(snap, p, scheduler.Options{Exclude: left}); res.Node != "" {
-			return res.Node, placementAvoidedLeft, fmt.Sprintf("the planned node no longer fits; best node other than %s, which its workload just left", strings.Join(left, ", "))
+			return res.Node, placementAvoidedLeft, fmt.Sprintf("the planned node no longer fits; best node other than %s, which its workload just left", strings.Join(left, ", ")), failed
 		}
 	}
 	res := l.Engine.Schedule(snap, p, scheduler.Options{})
 	if res.Node == "" {
-		return "", "", res.Message
+		return "", "", res.Message, res
 	}
-	return res.Node, placementBest, fmt.Sprintf("best of %d feasible nodes, score %d", res.Feasible, res.Score)
+	return res.Node, placementBest, fmt.Sprintf("best of %d feasible nodes, score %d", res.Feasible, res.Score), failed
 }
 
 func (l *Live) bind(ctx context.Context, pod *corev1.Pod, node string) error {
@@ -319,20 +375,26 @@ func (l *Live) bind(ctx context.Context, pod *corev1.Pod, node string) error {
 // unschedulable tells the user, as kube-scheduler does: a FailedScheduling
 // event on every failed attempt (the event correlator folds repeats into a
 // count) and a PodScheduled=False condition, patched when its message
-// changes; then backs off.
-func (l *Live) unschedulable(ctx context.Context, pod *corev1.Pod, message string) {
-	l.retryLater(pod.UID, time.Now())
+// changes; with the node preemption nominated the pod to, if any, in
+// status.nominatedNodeName.
+func (l *Live) unschedulable(ctx context.Context, pod *corev1.Pod, message, nominated string) {
 	l.recorder.Event(pod, corev1.EventTypeWarning, "FailedScheduling", message)
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Message == message {
-			return // already said
+	if pod.Status.NominatedNodeName == nominated || nominated == "" {
+		for _, c := range pod.Status.Conditions {
+			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Message == message {
+				return // already said
+			}
 		}
 	}
-	klog.InfoS("Pod fits no node", "pod", klog.KObj(pod), "message", message)
-	patch, err := json.Marshal(map[string]any{"status": map[string]any{"conditions": []corev1.PodCondition{{
+	klog.InfoS("Pod fits no node", "pod", klog.KObj(pod), "message", message, "nominatedNode", nominated)
+	status := map[string]any{"conditions": []corev1.PodCondition{{
 		Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable,
 		Message: message, LastTransitionTime: metav1.Now(),
-	}}}})
+	}}}
+	if nominated != "" {
+		status["nominatedNodeName"] = nominated
+	}
+	patch, err := json.Marshal(map[string]any{"status": status})
 	if err == nil {
 		_, err = l.Client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
 	}
@@ -341,29 +403,21 @@ func (l *Live) unschedulable(ctx context.Context, pod *corev1.Pod, message strin
 	}
 }
 
-func (l *Live) retryLater(uid types.UID, now time.Time) {
-	r := l.backoff[uid]
-	switch {
-	case r.delay == 0:
-		r.delay = initialBackoff
-	case r.delay < maxBackoff:
-		r.delay = min(2*r.delay, maxBackoff)
-	}
-	r.at = now.Add(r.delay)
-	l.backoff[uid] = r
-}
-
-// readHandoffs returns the evictions whose replacements may still come.
+// readHandoffs returns the evictions whose replacements may still come,
+// read at most every handoffsReadEvery.
 func (l *Live) readHandoffs(ctx context.Context, now time.Time) []cluster.Eviction {
 	if l.History == nil {
 		return nil
 	}
-	all, err := l.History.Read(ctx)
-	if err != nil {
-		klog.ErrorS(err, "Reading the planned placements failed; scheduling without them")
-		return nil
+	if now.Sub(l.evictionsAt) >= handoffsReadEvery {
+		all, err := l.History.Read(ctx)
+		if err != nil {
+			klog.ErrorS(err, "Reading the planned placements failed; scheduling without them")
+			all = nil
+		}
+		l.evictions, l.evictionsAt = all, now
 	}
-	return slices.DeleteFunc(all, func(e cluster.Eviction) bool { return now.Sub(e.At) > l.HandoffTTL || e.To == "" })
+	return slices.DeleteFunc(slices.Clone(l.evictions), func(e cluster.Eviction) bool { return now.Sub(e.At) > l.HandoffTTL || e.To == "" })
 }
 
 // handoffs remembers which evictions already had their replacement placed.

@@ -31,8 +31,23 @@ func liveCluster(t *testing.T, history []cluster.Eviction, objs ...any) *fake.Cl
 // liveClusterWithMetrics is liveCluster with a Live that counts into m.
 func liveClusterWithMetrics(t *testing.T, m *Metrics, history []cluster.Eviction, objs ...any) *fake.Clientset {
 	t.Helper()
+	return startLiveCluster(t, m, history, nil, objs...)
+}
+
+// liveClusterReacting is liveCluster with react given the fake API server
+// before the scheduler starts: reactors added later would race with it.
+func liveClusterReacting(t *testing.T, react func(*fake.Clientset), objs ...any) *fake.Clientset {
+	t.Helper()
+	return startLiveCluster(t, nil, nil, react, objs...)
+}
+
+func startLiveCluster(t *testing.T, m *Metrics, history []cluster.Eviction, react func(*fake.Clientset), objs ...any) *fake.Clientset {
+	t.Helper()
 	client := kubetest.Clientset(ct.Objects(objs...))
 	kubetest.BindingsSetNode(client)
+	if react != nil {
+		react(client)
+	}
 	store := &kube.HistoryStore{Client: client, Namespace: "rebalancer", Name: "rebalancer-state", Keep: time.Hour}
 	if len(history) > 0 {
 		if err := store.Append(context.Background(), time.Now(), history); err != nil {
@@ -45,7 +60,7 @@ func liveClusterWithMetrics(t *testing.T, m *Metrics, history []cluster.Eviction
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	live := &Live{Client: client, Engine: engine, SchedulerName: "rebalancer", History: store, Resync: 50 * time.Millisecond, Metrics: m}
+	live := &Live{Client: client, Engine: engine, SchedulerName: "rebalancer", History: store, Metrics: m}
 	go func() {
 		defer close(done)
 		if err := live.Run(ctx); err != nil {
@@ -135,7 +150,7 @@ func TestLiveReportsAnUnschedulablePod(t *testing.T) {
 		}
 		return false
 	})
-	want := "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) were unschedulable."
+	want := "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) were unschedulable. no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."
 	for _, c := range p.Status.Conditions {
 		if c.Type == corev1.PodScheduled && (c.Reason != corev1.PodReasonUnschedulable || c.Message != want) {
 			b, _ := json.Marshal(c)
@@ -178,7 +193,7 @@ func TestLiveAssumesBindingsTheCacheHasNotSeen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	live := &Live{Client: client, Engine: engine, SchedulerName: "rebalancer", Resync: 20 * time.Millisecond}
+	live := &Live{Client: client, Engine: engine, SchedulerName: "rebalancer"}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = live.Run(ctx) }()

@@ -55,7 +55,7 @@ func NewMetrics() *Metrics {
 		}, []string{"placement"}),
 		pending: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "rebalancer_scheduler_pending_pods",
-			Help: "Pods this scheduler has to place, by queue: active (tried in the last round) or backoff (waiting to be tried again after failing).",
+			Help: "Pods this scheduler has to place, by queue, as kube-scheduler's scheduler_pending_pods: active (to be tried), backoff (waiting to be tried again after failing) or unschedulable (waiting for a cluster event that may make them fit).",
 		}, []string{"queue"}),
 		binding: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "rebalancer_scheduler_binding_duration_seconds",
@@ -83,10 +83,11 @@ func (m *Metrics) placed(placement string) {
 	}
 }
 
-func (m *Metrics) queues(active, backoff int) {
+func (m *Metrics) queues(active, backoff, unschedulable int) {
 	if m != nil {
 		m.pending.WithLabelValues("active").Set(float64(active))
 		m.pending.WithLabelValues("backoff").Set(float64(backoff))
+		m.pending.WithLabelValues("unschedulable").Set(float64(unschedulable))
 	}
 }
 

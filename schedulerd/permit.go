@@ -1,31 +1,28 @@
 package schedulerd
 
 import (
-	"context"
-
 	"k8s.io/klog/v2"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
 )
 
-// permit runs the profile's Permit plugins on the node chosen for the pod
-// and, when one asks the binding to wait, waits until they allow it or
-// their timeouts end, as kube-scheduler's binding cycle does. It returns
-// "" when the pod may be bound, else why not, in kube-scheduler's words.
-func (l *Live) permit(ctx context.Context, snap *cluster.Snapshot, p *cluster.Pod, node string) string {
+// permit runs the profile's Permit plugins on the node chosen for the pod,
+// in the scheduling cycle as kube-scheduler does. denied is why the pod may
+// not go there, in kube-scheduler's words; wait says that the binding
+// cycle must first wait on the plugins (Engine.WaitOnPermit) until they
+// allow it or their timeouts end.
+func (l *Live) permit(snap *cluster.Snapshot, p *cluster.Pod, node string) (wait bool, denied string) {
 	verdict := l.Engine.Permit(snap, p, node)
 	if verdict == nil {
-		return ""
+		return false, ""
 	}
 	switch verdict.Verdict {
 	case scheduler.PermitDeny:
-		return verdict.Message
+		return false, verdict.Message
 	case scheduler.PermitWait:
 		klog.V(2).InfoS("Pod waits on permit", "pod", klog.KObj(p.Pod), "node", node, "plugins", verdict.Waiting)
-		if err := l.Engine.WaitOnPermit(ctx, p.UID); err != nil {
-			return err.Error()
-		}
+		return true, ""
 	}
-	return ""
+	return false, ""
 }

@@ -33,7 +33,7 @@ func runLive(t *testing.T, l *Live, objs ...any) *fake.Clientset {
 	t.Helper()
 	client := kubetest.Clientset(ct.Objects(objs...))
 	kubetest.BindingsSetNode(client)
-	l.Client, l.SchedulerName, l.Resync = client, "rebalancer", 50*time.Millisecond
+	l.Client, l.SchedulerName = client, "rebalancer"
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

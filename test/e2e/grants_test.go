@@ -91,8 +91,10 @@ func serviceAccountWith(t *testing.T, f *fixture, name string, g grants) (string
 		if err != nil {
 			return false, err
 		}
-		writeState, err := allowed(ctx, client, authorizationv1.ResourceAttributes{Namespace: f.ns, Verb: "update", Resource: "configmaps", Name: "rebalancer-state"})
-		return listPods && writeState, err
+		// Every command that keeps state may read it: the namespace's
+		// grants are in effect too.
+		readState, err := allowed(ctx, client, authorizationv1.ResourceAttributes{Namespace: f.ns, Verb: "get", Resource: "configmaps", Name: "rebalancer-state"})
+		return listPods && readState, err
 	})
 	if err != nil {
 		t.Fatal(err)

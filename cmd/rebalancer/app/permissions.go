@@ -76,6 +76,8 @@ func schedulePermissions(leaderElect bool) permissions {
 			rule("apps", []string{"replicasets"}, "list", "watch"),
 			rule("", []string{"pods/binding"}, "create"),
 			rule("", []string{"pods/status"}, "patch"),
+			// Preemption deletes its victims.
+			rule("", []string{"pods"}, "delete"),
 			// A pod that stays unschedulable gets the same event on every
 			// attempt, which the event correlator patches into a count.
 			rule("", []string{"events"}, "create", "patch"),

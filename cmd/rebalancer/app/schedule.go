@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/kube-rebalancer/rebalancer/scheduler"
 	"github.com/kube-rebalancer/rebalancer/schedulerd"
@@ -35,7 +37,10 @@ replacement. The first pending pod of that workload goes there if the node
 still fits; otherwise to the best node other than those the workload just
 left, and back to one of them only if nothing else fits. A pod that fits
 nowhere gets a PodScheduled=False condition and a FailedScheduling event with
-kube-scheduler's message, and is retried with backoff.
+kube-scheduler's message, and waits until a change in the cluster may let
+it fit (a node added or freed, a pod deleted); a pod whose Binding failed is
+retried after kube-scheduler's backoff (podInitialBackoffSeconds, doubling to
+podMaxBackoffSeconds).
 
 Pods opt in with spec.schedulerName: rebalancer (or --scheduler-name).`,
 		Example: `  rebalancer schedule --config /etc/rebalancer/scheduler.yaml --leader-elect`,
@@ -58,7 +63,13 @@ Pods opt in with spec.schedulerName: rebalancer (or --scheduler-name).`,
 			if err != nil {
 				return err
 			}
-			client, _, err := kubeOpts.client(s.userAgent("rebalancer-scheduler"))
+			client, cfg, err := kubeOpts.client(s.userAgent("rebalancer-scheduler"))
+			if err != nil {
+				return err
+			}
+			// Events go through a client of their own, as kube-scheduler's
+			// do, so that they never take the bindings' rate.
+			events, err := kubernetes.NewForConfig(rest.CopyConfig(cfg))
 			if err != nil {
 				return err
 			}
@@ -72,7 +83,9 @@ Pods opt in with spec.schedulerName: rebalancer (or --scheduler-name).`,
 			if metrics != "" {
 				go serveMetrics(ctx, metrics, m.Registry)
 			}
-			live := &schedulerd.Live{Client: client, Engine: engine, SchedulerName: profile.SchedulerName, History: history, HandoffTTL: handoffTTL, Metrics: m, BindByExtender: bindByExtender}
+			live := &schedulerd.Live{Client: client, EventClient: events, Engine: engine, SchedulerName: profile.SchedulerName,
+				History: history, HandoffTTL: handoffTTL, Metrics: m, BindByExtender: bindByExtender,
+				InitialBackoff: profile.Backoff.Initial, MaxBackoff: profile.Backoff.Max}
 			if election.enabled {
 				return election.run(ctx, client, func(ctx context.Context) error { return runtimeErr(live.Run(ctx)) })
 			}

@@ -1,0 +1,188 @@
+package schedulerd
+
+import (
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+)
+
+// assumeTTL bounds how long a binding the API server accepted is assumed
+// without the watch confirming it; past it, the watch is believed and the
+// node's resources are given back.
+const assumeTTL = 30 * time.Second
+
+// podCache is the scheduler's picture of the cluster, kube-scheduler's
+// cache: one snapshot, kept up to date by the informers' events, on which
+// the pods this scheduler is binding are assumed on their nodes.
+//
+// The informers and the bindings push changes from their goroutines; only
+// the scheduling loop applies them and reads the snapshot, so that a
+// decision sees one consistent state and the snapshot needs no lock.
+type podCache struct {
+	snap *cluster.Snapshot
+	// assumed are the pods placed on a node whose Binding is in flight or
+	// not yet seen by the watch.
+	assumed map[types.UID]assumption
+	// nominations are the nominated nodes this scheduler chose that the
+	// watch does not show yet ("" for one it took back): they hold the
+	// node's resources from the moment of the decision, as kube-scheduler's
+	// nominator does.
+	nominations map[types.UID]string
+	// rsController resolves a ReplicaSet's own controller, for the
+	// workload of a pod (the plan hand-off matches workloads).
+	rsController func(namespace, name string) *metav1.OwnerReference
+
+	mu      sync.Mutex
+	pending []change
+}
+
+// assumption is a pod placed on a node before the API server said so.
+type assumption struct {
+	key  string
+	node string
+	// deadline is when the assumption expires unconfirmed; zero while the
+	// Binding is in flight, as kube-scheduler starts the clock only once
+	// binding finished.
+	deadline time.Time
+}
+
+// change is one event for the cache, applied in order.
+type change struct {
+	pod       *corev1.Pod
+	node      *corev1.Node
+	namespace *corev1.Namespace
+	// deleted: the pod, node or namespace is gone.
+	deleted bool
+	// bound or bindFailed: the outcome of the Binding of an assumed pod,
+	// and when it came.
+	bound, bindFailed types.UID
+	at                time.Time
+}
+
+func newPodCache(rsController func(namespace, name string) *metav1.OwnerReference) *podCache {
+	snap, err := cluster.New(cluster.Objects{}, time.Now())
+	if err != nil {
+		panic(err) // an empty snapshot is always valid
+	}
+	return &podCache{snap: snap, assumed: map[types.UID]assumption{}, nominations: map[types.UID]string{}, rsController: rsController}
+}
+
+// push records a change for the next apply; safe from any goroutine.
+func (c *podCache) push(ch change) {
+	c.mu.Lock()
+	c.pending = append(c.pending, ch)
+	c.mu.Unlock()
+}
+
+// apply brings the snapshot up to date with the changes pushed so far and
+// gives back what expired assumptions held. Only the scheduling loop calls
+// it.
+func (c *podCache) apply(now time.Time) {
+	c.mu.Lock()
+	changes := c.pending
+	c.pending = nil
+	c.mu.Unlock()
+	for _, ch := range changes {
+		switch {
+		case ch.pod != nil && ch.deleted:
+			c.forget(ch.pod.UID)
+			delete(c.nominations, ch.pod.UID)
+			if p := c.snap.Pod(ch.pod.Namespace + "/" + ch.pod.Name); p != nil && p.UID == ch.pod.UID {
+				c.snap.DeletePod(p.Key)
+			}
+		case ch.pod != nil:
+			c.setPod(ch.pod)
+		case ch.node != nil && ch.deleted:
+			c.snap.DeleteNode(ch.node.Name)
+		case ch.node != nil:
+			c.snap.SetNode(ch.node)
+			// A node that comes back holds again what was assumed on it.
+			for uid, a := range c.assumed {
+				if a.node == ch.node.Name {
+					if p := c.snap.Pod(a.key); p != nil && p.UID == uid && c.snap.NodeOf(p) == nil {
+						_ = c.snap.Place(p, a.node)
+					}
+				}
+			}
+		case ch.namespace != nil && ch.deleted:
+			c.snap.DeleteNamespace(ch.namespace.Name)
+		case ch.namespace != nil:
+			c.snap.SetNamespace(ch.namespace)
+		case ch.bound != "":
+			if a, ok := c.assumed[ch.bound]; ok {
+				a.deadline = ch.at.Add(assumeTTL)
+				c.assumed[ch.bound] = a
+			}
+		case ch.bindFailed != "":
+			c.forget(ch.bindFailed)
+		}
+	}
+	for uid, a := range c.assumed {
+		if !a.deadline.IsZero() && now.After(a.deadline) {
+			c.forget(uid)
+		}
+	}
+	c.snap.Now = now
+}
+
+// setPod takes the pod's new object. The watch showing an assumed pod on a
+// node confirms the assumption; until it does, the pod stays on the node it
+// was assumed on.
+func (c *podCache) setPod(obj *corev1.Pod) {
+	if node, ok := c.nominations[obj.UID]; ok {
+		if obj.Status.NominatedNodeName == node || obj.Spec.NodeName != "" {
+			delete(c.nominations, obj.UID)
+		} else {
+			nominated := *obj
+			nominated.Status.NominatedNodeName = node
+			obj = &nominated
+		}
+	}
+	p := c.snap.SetPod(obj, cluster.WorkloadOfPod(obj, c.rsController))
+	a, ok := c.assumed[obj.UID]
+	if !ok {
+		return
+	}
+	if obj.Spec.NodeName != "" {
+		delete(c.assumed, obj.UID)
+		return
+	}
+	if err := c.snap.Place(p, a.node); err != nil {
+		delete(c.assumed, obj.UID) // the node is gone
+	}
+}
+
+// nominate holds the node for the pod until the watch shows the
+// nomination; "" takes a nomination back.
+func (c *podCache) nominate(obj *corev1.Pod, node string) {
+	c.nominations[obj.UID] = node
+	c.setPod(obj)
+}
+
+// assume places the pod on the node before its Binding is sent, so that
+// the next decision sees the node's resources taken.
+func (c *podCache) assume(p *cluster.Pod, node string) error {
+	if err := c.snap.Place(p, node); err != nil {
+		return err
+	}
+	c.assumed[p.UID] = assumption{key: p.Key, node: node}
+	return nil
+}
+
+// forget takes back an assumption: the Binding failed, the pod is gone, or
+// the watch never confirmed it.
+func (c *podCache) forget(uid types.UID) {
+	a, ok := c.assumed[uid]
+	if !ok {
+		return
+	}
+	delete(c.assumed, uid)
+	if p := c.snap.Pod(a.key); p != nil && p.UID == uid && p.Spec.NodeName == "" {
+		c.snap.Remove(p)
+	}
+}
