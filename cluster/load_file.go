@@ -83,6 +83,8 @@ func Decode(r io.Reader) (objs Objects, ignored map[string]int, err error) {
 	}
 	br := bufio.NewReaderSize(src, 64*1024)
 	var bad objectErrors
+	objs.shared = newSharer()
+	defer func() { objs.shared = nil }()
 	if looksLikeJSON(br) {
 		err = objs.decodeJSON(src, origin, ignored, &bad)
 	} else {
@@ -574,6 +576,9 @@ func (o *Objects) addObject(raw json.RawMessage, ignored map[string]int, explain
 	case *corev1.Node:
 		o.Nodes = append(o.Nodes, *t)
 	case *corev1.Pod:
+		if o.shared != nil {
+			o.shared.pod(t)
+		}
 		o.Pods = append(o.Pods, *t)
 	case *policyv1.PodDisruptionBudget:
 		o.PDBs = append(o.PDBs, *t)
