@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -81,6 +82,11 @@ func Decode(r io.Reader) (objs Objects, ignored map[string]int, err error) {
 	if err != nil {
 		return Objects{}, nil, err
 	}
+	pods, err := countPods(src, origin)
+	if err != nil {
+		return Objects{}, nil, fmt.Errorf("%s: %w", document(1), err)
+	}
+	objs.Pods = make([]corev1.Pod, 0, pods)
 	br := bufio.NewReaderSize(src, 64*1024)
 	var bad objectErrors
 	objs.shared = newSharer()
@@ -98,6 +104,14 @@ func Decode(r io.Reader) (objs Objects, ignored map[string]int, err error) {
 		// decode belongs in the same report, not in the next attempt.
 		quantityProblems(&objs, &bad)
 		return Objects{}, nil, bad.err()
+	}
+	switch {
+	case len(objs.Pods) == 0:
+		objs.Pods = nil
+	case cap(objs.Pods)-len(objs.Pods) > len(objs.Pods)/8:
+		// More looked like pods than were: the snapshot keeps its pods
+		// for the whole run.
+		objs.Pods = slices.Clone(objs.Pods)
 	}
 	return objs, ignored, nil
 }
