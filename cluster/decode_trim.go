@@ -6,6 +6,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -16,6 +17,12 @@ import (
 // ReplicaSet's pod template. What remains is what the scheduler engine,
 // the strategies and the report read.
 func Trim(obj runtime.Object) {
+	if m, ok := obj.(metav1.Object); ok {
+		if a := m.GetAnnotations(); a != nil {
+			// kubectl apply keeps a copy of the whole object in it.
+			delete(a, corev1.LastAppliedConfigAnnotation)
+		}
+	}
 	switch t := obj.(type) {
 	case *corev1.Pod:
 		for i := range t.Spec.InitContainers {
@@ -37,6 +44,11 @@ func Trim(obj runtime.Object) {
 		}
 		st := &t.Status
 		st.HostIP, st.HostIPs, st.PodIP, st.PodIPs = "", nil, "", nil
+		for i := range st.Conditions {
+			// Strategies match a condition's type, status, reason and
+			// transition time; its words are for people.
+			st.Conditions[i].Message, st.Conditions[i].LastProbeTime = "", metav1.Time{}
+		}
 		for _, list := range [][]corev1.ContainerStatus{st.InitContainerStatuses, st.ContainerStatuses, st.EphemeralContainerStatuses} {
 			for i := range list {
 				list[i].ImageID, list[i].ContainerID, list[i].VolumeMounts = "", "", nil

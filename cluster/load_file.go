@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -81,8 +82,15 @@ func Decode(r io.Reader) (objs Objects, ignored map[string]int, err error) {
 	if err != nil {
 		return Objects{}, nil, err
 	}
+	pods, err := countPods(src, origin)
+	if err != nil {
+		return Objects{}, nil, fmt.Errorf("%s: %w", document(1), err)
+	}
+	objs.Pods = make([]corev1.Pod, 0, pods)
 	br := bufio.NewReaderSize(src, 64*1024)
 	var bad objectErrors
+	objs.shared = newSharer()
+	defer func() { objs.shared = nil }()
 	if looksLikeJSON(br) {
 		err = objs.decodeJSON(src, origin, ignored, &bad)
 	} else {
@@ -96,6 +104,14 @@ func Decode(r io.Reader) (objs Objects, ignored map[string]int, err error) {
 		// decode belongs in the same report, not in the next attempt.
 		quantityProblems(&objs, &bad)
 		return Objects{}, nil, bad.err()
+	}
+	switch {
+	case len(objs.Pods) == 0:
+		objs.Pods = nil
+	case cap(objs.Pods)-len(objs.Pods) > len(objs.Pods)/8:
+		// More looked like pods than were: the snapshot keeps its pods
+		// for the whole run.
+		objs.Pods = slices.Clone(objs.Pods)
 	}
 	return objs, ignored, nil
 }
@@ -574,6 +590,9 @@ func (o *Objects) addObject(raw json.RawMessage, ignored map[string]int, explain
 	case *corev1.Node:
 		o.Nodes = append(o.Nodes, *t)
 	case *corev1.Pod:
+		if o.shared != nil {
+			o.shared.pod(t)
+		}
 		o.Pods = append(o.Pods, *t)
 	case *policyv1.PodDisruptionBudget:
 		o.PDBs = append(o.PDBs, *t)

@@ -185,3 +185,52 @@ func (a bytesAppender) Write(p []byte) (int, error) {
 	*a.b = append(*a.b, p...)
 	return len(p), nil
 }
+
+// podNeedles are how a pod's kind is written in YAML and in JSON, indented
+// or not.
+var podNeedles = [][]byte{[]byte("kind: Pod\n"), []byte(`"kind": "Pod"`), []byte(`"kind":"Pod"`)}
+
+// countPods counts, from offset 0, what looks like the kind of a pod,
+// and goes back there. It is how many pods the stream most likely holds:
+// a 150,000-pod snapshot grown by appending would copy its pods, 1.2 KiB
+// each before any of their fields, to a slice a quarter larger, and hold
+// both at once. A pod referred to by another object (an Event's
+// involvedObject) counts too; Decode frees what that leaves unused.
+func countPods(src io.ReadSeeker, origin int64) (int, error) {
+	return countPodsBy(src, origin, 1<<20)
+}
+
+// countPodsBy is countPods reading chunk bytes at a time.
+func countPodsBy(src io.ReadSeeker, origin int64, chunk int64) (int, error) {
+	end, err := src.Seek(0, io.SeekEnd)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := src.Seek(origin, io.SeekStart); err != nil {
+		return 0, err
+	}
+	const overlap = 16 // longer than any needle
+	buf := make([]byte, overlap+max(0, min(chunk, end-origin)))
+	n, kept := 0, 0
+	for {
+		read, err := io.ReadFull(src, buf[kept:])
+		data := buf[:kept+read]
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			for _, needle := range podNeedles {
+				n += bytes.Count(data, needle)
+			}
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
+		// What starts in the last bytes is counted with the next chunk.
+		cut := len(data) - overlap
+		for _, needle := range podNeedles {
+			n += bytes.Count(data[:cut+len(needle)-1], needle)
+		}
+		kept = copy(buf, data[cut:])
+	}
+	_, err = src.Seek(origin, io.SeekStart)
+	return n, err
+}

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -127,5 +128,63 @@ func TestDecodeFromAnOffset(t *testing.T) {
 	objs, _, err := Decode(r)
 	if err != nil || len(objs.Pods) != 1 {
 		t.Fatalf("decoded %d pods, error %v; want 1 pod", len(objs.Pods), err)
+	}
+}
+
+func TestCountPods(t *testing.T) {
+	tests := []struct {
+		name  string
+		input string
+		want  int
+	}{
+		{name: "kubectl -o yaml List: a PodDisruptionBudget is not a pod", input: kubectlList + "- apiVersion: v1\n  kind: Pod\n  metadata: {name: web-2, namespace: shop}\n", want: 2},
+		{name: "kubectl -o json List", input: "{\n    \"items\": [\n        {\n            \"apiVersion\": \"v1\",\n            \"kind\": \"Pod\"\n        },\n        {\n            \"kind\": \"PodDisruptionBudget\"\n        }\n    ]\n}\n", want: 1},
+		{name: "compact JSON stream", input: `{"kind":"Pod"}{"kind":"Pod"}{"kind":"PodList","items":[]}`, want: 2},
+		{name: "no newline after the last kind", input: "kind: Node\n---\nkind: Pod", want: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// Every chunk size puts a kind across the end of a chunk somewhere.
+			for chunk := int64(1); chunk <= int64(len(tt.input))+1; chunk++ {
+				src := strings.NewReader("# header\n" + tt.input)
+				got, err := countPodsBy(src, int64(len("# header\n")), chunk)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got != tt.want {
+					t.Fatalf("chunks of %d bytes: countPods() = %d, want %d", chunk, got, tt.want)
+				}
+				if at, _ := src.Seek(0, io.SeekCurrent); at != int64(len("# header\n")) {
+					t.Fatalf("chunks of %d bytes: countPods() left the stream at %d, want where it started", chunk, at)
+				}
+			}
+		})
+	}
+}
+
+// A snapshot keeps its pods for the whole run: no room for more.
+func TestDecodedPodsFillTheirSlice(t *testing.T) {
+	var pods, events strings.Builder
+	for i := range 5 {
+		fmt.Fprintf(&pods, "- apiVersion: v1\n  kind: Pod\n  metadata: {name: web-%d, namespace: shop}\n", i)
+		fmt.Fprintf(&events, "- apiVersion: v1\n  kind: Event\n  metadata: {name: web-%d.1, namespace: shop}\n  involvedObject:\n    kind: Pod\n    name: web-%d\n", i, i)
+	}
+	tests := []struct {
+		name  string
+		items string
+	}{
+		{name: "pods only", items: pods.String()},
+		{name: "events about the pods look like more pods", items: pods.String() + events.String()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objs, _, err := Decode(strings.NewReader("apiVersion: v1\nkind: List\nitems:\n" + tt.items))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(objs.Pods) != 5 || cap(objs.Pods) != 5 {
+				t.Errorf("decoded %d pods in a slice of capacity %d, want 5 in 5", len(objs.Pods), cap(objs.Pods))
+			}
+		})
 	}
 }

@@ -63,6 +63,10 @@ type Objects struct {
 	// (PodDisruptionBudgetList), empty ones included: a kind listed so was
 	// looked for, and its absence means the cluster has none. See Gaps.
 	ListedKinds map[string]bool
+
+	// shared is what a decoding shares among the pods it read (see
+	// sharer); nil once the decoding is done.
+	shared *sharer
 }
 
 // The values of the built-in priority classes, used when a snapshot does not

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -65,6 +66,9 @@ Without --policy, the built-in default policy runs:
 			placer, err := checkPolicy(pol, s.plugins)
 			if err != nil {
 				return err
+			}
+			if st, err := os.Stat(snapshot); err == nil {
+				limitMemory(st.Size())
 			}
 			objs, ignored, err := cluster.ReadFile(snapshot)
 			if err != nil {

@@ -84,6 +84,7 @@ run records itself only when it runs in the cluster ($POD_NAMESPACE set).`,
 				return err
 			}
 			defer stopProfiles()
+			limitMemory(0)
 			pub := &rebalance.Publisher{Metrics: report.NewMetrics(), Pushgateway: o.pushgateway,
 				PushInstance: pushInstance(o.pushInst), MetricsFile: o.metricsFile}
 			runner, client, err := o.setUp(c, s, pub)

@@ -1,0 +1,174 @@
+package cluster
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// The pods of one workload carry the same labels, containers, tolerations,
+// affinity, spread constraints and owner references, and every pod repeats
+// the same few words (its namespace, phase, condition types). Decoded one
+// by one, each pod holds its own copy of all of them: most of a snapshot's
+// memory. A dump is decoded once and a snapshot never writes to its pods
+// (what-if edits move pods between nodes; a pod that is changed, as place
+// defaults one, is a deep copy), so a decoder shares what is equal: each
+// pod points to the first copy of an equal value that an earlier pod
+// holds, and the duplicate becomes garbage before the next object is read.
+
+// sharer holds the values shared so far in one decoding. Values are found
+// by their JSON form and shared only when they are deeply equal, so that
+// no pod reads another value than its own.
+type sharer struct {
+	strs   map[string]string
+	labels map[string]map[string]string
+	values map[reflect.Type]map[string]any
+	key    []byte
+}
+
+func newSharer() *sharer {
+	return &sharer{
+		strs:   make(map[string]string),
+		labels: make(map[string]map[string]string),
+		values: make(map[reflect.Type]map[string]any),
+	}
+}
+
+// str returns the first copy of s.
+func (s *sharer) str(p *string) {
+	if *p == "" {
+		return
+	}
+	if v, ok := s.strs[*p]; ok {
+		*p = v
+		return
+	}
+	s.strs[*p] = *p
+}
+
+// stringMap returns the first map equal to m; its keys and values are
+// shared words too.
+func (s *sharer) stringMap(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return m
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	s.key = s.key[:0]
+	for _, k := range keys {
+		s.key = append(s.key, k...)
+		s.key = append(s.key, 0)
+		s.key = append(s.key, m[k]...)
+		s.key = append(s.key, 0)
+	}
+	if v, ok := s.labels[string(s.key)]; ok {
+		return v
+	}
+	out := make(map[string]string, len(m))
+	for _, k := range keys {
+		v := m[k]
+		s.str(&k)
+		s.str(&v)
+		out[k] = v
+	}
+	s.labels[string(s.key)] = out
+	return out
+}
+
+// share returns the first value deeply equal to v, found by its JSON form.
+func share[T any](s *sharer, v T) T {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	byKey := s.values[reflect.TypeFor[T]()]
+	if byKey == nil {
+		byKey = make(map[string]any)
+		s.values[reflect.TypeFor[T]()] = byKey
+	}
+	if old, ok := byKey[string(data)]; ok {
+		if o := old.(T); reflect.DeepEqual(o, v) {
+			return o
+		}
+		return v
+	}
+	byKey[string(data)] = v
+	return v
+}
+
+// pod shares what a trimmed pod holds in common with the pods decoded
+// before it.
+func (s *sharer) pod(p *corev1.Pod) {
+	s.meta(&p.ObjectMeta)
+	spec := &p.Spec
+	if len(spec.InitContainers) > 0 {
+		spec.InitContainers = share(s, spec.InitContainers)
+	}
+	if len(spec.Containers) > 0 {
+		spec.Containers = share(s, spec.Containers)
+	}
+	if len(spec.Tolerations) > 0 {
+		spec.Tolerations = share(s, spec.Tolerations)
+	}
+	if spec.Affinity != nil {
+		spec.Affinity = share(s, spec.Affinity)
+	}
+	if len(spec.TopologySpreadConstraints) > 0 {
+		spec.TopologySpreadConstraints = share(s, spec.TopologySpreadConstraints)
+	}
+	if spec.SecurityContext != nil {
+		spec.SecurityContext = share(s, spec.SecurityContext)
+	}
+	spec.NodeSelector = s.stringMap(spec.NodeSelector)
+	for _, f := range []*string{
+		&spec.NodeName, &spec.SchedulerName, &spec.ServiceAccountName, &spec.DeprecatedServiceAccount,
+		&spec.PriorityClassName, (*string)(&spec.RestartPolicy), (*string)(&spec.DNSPolicy),
+	} {
+		s.str(f)
+	}
+	for i := range spec.Volumes {
+		s.str(&spec.Volumes[i].Name)
+	}
+	st := &p.Status
+	s.str((*string)(&st.Phase))
+	s.str((*string)(&st.QOSClass))
+	for i := range st.Conditions {
+		c := &st.Conditions[i]
+		s.str((*string)(&c.Type))
+		s.str((*string)(&c.Status))
+		s.str(&c.Reason)
+	}
+	for _, list := range [][]corev1.ContainerStatus{st.InitContainerStatuses, st.ContainerStatuses, st.EphemeralContainerStatuses} {
+		for i := range list {
+			cs := &list[i]
+			s.str(&cs.Name)
+			s.str(&cs.Image)
+			if w := cs.State.Waiting; w != nil {
+				s.str(&w.Reason)
+			}
+			if t := cs.State.Terminated; t != nil {
+				s.str(&t.Reason)
+			}
+			if t := cs.LastTerminationState.Terminated; t != nil {
+				s.str(&t.Reason)
+			}
+		}
+	}
+}
+
+// meta shares an object's words, labels and owner references.
+func (s *sharer) meta(m *metav1.ObjectMeta) {
+	s.str(&m.Namespace)
+	s.str(&m.GenerateName)
+	m.Labels = s.stringMap(m.Labels)
+	m.Annotations = s.stringMap(m.Annotations)
+	if len(m.OwnerReferences) > 0 {
+		m.OwnerReferences = share(s, m.OwnerReferences)
+	}
+}
