@@ -44,7 +44,9 @@ type Cycle struct {
 	excludeReason []string
 	onlyBy        string
 	onlyReason    []string
-	acceptReasons map[int]string
+	// acceptReasons holds, by node index, why Accept refused the node;
+	// only the entries of nodes with verdictAccept are current.
+	acceptReasons []string
 	rejectedBy    string
 	rejectReason  []string
 	feasible      []int32
@@ -74,21 +76,22 @@ func (e *Engine) newCycle(snap *cluster.Snapshot, pod *cluster.Pod) *Cycle {
 		c = &Cycle{states: make([]stateSlot, len(e.plugins))}
 	}
 	*c = Cycle{
-		e:        e,
-		snap:     snap,
-		nodes:    snap.Nodes(),
-		pod:      pod,
-		t:        e.tablesFor(snap),
-		states:   c.states,
-		active:   c.active[:0],
-		static:   c.static[:0],
-		dynamic:  c.dynamic[:0],
-		feasible: c.feasible[:0],
-		totals:   c.totals,
-		scratch:  c.scratch,
-		int32s:   c.int32s,
-		verdict:  zeroed(&c.verdict, len(snap.Nodes())),
-		excluded: zeroed(&c.excluded, len(snap.Nodes())),
+		e:             e,
+		snap:          snap,
+		nodes:         snap.Nodes(),
+		pod:           pod,
+		t:             e.tablesFor(snap),
+		states:        c.states,
+		active:        c.active[:0],
+		static:        c.static[:0],
+		dynamic:       c.dynamic[:0],
+		feasible:      c.feasible[:0],
+		totals:        c.totals,
+		scratch:       c.scratch,
+		int32s:        c.int32s,
+		acceptReasons: c.acceptReasons,
+		verdict:       zeroed(&c.verdict, len(snap.Nodes())),
+		excluded:      zeroed(&c.excluded, len(snap.Nodes())),
 	}
 	return c
 }
@@ -103,7 +106,7 @@ func (e *Engine) putCycle(c *Cycle) {
 			s.reset()
 		}
 	}
-	*c = Cycle{states: c.states, active: c.active[:0], static: c.static[:0], dynamic: c.dynamic[:0], verdict: c.verdict, excluded: c.excluded, feasible: c.feasible, totals: c.totals, scratch: c.scratch, int32s: c.int32s}
+	*c = Cycle{states: c.states, active: c.active[:0], static: c.static[:0], dynamic: c.dynamic[:0], verdict: c.verdict, excluded: c.excluded, feasible: c.feasible, totals: c.totals, scratch: c.scratch, int32s: c.int32s, acceptReasons: c.acceptReasons}
 	e.cycles.Put(c)
 }
 

@@ -26,6 +26,11 @@ type Candidate struct {
 	// stays under its target after the move). The reason it returns for a
 	// refused node appears in the message of a candidate that no node takes.
 	Accept func(node *cluster.Node) (ok bool, reason string)
+	// Targets, when set, lists in increasing order the indexes
+	// (cluster.Node.Index) of the only nodes Accept can accept, so that the
+	// search for a target looks at those alone: on a large cluster a
+	// balancing strategy's targets are a few of its nodes.
+	Targets []int32
 }
 
 // Outcome is the planner's answer to a candidate.
