@@ -201,11 +201,24 @@ func (c *Cycle) rejectAll(msg, plugin string, opts Options) Result {
 // number of nodes that gave it, sorted as strings.
 func (c *Cycle) message() string {
 	counts := make(map[string]int)
+	// Neighbouring nodes mostly give the same reason (a pool's nodes sort
+	// together): count a run of it at once rather than hash it per node.
+	last, run := "", 0
 	for i := range c.nodes {
 		_, rs := c.reasonsOf(i)
 		for _, r := range rs {
-			counts[r]++
+			if run > 0 && r == last {
+				run++
+				continue
+			}
+			if run > 0 {
+				counts[last] += run
+			}
+			last, run = r, 1
 		}
+	}
+	if run > 0 {
+		counts[last] += run
 	}
 	parts := make([]string, 0, len(counts))
 	for r, n := range counts {
