@@ -14,11 +14,16 @@ import (
 // when the pod tolerates every NoExecute taint of the node for good, or
 // does not tolerate one at all (kube-scheduler keeps it off the node then).
 func TemporaryNoExecute(pod *corev1.Pod, node *corev1.Node) (taint corev1.Taint, seconds int64, ok bool) {
-	logger := klog.Background()
+	// The planner asks for every node a placement looks at, and most
+	// nodes have no NoExecute taint: no logger for them.
+	var logger klog.Logger
 	for i := range node.Spec.Taints {
 		t := &node.Spec.Taints[i]
 		if t.Effect != corev1.TaintEffectNoExecute {
 			continue
+		}
+		if logger.GetSink() == nil {
+			logger = klog.Background()
 		}
 		var used *corev1.Toleration
 		for j := range pod.Spec.Tolerations {

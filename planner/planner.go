@@ -188,7 +188,7 @@ func (c *cycle) Move(strategy string, cand strategies.Candidate) strategies.Outc
 		}
 		m.To, m.Score, m.RunnerUp, m.RunnerUpScore = res.Node, res.Score, res.RunnerUp, res.RunnerUpScore
 	} else if needsPlace(p) {
-		res := c.place(p, from, cand.Accept)
+		res := c.place(p, from, cand.Accept, cand.Targets)
 		if res.Node == "" {
 			why := "no other node can take it: " + res.Message
 			logSkipped(strategy, p, NoFit, why)
@@ -242,8 +242,8 @@ func needsPlace(p *cluster.Pod) bool {
 // place asks the engine where the replacement would go, with the pod taken
 // off its node, and applies the answer to the working snapshot. When no
 // node fits, the pod goes back where it was.
-func (c *cycle) place(p *cluster.Pod, from *cluster.Node, accept func(*cluster.Node) (bool, string)) scheduler.Result {
-	opts := scheduler.Options{Accept: c.acceptor(p, accept)}
+func (c *cycle) place(p *cluster.Pod, from *cluster.Node, accept func(*cluster.Node) (bool, string), targets []int32) scheduler.Result {
+	opts := scheduler.Options{Accept: c.acceptor(p, accept), Candidates: targets}
 	if from != nil {
 		opts.Exclude = []string{from.Name}
 		c.snap.Remove(p)

@@ -44,7 +44,9 @@ type Cycle struct {
 	excludeReason []string
 	onlyBy        string
 	onlyReason    []string
-	acceptReasons map[int]string
+	// acceptReasons holds, by node index, why Accept refused the node;
+	// only the entries of nodes with verdictAccept are current.
+	acceptReasons []string
 	rejectedBy    string
 	rejectReason  []string
 	ext           *extenderVerdicts
@@ -79,21 +81,22 @@ func (e *Engine) newCycle(snap *cluster.Snapshot, pod *cluster.Pod) *Cycle {
 		c = &Cycle{states: make([]stateSlot, len(e.plugins))}
 	}
 	*c = Cycle{
-		e:        e,
-		snap:     snap,
-		nodes:    snap.Nodes(),
-		pod:      pod,
-		t:        e.tablesFor(snap),
-		states:   c.states,
-		active:   c.active[:0],
-		static:   c.static[:0],
-		dynamic:  c.dynamic[:0],
-		feasible: c.feasible[:0],
-		totals:   c.totals,
-		scratch:  c.scratch,
-		int32s:   c.int32s,
-		verdict:  zeroed(&c.verdict, len(snap.Nodes())),
-		excluded: zeroed(&c.excluded, len(snap.Nodes())),
+		e:             e,
+		snap:          snap,
+		nodes:         snap.Nodes(),
+		pod:           pod,
+		t:             e.tablesFor(snap),
+		states:        c.states,
+		active:        c.active[:0],
+		static:        c.static[:0],
+		dynamic:       c.dynamic[:0],
+		feasible:      c.feasible[:0],
+		totals:        c.totals,
+		scratch:       c.scratch,
+		int32s:        c.int32s,
+		acceptReasons: c.acceptReasons,
+		verdict:       zeroed(&c.verdict, len(snap.Nodes())),
+		excluded:      zeroed(&c.excluded, len(snap.Nodes())),
 	}
 	return c
 }
@@ -108,7 +111,7 @@ func (e *Engine) putCycle(c *Cycle) {
 			s.reset()
 		}
 	}
-	*c = Cycle{states: c.states, active: c.active[:0], static: c.static[:0], dynamic: c.dynamic[:0], verdict: c.verdict, excluded: c.excluded, feasible: c.feasible, totals: c.totals, scratch: c.scratch, int32s: c.int32s}
+	*c = Cycle{states: c.states, active: c.active[:0], static: c.static[:0], dynamic: c.dynamic[:0], verdict: c.verdict, excluded: c.excluded, feasible: c.feasible, totals: c.totals, scratch: c.scratch, int32s: c.int32s, acceptReasons: c.acceptReasons}
 	e.cycles.Put(c)
 }
 
@@ -213,11 +216,24 @@ func (c *Cycle) rejectAll(msg, plugin string, opts Options) Result {
 // number of nodes that gave it, sorted as strings.
 func (c *Cycle) message() string {
 	counts := make(map[string]int)
+	// Neighbouring nodes mostly give the same reason (a pool's nodes sort
+	// together): count a run of it at once rather than hash it per node.
+	last, run := "", 0
 	for i := range c.nodes {
 		_, rs := c.reasonsOf(i)
 		for _, r := range rs {
-			counts[r]++
+			if run > 0 && r == last {
+				run++
+				continue
+			}
+			if run > 0 {
+				counts[last] += run
+			}
+			last, run = r, 1
 		}
+	}
+	if run > 0 {
+		counts[last] += run
 	}
 	parts := make([]string, 0, len(counts))
 	for r, n := range counts {

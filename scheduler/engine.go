@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -262,6 +263,11 @@ func (c *Cycle) setExcluded(opts Options) {
 // (percentageOfNodesToScore) and starts where its previous cycle stopped;
 // the engine starts at a place derived from the pod's name instead, so that
 // the same calls give the same answers.
+//
+// With Options.Candidates the nodes Accept refuses anyway are passed by:
+// the candidates are visited in the order of the full search, so the same
+// nodes are found feasible and the search stops at the same one. Only when
+// none is feasible are all nodes looked at, for the message's reasons.
 func (c *Cycle) filterNodes(only map[string]bool, opts Options) int {
 	numNodes := len(c.nodes)
 	toFind := numFeasibleNodesToFind(c.e.profile.PercentageOfNodesToScore, numNodes)
@@ -269,64 +275,92 @@ func (c *Cycle) filterNodes(only map[string]bool, opts Options) int {
 	if toFind < numNodes {
 		start = int(nameHash(c.pod.Key) % uint64(numNodes))
 	}
-	active := c.active
-	static, dynamic := c.staticFilters(active)
+	static, dynamic := c.staticFilters(c.active)
+	if opts.Candidates != nil && !opts.Explain {
+		cands := opts.Candidates
+		first, _ := slices.BinarySearch(cands, int32(start))
+		evaluated := 0
+		c.feasible = c.feasible[:0]
+		for j := range cands {
+			k := first + j
+			if k >= len(cands) {
+				k -= len(cands)
+			}
+			if len(c.feasible) >= toFind {
+				break
+			}
+			evaluated++
+			if i := int(cands[k]); c.filterNode(i, only, static, dynamic, opts) {
+				c.feasible = append(c.feasible, int32(i))
+			}
+		}
+		if len(c.feasible) > 0 {
+			return evaluated
+		}
+	}
 	feasible := c.feasible[:0]
-	verdict := c.verdict
 	evaluated := 0
-nodes:
 	for j := range numNodes {
 		i := start + j
 		if i >= numNodes {
 			i -= numNodes
 		}
 		if len(feasible) >= toFind {
-			verdict[i] = verdictNotEvaluated
+			c.verdict[i] = verdictNotEvaluated
 			continue
 		}
 		evaluated++
-		node := c.nodes[i]
-		switch {
-		case c.excluded[i]:
-			verdict[i] = verdictExcluded
-			continue
-		case only != nil && !only[node.Name]:
-			verdict[i] = verdictOnly
-			continue
+		if c.filterNode(i, only, static, dynamic, opts) {
+			feasible = append(feasible, int32(i))
 		}
-		for k := range static {
-			if static[k].rejects(i) {
-				verdict[i] = verdictStatic
-				continue nodes
-			}
-		}
-		for _, k := range dynamic {
-			if active[k].Filter(c, i) != nil {
-				verdict[i] = verdictFilter + uint8(k)
-				continue nodes
-			}
-		}
-		if c.nominated != nil && c.failsWithNominated(i) {
-			verdict[i] = verdictNominated
-			continue
-		}
-		if opts.Accept != nil {
-			if ok, why := opts.Accept(node); !ok {
-				if why == "" {
-					why = defaultAcceptReason
-				}
-				if c.acceptReasons == nil {
-					c.acceptReasons = make(map[int]string)
-				}
-				verdict[i] = verdictAccept
-				c.acceptReasons[i] = why
-				continue
-			}
-		}
-		feasible = append(feasible, int32(i))
 	}
 	c.feasible = feasible
 	return evaluated
+}
+
+// filterNode runs the filters and Accept on node i, records its verdict and
+// reports whether it is feasible.
+func (c *Cycle) filterNode(i int, only map[string]bool, static []NodeCheck, dynamic []int, opts Options) bool {
+	node := c.nodes[i]
+	switch {
+	case c.excluded[i]:
+		c.verdict[i] = verdictExcluded
+		return false
+	case only != nil && !only[node.Name]:
+		c.verdict[i] = verdictOnly
+		return false
+	}
+	for k := range static {
+		if static[k].rejects(i) {
+			c.verdict[i] = verdictStatic
+			return false
+		}
+	}
+	for _, k := range dynamic {
+		if c.active[k].Filter(c, i) != nil {
+			c.verdict[i] = verdictFilter + uint8(k)
+			return false
+		}
+	}
+	if c.nominated != nil && c.failsWithNominated(i) {
+		c.verdict[i] = verdictNominated
+		return false
+	}
+	if opts.Accept != nil {
+		if ok, why := opts.Accept(node); !ok {
+			if why == "" {
+				why = defaultAcceptReason
+			}
+			if len(c.acceptReasons) < len(c.nodes) {
+				c.acceptReasons = make([]string, len(c.nodes))
+			}
+			c.verdict[i] = verdictAccept
+			c.acceptReasons[i] = why
+			return false
+		}
+	}
+	c.verdict[i] = verdictFeasible
+	return true
 }
 
 // scoreNodes runs the score plugins on the feasible nodes and returns each

@@ -67,7 +67,12 @@ func lowUtilizationGroups(args *policy.LowNodeUtilizationArgs, nodes []*cluster.
 // under-utilized ones.
 func (s lowNodeUtilization) balance(in *Input, args *policy.LowNodeUtilizationArgs, g lowUtilizationGroup) {
 	b := g.bands
-	var under, over []string
+	var (
+		under, over []string
+		// targets holds the under-utilized nodes' indexes, in order: the
+		// only nodes accept takes.
+		targets []int32
+	)
 	for _, n := range g.nodes(in.Snapshot) {
 		class := classTarget
 		switch {
@@ -77,6 +82,7 @@ func (s lowNodeUtilization) balance(in *Input, args *policy.LowNodeUtilizationAr
 			class = classUnmeasured
 		case b.isUnder(n):
 			under, class = append(under, n.Name), classUnder
+			targets = append(targets, int32(n.Index()))
 		case b.isOver(n):
 			over, class = append(over, n.Name), classOver
 		}
@@ -91,9 +97,10 @@ func (s lowNodeUtilization) balance(in *Input, args *policy.LowNodeUtilizationAr
 		klog.V(2).InfoS("LowNodeUtilization: not enough under-utilized nodes", "pool", g.pool, "underUtilized", len(under), "numberOfNodes", args.NumberOfNodes)
 		return
 	}
-	underSet := make(map[string]bool, len(under))
-	for _, name := range under {
-		underSet[name] = true
+	slices.Sort(targets)
+	underSet := make([]bool, len(in.Snapshot.Nodes()))
+	for _, i := range targets {
+		underSet[i] = true
 	}
 	// The most used nodes first: they need relief most.
 	slices.SortStableFunc(over, func(a, c string) int {
@@ -109,7 +116,7 @@ func (s lowNodeUtilization) balance(in *Input, args *policy.LowNodeUtilizationAr
 
 	accept := func(p *cluster.Pod) func(*cluster.Node) (bool, string) {
 		return func(n *cluster.Node) (bool, string) {
-			if !underSet[n.Name] {
+			if !underSet[n.Index()] {
 				if g.pool != "" {
 					return false, "node(s) were not under-utilized nodes of node pool " + g.pool
 				}
@@ -131,12 +138,12 @@ func (s lowNodeUtilization) balance(in *Input, args *policy.LowNodeUtilizationAr
 	)
 	hasHeadroom := func() bool {
 		if !known || headroomAt != in.Changes() {
-			headroom, headroomAt, known = b.hasHeadroom(in, under), in.Changes(), true
+			headroom, headroomAt, known = b.hasHeadroom(in, targets), in.Changes(), true
 		}
 		return headroom
 	}
 	for _, name := range over {
-		if !s.relieve(in, args, g, name, under, accept, hasHeadroom) {
+		if !s.relieve(in, args, g, name, targets, accept, hasHeadroom) {
 			return
 		}
 	}
@@ -147,7 +154,7 @@ func (s lowNodeUtilization) balance(in *Input, args *policy.LowNodeUtilizationAr
 // pods it could not move are skipped only as far as the node needed them:
 // the fewest of them, in the order tried, that would have brought it within
 // target; the others were alternatives.
-func (s lowNodeUtilization) relieve(in *Input, args *policy.LowNodeUtilizationArgs, g lowUtilizationGroup, name string, under []string,
+func (s lowNodeUtilization) relieve(in *Input, args *policy.LowNodeUtilizationArgs, g lowUtilizationGroup, name string, under []int32,
 	accept func(*cluster.Pod) func(*cluster.Node) (bool, string), hasHeadroom func() bool) bool {
 	b := g.bands
 	need := in.want(s.Name(), 0)
@@ -192,9 +199,10 @@ func (s lowNodeUtilization) relieve(in *Input, args *policy.LowNodeUtilizationAr
 			continue
 		}
 		need.move(Candidate{
-			Pod:    p,
-			Reason: fmt.Sprintf("%s is over-utilized%s (%s)", name, g.in(), b.describeOver(node, hot)),
-			Accept: accept(p),
+			Pod:     p,
+			Reason:  fmt.Sprintf("%s is over-utilized%s (%s)", name, g.in(), b.describeOver(node, hot)),
+			Accept:  accept(p),
+			Targets: under,
 		})
 	}
 	return true
@@ -383,10 +391,11 @@ func (b bands) load(n *cluster.Node) float64 {
 
 // hasHeadroom reports whether the under-utilized nodes, together, can still
 // take some of every listed resource below their targets.
-func (b bands) hasHeadroom(in *Input, under []string) bool {
+func (b bands) hasHeadroom(in *Input, under []int32) bool {
+	nodes := in.Snapshot.Nodes()
 	if b.m == byScore {
-		for _, name := range under {
-			if in.Snapshot.Node(name).Arrived() == 0 {
+		for _, i := range under {
+			if nodes[i].Arrived() == 0 {
 				return true
 			}
 		}
@@ -394,8 +403,8 @@ func (b bands) hasHeadroom(in *Input, under []string) bool {
 	}
 	for _, r := range b.resources {
 		var room float64
-		for _, name := range under {
-			n := in.Snapshot.Node(name)
+		for _, i := range under {
+			n := nodes[i]
 			room += b.high[r]*float64(n.Allocatable.Get(r))/100 - float64(b.m.used(n, r))
 		}
 		if room <= 0 {
@@ -483,18 +492,19 @@ func (r *lowUtilizationRule) check(_ view, _ string, p *cluster.Pod, n *cluster.
 	return true, ""
 }
 
-// fitsSomewhere reports whether one of the named nodes could take the pod
+// fitsSomewhere reports whether one of the nodes, by index, could take the pod
 // as far as cheap checks tell: one of its homes (taints, node affinity,
 // cordon) that it may stay on (no NoExecute taint it tolerates only for a
 // while), with room for its cpu, memory and one more pod, within every
 // target and the guard. The scheduler's verdict on the rest is costly
 // (every node, every filter) and only worth asking when this holds.
-func (b bands) fitsSomewhere(in *Input, names []string, p *cluster.Pod) bool {
+func (b bands) fitsSomewhere(in *Input, under []int32, p *cluster.Pod) bool {
 	admits := in.placement(p).admits
 	v := in.now()
-	for _, name := range names {
-		n := in.Snapshot.Node(name)
-		if !admits[n.Index()] || staysOnlyAWhile(p, n) || !hasRoom(n, p) || b.wouldExceed(n, p) {
+	nodes := in.Snapshot.Nodes()
+	for _, i := range under {
+		n := nodes[i]
+		if !admits[i] || staysOnlyAWhile(p, n) || !hasRoom(n, p) || b.wouldExceed(n, p) {
 			continue
 		}
 		if in.guard != nil {

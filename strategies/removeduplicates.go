@@ -108,11 +108,13 @@ func (s removeDuplicates) spread(in *Input, w cluster.Workload, group []*cluster
 
 	// counts is recomputed before each proposal: the previous one may have
 	// moved a pod of the group.
-	counts := func() map[string]int {
-		c := make(map[string]int)
+	// counts is by node index: the target's condition is asked for every
+	// node a placement looks at.
+	counts := func() map[int]int {
+		c := make(map[int]int, len(group))
 		for _, p := range group {
 			if n := in.Snapshot.NodeOf(p); n != nil {
-				c[n.Name]++
+				c[n.Index()]++
 			}
 		}
 		return c
@@ -132,6 +134,7 @@ func (s removeDuplicates) spread(in *Input, w cluster.Workload, group []*cluster
 	slices.Sort(crowded)
 	for _, name := range crowded {
 		pods := byNode[name]
+		at := in.Snapshot.Node(name).Index()
 		// The least important and the youngest go first.
 		slices.SortStableFunc(pods, leaveOrder)
 		// The node needs len(pods)-share of them gone; the others are
@@ -139,15 +142,15 @@ func (s removeDuplicates) spread(in *Input, w cluster.Workload, group []*cluster
 		need := in.want(s.Name(), len(pods)-share)
 		for _, p := range pods {
 			now := counts()
-			if now[name] <= share {
+			if now[at] <= share {
 				break
 			}
 			need.move(Candidate{
 				Pod: p,
 				Reason: fmt.Sprintf("%d pods of %s with the same images on %s; at most %d per node across the %d nodes where they fit",
-					now[name], w, name, share, homes),
+					now[at], w, name, share, homes),
 				Accept: func(n *cluster.Node) (bool, string) {
-					if now[n.Name]+1 > share {
+					if now[n.Index()]+1 > share {
 						return false, "node(s) already had their share of the workload's pods"
 					}
 					return true, ""
@@ -179,6 +182,36 @@ type duplicatesRule struct {
 	active bool
 	share  int32
 	counts []int32 // by node index
+	// groups holds the pods of each workload's group of duplicates that
+	// are not terminating, by what moves do not change: its workload and
+	// images.
+	groups map[duplicateGroup][]*cluster.Pod
+}
+
+type duplicateGroup struct {
+	workload cluster.Workload
+	images   string
+}
+
+// group returns the pods of p's group of duplicates, terminating ones
+// left out, wherever they run.
+func (r *duplicatesRule) group(v view, p *cluster.Pod) []*cluster.Pod {
+	in := r.in
+	k := duplicateGroup{p.Workload, in.imageKey(p)}
+	if g, ok := r.groups[k]; ok {
+		return g
+	}
+	var g []*cluster.Pod
+	for _, m := range v.snap.PodsOf(p.Workload) {
+		if in.imageKey(m) == k.images && !m.IsTerminating() && groupedAsDuplicate(in, m) {
+			g = append(g, m)
+		}
+	}
+	if r.groups == nil {
+		r.groups = make(map[duplicateGroup][]*cluster.Pod)
+	}
+	r.groups[k] = g
+	return g
 }
 
 func (r *duplicatesRule) check(v view, _ string, p *cluster.Pod, n *cluster.Node) (bool, string) {
@@ -205,12 +238,8 @@ func (r *duplicatesRule) prepare(v view, p *cluster.Pod) {
 		r.counts = make([]int32, len(v.snap.Nodes()))
 	}
 	clear(r.counts)
-	images := in.imageKey(p)
 	size := 0
-	for _, m := range v.snap.PodsOf(p.Workload) {
-		if in.imageKey(m) != images || m.IsTerminating() || !groupedAsDuplicate(in, m) {
-			continue
-		}
+	for _, m := range r.group(v, p) {
 		node := v.snap.NodeOf(m)
 		if m != p && (node == nil || !in.usable()[node.Index()]) {
 			continue

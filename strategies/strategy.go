@@ -26,6 +26,11 @@ type Candidate struct {
 	// stays under its target after the move). The reason it returns for a
 	// refused node appears in the message of a candidate that no node takes.
 	Accept func(node *cluster.Node) (ok bool, reason string)
+	// Targets, when set, lists in increasing order the indexes
+	// (cluster.Node.Index) of the only nodes Accept can accept, so that the
+	// search for a target looks at those alone: on a large cluster a
+	// balancing strategy's targets are a few of its nodes.
+	Targets []int32
 }
 
 // Outcome is the planner's answer to a candidate.
@@ -79,6 +84,7 @@ type Input struct {
 	Mover  Mover
 
 	settings map[string]*policy.Settings
+	args     map[argsKey]policy.StrategyArgs
 	nodes    []*cluster.Node
 
 	// edits counts the changes made to the working snapshot and to the
@@ -137,15 +143,33 @@ func (in *Input) Settings(namespace string) *policy.Settings {
 // selected by the strategy's namespaces or labelSelector, or in a namespace
 // the policy leaves alone.
 func (in *Input) Args(strategy string, p *cluster.Pod) policy.StrategyArgs {
-	if !in.Policy.AllowsNamespace(p.Namespace) {
-		return nil
-	}
-	a := in.Settings(p.Namespace).Args(strategy)
+	a := in.namespaceArgs(strategy, p.Namespace)
 	if a == nil || !a.CommonArgs().Selects(p.Namespace, p.Labels) {
 		return nil
 	}
 	return a
 }
+
+// namespaceArgs returns the arguments of the strategy for a namespace's
+// pods, or nil when it is off there. Strategies ask for every pod they
+// look at, a few times a cycle: the answer is kept per namespace.
+func (in *Input) namespaceArgs(strategy, namespace string) policy.StrategyArgs {
+	k := argsKey{strategy, namespace}
+	if a, ok := in.args[k]; ok {
+		return a
+	}
+	var a policy.StrategyArgs
+	if in.Policy.AllowsNamespace(namespace) {
+		a = in.Settings(namespace).Args(strategy)
+	}
+	if in.args == nil {
+		in.args = make(map[argsKey]policy.StrategyArgs)
+	}
+	in.args[k] = a
+	return a
+}
+
+type argsKey struct{ strategy, namespace string }
 
 // Nodes returns the nodes the policy's nodeSelector selects, in name order.
 func (in *Input) Nodes() []*cluster.Node {
