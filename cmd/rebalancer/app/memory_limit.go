@@ -17,6 +17,13 @@ import (
 // garbage that a collection would have freed. A soft memory limit makes the
 // collector work harder only when the heap nears it; it never makes an
 // allocation fail. GOMEMLIMIT, when set, is the user's and wins.
+//
+// The dump's part of the limit holds while the dump is decoded, which
+// leaves garbage at every object; planning keeps what it allocates for
+// longer, and under that limit the collector would run all the time (a
+// 5,000-node plan took 14.6 s instead of 5.1 s, for a peak of 925 MiB
+// instead of 1,074 MiB), so it is lifted before planning. The container's
+// part stays.
 
 // snapshotHeapPerDumpByte is the heap a dump's snapshot may take before the
 // collector works harder, per byte of the dump: the snapshot keeps less
@@ -30,14 +37,23 @@ const minMemoryLimit = 256 << 20
 
 // limitMemory sets a soft memory limit for a command that builds a
 // snapshot from a dump of dumpBytes (0 for none), unless GOMEMLIMIT is set.
-func limitMemory(dumpBytes int64) {
+// The function it returns lifts the dump's part of the limit, once the
+// snapshot is built, down to the container's.
+func limitMemory(dumpBytes int64) (lift func()) {
 	if os.Getenv("GOMEMLIMIT") != "" {
-		return
+		return func() {}
 	}
-	cgroup, ok := cgroupMemoryLimit()
-	if limit, ok := memoryLimit(cgroup, ok, dumpBytes); ok {
+	cgroup, inCgroup := cgroupMemoryLimit()
+	if limit, ok := memoryLimit(cgroup, inCgroup, dumpBytes); ok {
 		debug.SetMemoryLimit(limit)
 		klog.V(2).InfoS("Soft memory limit", "bytes", limit)
+	}
+	return func() {
+		limit, ok := memoryLimit(cgroup, inCgroup, 0)
+		if !ok {
+			limit = math.MaxInt64
+		}
+		debug.SetMemoryLimit(limit)
 	}
 }
 

@@ -67,8 +67,9 @@ Without --policy, the built-in default policy runs:
 			if err != nil {
 				return err
 			}
+			liftMemoryLimit := func() {}
 			if st, err := os.Stat(snapshot); err == nil {
-				limitMemory(st.Size())
+				liftMemoryLimit = limitMemory(st.Size())
 			}
 			objs, ignored, err := cluster.ReadFile(snapshot)
 			if err != nil {
@@ -96,6 +97,7 @@ Without --policy, the built-in default policy runs:
 			if err != nil {
 				return fmt.Errorf("%s: %w", snapshot, err)
 			}
+			liftMemoryLimit()
 			start := time.Now()
 			plan := (&planner.Planner{Policy: pol, Placer: placer, History: history}).Plan(snap)
 			klog.V(1).InfoS("Planned", "nodes", len(snap.Nodes()), "pods", len(snap.Pods()),
