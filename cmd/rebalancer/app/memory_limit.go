@@ -21,8 +21,8 @@ import (
 // The dump's part of the limit holds while the dump is decoded, which
 // leaves garbage at every object; planning keeps what it allocates for
 // longer, and under that limit the collector would run all the time (a
-// 5,000-node plan took 14.6 s instead of 5.1 s, for a peak of 925 MiB
-// instead of 1,074 MiB), so it is lifted before planning. The container's
+// 5,000-node plan took 14.6 s instead of 5.5 s, for a peak of 903 MiB
+// instead of 1,069 MiB), so it is lifted before planning. The container's
 // part stays.
 
 // snapshotHeapPerDumpByte is the heap a dump's snapshot may take before the
