@@ -21,7 +21,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -29,6 +28,7 @@ import (
 	"time"
 
 	"github.com/kube-rebalancer/rebalancer/cluster/synthetic"
+	"github.com/kube-rebalancer/rebalancer/test/bench/figures"
 )
 
 func main() {
@@ -98,9 +98,9 @@ func run(args []string, out io.Writer) error {
 			}
 			plans, walls, rss = append(plans, m.planning), append(walls, m.wall), append(rss, m.peakRSS)
 		}
-		r.planning, r.wall, r.peakRSS = median(plans), median(walls), median(rss)
+		r.planning, r.wall, r.peakRSS = figures.Median(plans), figures.Median(walls), figures.Median(rss)
 		rows = append(rows, r)
-		fmt.Fprintf(os.Stderr, "%d nodes: planning %v, wall %v, peak RSS %s\n", n, r.planning, r.wall, mib(r.peakRSS))
+		fmt.Fprintf(os.Stderr, "%d nodes: planning %v, wall %v, peak RSS %s\n", n, r.planning, r.wall, figures.MiB(r.peakRSS))
 	}
 	printTable(out, rows, *runs)
 	return nil
@@ -161,7 +161,7 @@ func measure(binary, dump, policy string) (measurement, error) {
 	err := cmd.Run()
 	wall := time.Since(start)
 	if err != nil {
-		return measurement{}, fmt.Errorf("%w: %s", err, lastLines(stderr.String(), 5))
+		return measurement{}, fmt.Errorf("%w: %s", err, figures.LastLines(stderr.String(), 5))
 	}
 	m := plannedTook.FindStringSubmatch(stderr.String())
 	if m == nil {
@@ -178,22 +178,6 @@ func measure(binary, dump, policy string) (measurement, error) {
 	return measurement{planning: planning, wall: wall, peakRSS: ru.Maxrss * 1024}, nil
 }
 
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "\n")
-}
-
-func median[T int64 | time.Duration](xs []T) T {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-func mib(b int64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
-
 // nlogn is the growth allowed from pods a to pods b.
 func nlogn(a, b int) float64 {
 	return float64(b) * math.Log(float64(b)) / (float64(a) * math.Log(float64(a)))
@@ -203,8 +187,8 @@ func printTable(out io.Writer, rows []row, runs int) {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(w, "nodes\tpods\tdump\tplanning\twall\tpeak RSS\tRSS/dump\n")
 	for _, r := range rows {
-		fmt.Fprintf(w, "%d\t%d\t%s\t%v\t%v\t%s\t%.2f×\n", r.nodes, r.pods, mib(r.dumpBytes), r.planning.Round(time.Millisecond),
-			r.wall.Round(10*time.Millisecond), mib(r.peakRSS), float64(r.peakRSS)/float64(r.dumpBytes))
+		fmt.Fprintf(w, "%d\t%d\t%s\t%v\t%v\t%s\t%.2f×\n", r.nodes, r.pods, figures.MiB(r.dumpBytes), r.planning.Round(time.Millisecond),
+			r.wall.Round(10*time.Millisecond), figures.MiB(r.peakRSS), float64(r.peakRSS)/float64(r.dumpBytes))
 	}
 	_ = w.Flush()
 	fmt.Fprintf(out, "(medians of %d runs; policy test/bench/every-strategy.yaml)\n", runs)

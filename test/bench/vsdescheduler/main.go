@@ -25,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kube-rebalancer/rebalancer/test/bench/figures"
 	"github.com/kube-rebalancer/rebalancer/test/harness"
 )
 
@@ -134,7 +135,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 				if err != nil {
 					return fmt.Errorf("%s, %s, round %d: %w", s, tools[t].name, i+1, err)
 				}
-				logf("%s round %d: %s %s, CPU %s, peak RSS %s", s, i+1, tools[t].name, m.wall.Round(10*time.Millisecond), m.cpu.Round(10*time.Millisecond), mib(m.peakRSS))
+				logf("%s round %d: %s %s, CPU %s, peak RSS %s", s, i+1, tools[t].name, m.wall.Round(10*time.Millisecond), m.cpu.Round(10*time.Millisecond), figures.MiB(m.peakRSS))
 				r.runs[t] = append(r.runs[t], m)
 			}
 		}

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strings"
 	"time"
+
+	"github.com/kube-rebalancer/rebalancer/test/bench/figures"
 )
 
 type measurement struct {
@@ -40,7 +41,7 @@ func measure(ctx context.Context, argv []string) (measurement, error) {
 	err = cmd.Run()
 	wall := time.Since(start)
 	if err != nil {
-		return measurement{}, fmt.Errorf("%s: %w: %s", argv[0], err, lastLines(stderr.String(), 5))
+		return measurement{}, fmt.Errorf("%s: %w: %s", argv[0], err, figures.LastLines(stderr.String(), 5))
 	}
 	raw, err := os.ReadFile(rss.Name())
 	if err != nil {
@@ -50,13 +51,8 @@ func measure(ctx context.Context, argv []string) (measurement, error) {
 		kib       int64
 		user, sys float64
 	)
-	if _, err := fmt.Sscanf(lastLines(string(raw), 1), "%d %f %f", &kib, &user, &sys); err != nil {
+	if _, err := fmt.Sscanf(figures.LastLines(string(raw), 1), "%d %f %f", &kib, &user, &sys); err != nil {
 		return measurement{}, fmt.Errorf("peak RSS and CPU time from GNU time %q: %w", raw, err)
 	}
 	return measurement{wall: wall, cpu: time.Duration((user + sys) * float64(time.Second)), peakRSS: kib * 1024}, nil
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }

@@ -3,9 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
 	"text/tabwriter"
 	"time"
+
+	"github.com/kube-rebalancer/rebalancer/test/bench/figures"
 )
 
 // row holds one size's measurements: runs[0] rebalancer's, runs[1] the
@@ -36,7 +37,7 @@ func printTable(out io.Writer, rows []row, rounds int) {
 		t := targetAt(r.size)
 		fmt.Fprintf(w, "%d\t%d\t%v\t%v\t%s\t%s\t%s\t%s\t%v\t%v\t%s\n", r.size.nodes, r.size.pods,
 			rw.Round(10*time.Millisecond), dw.Round(10*time.Millisecond), ratio(float64(rw), float64(dw), t.wall),
-			mib(rr), mib(dr), ratio(float64(rr), float64(dr), t.rss),
+			figures.MiB(rr), figures.MiB(dr), ratio(float64(rr), float64(dr), t.rss),
 			rc.Round(10*time.Millisecond), dc.Round(10*time.Millisecond), ratio(float64(rc), float64(dc), 0))
 	}
 	_ = w.Flush()
@@ -66,19 +67,5 @@ func medians(ms []measurement) (wall, cpu time.Duration, rss int64) {
 	for i, m := range ms {
 		walls[i], cpus[i], peaks[i] = m.wall, m.cpu, m.peakRSS
 	}
-	return median(walls), median(cpus), median(peaks)
+	return figures.Median(walls), figures.Median(cpus), figures.Median(peaks)
 }
-
-func median[T int64 | time.Duration](xs []T) T {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-func mib(b int64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
