@@ -56,7 +56,13 @@ type change struct {
 	pod       *corev1.Pod
 	node      *corev1.Node
 	namespace *corev1.Namespace
-	// deleted: the pod, node or namespace is gone.
+	// volume is a claim, PersistentVolume, StorageClass or CSINode (see
+	// applyVolume).
+	volume any
+	// volumesListed: the informers of the four volume kinds have listed
+	// everything.
+	volumesListed bool
+	// deleted: the pod, node, namespace or volume object is gone.
 	deleted bool
 	// bound or bindFailed: the outcome of the Binding of an assumed pod,
 	// and when it came.
@@ -113,6 +119,10 @@ func (c *podCache) apply(now time.Time) {
 			c.snap.DeleteNamespace(ch.namespace.Name)
 		case ch.namespace != nil:
 			c.snap.SetNamespace(ch.namespace)
+		case ch.volume != nil:
+			c.applyVolume(ch.volume, ch.deleted)
+		case ch.volumesListed:
+			c.snap.SetVolumesListed()
 		case ch.bound != "":
 			if a, ok := c.assumed[ch.bound]; ok {
 				a.deadline = ch.at.Add(assumeTTL)

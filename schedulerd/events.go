@@ -20,10 +20,13 @@ import (
 //     reserved is free again);
 //   - a pod bound to a node, or its labels changed: pods whose inter-pod
 //     affinity it may now satisfy (pods with required pod affinity);
-//   - a pending pod's own spec or labels changed (see schedulingInputChanged).
+//   - a pending pod's own spec or labels changed (see schedulingInputChanged);
+//   - a claim, PersistentVolume or StorageClass added or changed: pods that
+//     use claims; a CSINode added or changed: pods whose volumes a driver
+//     may attach (see volumes.go).
 //
-// Anything else (volumes, namespaces' labels) is caught by the periodic
-// flush of the unschedulable pool after five minutes, as in kube-scheduler.
+// Anything else (namespaces' labels) is caught by the periodic flush of the
+// unschedulable pool after five minutes, as in kube-scheduler.
 
 // nodeMayTakeMore reports whether a node's update may make a pod fit.
 func nodeMayTakeMore(old, n *corev1.Node) bool {

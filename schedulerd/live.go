@@ -120,6 +120,9 @@ func (l *Live) Run(ctx context.Context) error {
 	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
 		return nil
 	}
+	// Every claim, volume, class and CSINode is in the cache now: a claim
+	// that is not there does not exist.
+	l.cache.push(change{volumesListed: true})
 	klog.InfoS("Scheduler started", "schedulerName", l.SchedulerName)
 
 	go l.queue.run(ctx.Done())
@@ -222,12 +225,14 @@ func (l *Live) watch(factory informers.SharedInformerFactory) ([]cache.InformerS
 		UpdateFunc: func(_, obj any) { l.pushNamespace(obj, false) },
 		DeleteFunc: func(obj any) { l.pushNamespace(obj, true) },
 	}
-	var synced []cache.InformerSynced
-	for inf, h := range map[cache.SharedIndexInformer]cache.ResourceEventHandler{
+	handlers := map[cache.SharedIndexInformer]cache.ResourceEventHandler{
 		factory.Core().V1().Pods().Informer():       pods,
 		factory.Core().V1().Nodes().Informer():      nodes,
 		factory.Core().V1().Namespaces().Informer(): namespaces,
-	} {
+	}
+	maps.Copy(handlers, l.volumeInformers(factory))
+	var synced []cache.InformerSynced
+	for inf, h := range handlers {
 		reg, err := inf.AddEventHandler(h)
 		if err != nil {
 			return nil, err
