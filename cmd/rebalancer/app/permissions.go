@@ -74,6 +74,9 @@ func schedulePermissions(leaderElect bool) permissions {
 		Cluster: []rbacv1.PolicyRule{
 			rule("", []string{"nodes", "pods", "namespaces"}, "list", "watch"),
 			rule("apps", []string{"replicasets"}, "list", "watch"),
+			// The volume plugins' claims, volumes, classes and CSINodes.
+			rule("", []string{"persistentvolumeclaims", "persistentvolumes"}, "list", "watch"),
+			rule("storage.k8s.io", []string{"storageclasses", "csinodes"}, "list", "watch"),
 			rule("", []string{"pods/binding"}, "create"),
 			rule("", []string{"pods/status"}, "patch"),
 			// Preemption deletes its victims.
