@@ -160,6 +160,11 @@ func (k *hookKubelet) hookJob(ctx context.Context, p *corev1.Pod) (string, bool,
 		return "", false, nil
 	}
 	j, err := k.cp.Client.BatchV1().Jobs(k.ns).Get(ctx, o.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		// The Job was deleted before the garbage collector reached its
+		// pod: an orphan about to go, not a hook to run.
+		return "", false, nil
+	}
 	if err != nil {
 		return "", false, err
 	}
