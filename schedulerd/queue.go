@@ -219,12 +219,10 @@ func (q *queue) done(uid types.UID) { q.remove(uid) }
 func (q *queue) unschedulable(uid types.UID) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	p, ok := q.pods[uid]
-	if !ok || p.where != inFlight {
+	p := q.attempted(uid)
+	if p == nil {
 		return
 	}
-	p.attempts++
-	p.timestamp = q.now()
 	if q.moveCycle >= p.cycle {
 		q.push(p, inBackoff)
 		return
@@ -238,13 +236,22 @@ func (q *queue) unschedulable(uid types.UID) {
 func (q *queue) failed(uid types.UID) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if p := q.attempted(uid); p != nil {
+		q.push(p, inBackoff)
+	}
+}
+
+// attempted counts a failed attempt of the pod being tried and restarts its
+// time in the queue, which its backoff counts from; nil when the pod is not
+// being tried (deleted, or bound, meanwhile). q.mu is held.
+func (q *queue) attempted(uid types.UID) *queuedPod {
 	p, ok := q.pods[uid]
 	if !ok || p.where != inFlight {
-		return
+		return nil
 	}
 	p.attempts++
 	p.timestamp = q.now()
-	q.push(p, inBackoff)
+	return p
 }
 
 // move brings back the unschedulable pods that the event may have made
