@@ -197,12 +197,7 @@ func (p *volumeBinding) PreFilter(c *Cycle) PreFilterResult {
 		}
 	}
 	if len(st.unbound) > 0 {
-		// kube-scheduler matches the smallest claims first, so that each
-		// takes the smallest volume that fits it.
-		slices.SortStableFunc(st.unbound, func(a, b *corev1.PersistentVolumeClaim) int {
-			qa, qb := a.Spec.Resources.Requests[corev1.ResourceStorage], b.Spec.Resources.Requests[corev1.ResourceStorage]
-			return qa.Cmp(qb)
-		})
+		sortBySize(st.unbound)
 		for i, n := range c.nodes {
 			if !unboundClaimsFit(snap, st.unbound, n.Node) {
 				st.verdict[i] |= bindBindConflict
@@ -231,17 +226,25 @@ func delayBinding(snap *cluster.Snapshot, claim *corev1.PersistentVolumeClaim) (
 }
 
 // unboundClaimsFit is kube-scheduler's check of a pod's unbound
-// WaitForFirstConsumer claims on one node: a claim for which a node was
-// already selected must be provisioned there; the others take, smallest
-// first, an available volume of their class that the node can use, and the
-// rest must be provisionable by their class in the node's topology.
+// WaitForFirstConsumer claims on one node.
 func unboundClaimsFit(snap *cluster.Snapshot, claims []*corev1.PersistentVolumeClaim, node *corev1.Node) bool {
+	_, _, ok := matchUnboundClaims(snap, claims, node)
+	return ok
+}
+
+// matchUnboundClaims matches a pod's unbound WaitForFirstConsumer claims,
+// sorted smallest first, on one node: a claim for which a node was already
+// selected must be provisioned there; the others take, in order, an
+// available volume of their class that the node can use, and the rest must
+// be provisionable by their class in the node's topology. It returns the
+// volumes chosen and the claims to provision, or false when the node
+// cannot take the claims.
+func matchUnboundClaims(snap *cluster.Snapshot, claims []*corev1.PersistentVolumeClaim, node *corev1.Node) (bindings []ClaimBinding, provision []*corev1.PersistentVolumeClaim, ok bool) {
 	var chosen map[string]*corev1.PersistentVolume
-	var provision []*corev1.PersistentVolumeClaim
 	for _, claim := range claims {
 		if selected, ok := claim.Annotations[cluster.AnnSelectedNode]; ok {
 			if selected != node.Name {
-				return false
+				return nil, nil, false
 			}
 			provision = append(provision, claim)
 		}
@@ -254,7 +257,7 @@ func unboundClaimsFit(snap *cluster.Snapshot, claims []*corev1.PersistentVolumeC
 		// The VolumeAttributesClass gate is on (GA) in 1.36.
 		pv, err := storagehelpers.FindMatchingVolume(claim, pvs, node, chosen, true, true)
 		if err != nil {
-			return false
+			return nil, nil, false
 		}
 		if pv == nil {
 			provision = append(provision, claim)
@@ -264,17 +267,18 @@ func unboundClaimsFit(snap *cluster.Snapshot, claims []*corev1.PersistentVolumeC
 			chosen = make(map[string]*corev1.PersistentVolume)
 		}
 		chosen[pv.Name] = pv
+		bindings = append(bindings, ClaimBinding{Claim: claim, Volume: pv})
 	}
 	for _, claim := range provision {
 		class := snap.StorageClass(cluster.ClaimClass(claim))
 		if class == nil || class.Provisioner == "" || class.Provisioner == notSupportedProvisioner {
-			return false
+			return nil, nil, false
 		}
 		if !matchTopologySelectorTerms(class.AllowedTopologies, node.Labels) {
-			return false
+			return nil, nil, false
 		}
 	}
-	return true
+	return bindings, provision, true
 }
 
 // matchTopologySelectorTerms is a class's allowedTopologies against a

@@ -22,7 +22,7 @@ var inTree = []inTreePlugin{
 	{name: NodeResourcesFit, inDefault: true, weight: 1, Registration: Registration{Points: PointPreFilter | PointFilter | PointPreScore | PointScore | PointPlacementScore, Args: nodeResourcesFitArgs, New: newNodeResourcesFit}},
 	{name: VolumeRestrictions, inDefault: true, Registration: Registration{Points: PointPreFilter | PointFilter, Args: noArgs, New: newVolumeRestrictions}},
 	{name: NodeVolumeLimits, inDefault: true, Registration: Registration{Points: PointPreFilter | PointFilter, Args: noArgs, New: newNodeVolumeLimits}},
-	{name: VolumeBinding, inDefault: true, Registration: Registration{Points: PointPreFilter | PointFilter | PointReserve | PointPreBind | PointPreScore | PointScore, Args: unusedArgs[configv1.VolumeBindingArgs](VolumeBinding), New: newVolumeBinding}},
+	{name: VolumeBinding, inDefault: true, Registration: Registration{Points: PointPreFilter | PointFilter | PointReserve | PointPreBind | PointPreScore | PointScore, Args: volumeBindingArgs, New: newVolumeBinding}},
 	{name: VolumeZone, inDefault: true, Registration: Registration{Points: PointPreFilter | PointFilter, Args: noArgs, New: newVolumeZone}},
 	{name: PodTopologySpread, inDefault: true, weight: 2, Registration: Registration{Points: PointPreFilter | PointFilter | PointPreScore | PointScore, Args: podTopologySpreadArgs, New: newPodTopologySpread}},
 	{name: InterPodAffinity, inDefault: true, weight: 2, Registration: Registration{Points: PointPreFilter | PointFilter | PointPreScore | PointScore, Args: interPodAffinityArgs, New: newInterPodAffinity}},

@@ -43,16 +43,26 @@ func (a preemptionArgs) numCandidates(numNodes int) int {
 
 // postFilterPlugins returns the profile's PostFilter plugins in the order
 // they run.
-func (e *Engine) postFilterPlugins() []string {
+func (e *Engine) postFilterPlugins() []string { return e.pointPlugins(PointPostFilter) }
+
+// pointPlugins returns the profile's plugins of one extension point in the
+// order they run.
+func (e *Engine) pointPlugins(point ExtensionPoint) []string {
 	var c configv1.Plugins
 	if e.profile.Plugins != nil {
 		c = *e.profile.Plugins
 	}
+	var set namedSet
+	for _, s := range pointSets(&c) {
+		if s.point == point {
+			set = s
+		}
+	}
 	reg, _ := registryOf(nil)
 	multi := mergeMultiPoint(defaultMultiPoint(), c.MultiPoint)
-	post, _ := expandPoint(multi, c.PostFilter, PointPostFilter, "plugins.postFilter", reg)
-	names := make([]string, len(post))
-	for i, p := range post {
+	plugins, _ := expandPoint(multi, set.set, point, "plugins."+set.name, reg)
+	names := make([]string, len(plugins))
+	for i, p := range plugins {
 		names[i] = p.Name
 	}
 	return names
