@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/scheduler"
 )
 
 // assumeTTL bounds how long a binding the API server accepted is assumed
@@ -49,6 +50,9 @@ type assumption struct {
 	// Binding is in flight, as kube-scheduler starts the clock only once
 	// binding finished.
 	deadline time.Time
+	// volumes are the cache's volumes and claims as they were before
+	// VolumeBinding's decision for the pod was assumed on them.
+	volumes []any
 }
 
 // change is one event for the cache, applied in order.
@@ -175,12 +179,28 @@ func (c *podCache) nominate(obj *corev1.Pod, node string) {
 }
 
 // assume places the pod on the node before its Binding is sent, so that
-// the next decision sees the node's resources taken.
-func (c *podCache) assume(p *cluster.Pod, node string) error {
+// the next decision sees the node's resources taken; and its volumes
+// prebound to its claims and its claims annotated with the node, so that
+// the next pod does not take the same volume. The informers' next copy of
+// a volume or claim replaces the assumed one.
+func (c *podCache) assume(p *cluster.Pod, node string, vols scheduler.PodVolumes) error {
 	if err := c.snap.Place(p, node); err != nil {
 		return err
 	}
-	c.assumed[p.UID] = assumption{key: p.Key, node: node}
+	a := assumption{key: p.Key, node: node}
+	for _, b := range vols.Bindings {
+		if old := c.snap.PersistentVolume(b.Volume.Name); old != nil {
+			a.volumes = append(a.volumes, old)
+			c.snap.SetPersistentVolume(b.Volume)
+		}
+	}
+	for _, claim := range vols.Provisions {
+		if old := c.snap.Claim(claim.Namespace, claim.Name); old != nil {
+			a.volumes = append(a.volumes, old)
+			c.snap.SetClaim(claim)
+		}
+	}
+	c.assumed[p.UID] = a
 	return nil
 }
 
@@ -194,5 +214,24 @@ func (c *podCache) forget(uid types.UID) {
 	delete(c.assumed, uid)
 	if p := c.snap.Pod(a.key); p != nil && p.UID == uid && p.Spec.NodeName == "" {
 		c.snap.Remove(p)
+	}
+	c.revertVolumes(a.volumes)
+}
+
+// revertVolumes puts back the volumes and claims an assumption changed,
+// unless the informers have given a newer copy since: a copy of the same
+// resourceVersion is the assumed one.
+func (c *podCache) revertVolumes(old []any) {
+	for _, obj := range old {
+		switch o := obj.(type) {
+		case *corev1.PersistentVolume:
+			if cur := c.snap.PersistentVolume(o.Name); cur != nil && cur.ResourceVersion == o.ResourceVersion {
+				c.snap.SetPersistentVolume(o)
+			}
+		case *corev1.PersistentVolumeClaim:
+			if cur := c.snap.Claim(o.Namespace, o.Name); cur != nil && cur.ResourceVersion == o.ResourceVersion {
+				c.snap.SetClaim(o)
+			}
+		}
 	}
 }

@@ -8,7 +8,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/scheduler"
 )
 
 // requestedCPU is the millicores the cache counts taken on the node.
@@ -55,7 +57,7 @@ func TestCacheAssumption(t *testing.T) {
 			c.push(change{node: &n1})
 			c.push(change{pod: &pending})
 			c.apply(start)
-			if err := c.assume(c.snap.Pod("shop/web"), "n1"); err != nil {
+			if err := c.assume(c.snap.Pod("shop/web"), "n1", scheduler.PodVolumes{}); err != nil {
 				t.Fatal(err)
 			}
 			if got := requestedCPU(c, "n1"); got != 1000 {
@@ -70,6 +72,68 @@ func TestCacheAssumption(t *testing.T) {
 			}
 			if _, ok := c.assumed["web"]; ok != tt.assumed {
 				t.Errorf("assumed = %v, want %v", ok, tt.assumed)
+			}
+		})
+	}
+}
+
+// What VolumeBinding decided is assumed with the pod, so that the next pod
+// does not take the same volume, and given back with it unless the
+// informers have a newer copy by then.
+func TestCacheAssumesThePodsVolumes(t *testing.T) {
+	n1 := ct.Node("n1").Obj()
+	pending := ct.Pod("shop", "db").Claim("data").Claim("logs").Obj()
+	pending.UID = "db"
+	free := ct.PV("local-n1").Class("local").Affinity(corev1.LabelHostname, "n1").Obj()
+	free.ResourceVersion = "10"
+	data := ct.PVC("shop", "data").Class("local").Obj()
+	logs := ct.PVC("shop", "logs").Class("zonal").Obj()
+	logs.ResourceVersion = "11"
+
+	prebound := free.DeepCopy()
+	prebound.Spec.ClaimRef = &corev1.ObjectReference{Namespace: "shop", Name: "data"}
+	annotated := logs.DeepCopy()
+	annotated.Annotations = map[string]string{cluster.AnnSelectedNode: "n1"}
+	vols := scheduler.PodVolumes{Node: "n1",
+		Bindings:   []scheduler.ClaimBinding{{Claim: &data, Volume: prebound}},
+		Provisions: []*corev1.PersistentVolumeClaim{annotated}}
+
+	// written is the PV controller's copy of the volume, newer than ours.
+	written := prebound.DeepCopy()
+	written.ResourceVersion = "12"
+	written.Spec.ClaimRef.UID = "data-uid"
+
+	tests := []struct {
+		name string
+		then []change
+		// wantRef is the claim the cache's volume is bound to; wantNode the
+		// node the cache's claim logs is annotated with.
+		wantRef, wantNode string
+	}{
+		{name: "assumed while the volumes are bound", wantRef: "data", wantNode: "n1"},
+		{name: "the binding failed: given back", then: []change{{bindFailed: "db"}}},
+		{name: "the informers' newer copy is kept", then: []change{{volume: written}, {bindFailed: "db"}}, wantRef: "data"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newPodCache(func(string, string) *metav1.OwnerReference { return nil })
+			for _, ch := range []change{{node: &n1}, {pod: &pending}, {volume: &free}, {volume: &data}, {volume: &logs}, {volumesListed: true}} {
+				c.push(ch)
+			}
+			c.apply(time.Unix(1000, 0))
+			if err := c.assume(c.snap.Pod("shop/db"), "n1", vols); err != nil {
+				t.Fatal(err)
+			}
+			for _, ch := range tt.then {
+				c.push(ch)
+			}
+			c.apply(time.Unix(1001, 0))
+			ref := ""
+			if r := c.snap.PersistentVolume("local-n1").Spec.ClaimRef; r != nil {
+				ref = r.Name
+			}
+			if node := c.snap.Claim("shop", "logs").Annotations[cluster.AnnSelectedNode]; ref != tt.wantRef || node != tt.wantNode {
+				t.Errorf("volume bound to %q and claim annotated with %q, want %q and %q", ref, node, tt.wantRef, tt.wantNode)
 			}
 		})
 	}

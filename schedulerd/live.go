@@ -66,6 +66,7 @@ type Live struct {
 	handoffs *handoffs
 	queue    *queue
 	cache    *podCache
+	listers  volumeListers
 	recorder record.EventRecorder
 	// evictions are the hand-offs read last, and when.
 	evictions   []cluster.Eviction
@@ -107,6 +108,12 @@ func (l *Live) Run(ctx context.Context) error {
 	synced, err := l.watch(factory)
 	if err != nil {
 		return err
+	}
+	l.listers = volumeListers{
+		claims: factory.Core().V1().PersistentVolumeClaims().Lister(),
+		pvs:    factory.Core().V1().PersistentVolumes().Lister(),
+		pods:   factory.Core().V1().Pods().Lister(),
+		nodes:  factory.Core().V1().Nodes().Lister(),
 	}
 	factory.Start(ctx.Done())
 	defer factory.Shutdown()
@@ -276,7 +283,14 @@ func (l *Live) scheduleOne(ctx context.Context, qp *queuedPod) {
 		l.unschedulable(ctx, pod, denied, "")
 		return
 	}
-	if err := l.cache.assume(p, node); err != nil {
+	vols, err := l.Engine.PodVolumes(snap, p, node)
+	if err != nil {
+		l.Metrics.attempt(resultError)
+		klog.ErrorS(err, "Choosing the pod's volumes failed", "pod", klog.KObj(pod), "node", node)
+		l.queue.failed(pod.UID)
+		return
+	}
+	if err := l.cache.assume(p, node, vols); err != nil {
 		l.Metrics.attempt(resultError)
 		klog.ErrorS(err, "Assuming the pod failed", "pod", klog.KObj(pod), "node", node)
 		l.queue.failed(pod.UID)
@@ -294,15 +308,29 @@ func (l *Live) scheduleOne(ctx context.Context, qp *queuedPod) {
 				return
 			}
 		}
-		l.bindingCycle(ctx, pod, node, placement, how)
+		l.bindingCycle(ctx, pod, node, vols, placement, how)
 	}()
 }
 
-// bindingCycle sends the Binding and reports its outcome to the cache and
-// the queue: a refused Binding gives the node's resources back, and the
-// pod is tried again after its backoff.
-func (l *Live) bindingCycle(ctx context.Context, pod *corev1.Pod, node, placement, how string) {
+// bindingCycle binds the pod's volumes, then sends its Binding, and
+// reports the outcome to the cache and the queue: a refused Binding gives
+// the node's resources back, and the pod is tried again after its backoff.
+func (l *Live) bindingCycle(ctx context.Context, pod *corev1.Pod, node string, vols scheduler.PodVolumes, placement, how string) {
 	start := time.Now()
+	if !vols.Empty() {
+		if err := l.preBindVolumes(ctx, pod, vols); err != nil {
+			l.Metrics.attempt(resultError)
+			l.cache.push(change{bindFailed: pod.UID})
+			l.queue.failed(pod.UID)
+			l.queue.move(nil)
+			if ctx.Err() == nil {
+				message := fmt.Sprintf("running PreBind plugin %q: %v", scheduler.VolumeBinding, err)
+				klog.ErrorS(err, "Binding the pod's volumes failed", "pod", klog.KObj(pod), "node", node)
+				l.report(ctx, pod, reasonSchedulerError, message, "")
+			}
+			return
+		}
+	}
 	err := l.bind(ctx, pod, node)
 	l.Metrics.bound(time.Since(start))
 	if err != nil {
@@ -383,17 +411,28 @@ func (l *Live) bind(ctx context.Context, pod *corev1.Pod, node string) error {
 // changes; with the node preemption nominated the pod to, if any, in
 // status.nominatedNodeName.
 func (l *Live) unschedulable(ctx context.Context, pod *corev1.Pod, message, nominated string) {
+	l.report(ctx, pod, corev1.PodReasonUnschedulable, message, nominated)
+}
+
+// reasonSchedulerError is the PodScheduled reason of a pod whose
+// scheduling failed for an error rather than for want of a node, as
+// kube-scheduler words it.
+const reasonSchedulerError = "SchedulerError"
+
+// report records a failed attempt: the FailedScheduling event, and the
+// PodScheduled=False condition with reason and message.
+func (l *Live) report(ctx context.Context, pod *corev1.Pod, reason, message, nominated string) {
 	l.recorder.Event(pod, corev1.EventTypeWarning, "FailedScheduling", message)
 	if pod.Status.NominatedNodeName == nominated || nominated == "" {
 		for _, c := range pod.Status.Conditions {
-			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Message == message {
+			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == reason && c.Message == message {
 				return // already said
 			}
 		}
 	}
-	klog.InfoS("Pod fits no node", "pod", klog.KObj(pod), "message", message, "nominatedNode", nominated)
+	klog.InfoS("Pod not scheduled", "pod", klog.KObj(pod), "reason", reason, "message", message, "nominatedNode", nominated)
 	status := map[string]any{"conditions": []corev1.PodCondition{{
-		Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable,
+		Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: reason,
 		Message: message, LastTransitionTime: metav1.Now(),
 	}}}
 	if nominated != "" {
@@ -404,7 +443,7 @@ func (l *Live) unschedulable(ctx context.Context, pod *corev1.Pod, message, nomi
 		_, err = l.Client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
 	}
 	if err != nil {
-		klog.ErrorS(err, "Could not record the pod's unschedulable condition", "pod", klog.KObj(pod))
+		klog.ErrorS(err, "Could not record the pod's PodScheduled condition", "pod", klog.KObj(pod))
 	}
 }
 

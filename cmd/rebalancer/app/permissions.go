@@ -74,8 +74,10 @@ func schedulePermissions(leaderElect bool) permissions {
 		Cluster: []rbacv1.PolicyRule{
 			rule("", []string{"nodes", "pods", "namespaces"}, "list", "watch"),
 			rule("apps", []string{"replicasets"}, "list", "watch"),
-			// The volume plugins' claims, volumes, classes and CSINodes.
-			rule("", []string{"persistentvolumeclaims", "persistentvolumes"}, "list", "watch"),
+			// The volume plugins' claims, volumes, classes and CSINodes;
+			// VolumeBinding's PreBind prebinds a volume to a claim or
+			// annotates a claim with the node to provision for.
+			rule("", []string{"persistentvolumeclaims", "persistentvolumes"}, "list", "watch", "update"),
 			rule("storage.k8s.io", []string{"storageclasses", "csinodes"}, "list", "watch"),
 			rule("", []string{"pods/binding"}, "create"),
 			rule("", []string{"pods/status"}, "patch"),

@@ -7,10 +7,13 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 
+	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/cluster/kube"
 	"github.com/kube-rebalancer/rebalancer/cluster/kube/kubetest"
@@ -19,8 +22,9 @@ import (
 )
 
 // scheduleActions runs the live scheduler against a fake API server until it
-// has bound one pod, reported another as unschedulable and bound a third by
-// preempting a fourth, and returns every call it made.
+// has bound one pod, reported another as unschedulable, bound a third by
+// preempting a fourth, and prebound a volume and asked for another for two
+// pods with WaitForFirstConsumer claims; and returns every call it made.
 func scheduleActions(t *testing.T, leaderElect bool) []k8stesting.Action {
 	t.Helper()
 	pending := func(name, cpu string) corev1.Pod {
@@ -35,7 +39,22 @@ func scheduleActions(t *testing.T, leaderElect bool) []k8stesting.Action {
 	urgent.Spec.Priority = ptr.To[int32](1000)
 	low := ct.Pod("shop", "low").On("n1").Requests("3", "").Obj()
 	ns := ct.Namespace("shop", nil)
-	client := kubetest.Clientset(ct.Objects(node, rs, fits, huge, urgent, low, ns))
+	// No PV controller runs here: the two pods wait for their claims to be
+	// bound once their PreBind has written what it decided.
+	waiting := func(name, class string) (corev1.PersistentVolumeClaim, *ct.PodBuilder) {
+		c := ct.PVC("shop", name).Class(class).Obj()
+		c.UID = types.UID(name)
+		return c, ct.Pod("shop", name).Claim(name).Edit(func(p *corev1.Pod) {
+			p.Spec.SchedulerName = "rebalancer"
+			p.Status = corev1.PodStatus{Phase: corev1.PodPending}
+		})
+	}
+	local, localPod := waiting("local", "local")
+	zonal, zonalPod := waiting("zonal", "zonal")
+	client := kubetest.Clientset(ct.Objects(node, rs, fits, huge, urgent, low, ns,
+		ct.StorageClass("local", "kubernetes.io/no-provisioner", storagev1.VolumeBindingWaitForFirstConsumer),
+		ct.StorageClass("zonal", "ebs.csi.aws.com", storagev1.VolumeBindingWaitForFirstConsumer),
+		ct.PV("local-n1").Class("local").Affinity(corev1.LabelHostname, "n1"), local, localPod, zonal, zonalPod))
 	kubetest.BindingsSetNode(client)
 	engine, err := scheduler.NewEngine(scheduler.DefaultProfile())
 	if err != nil {
@@ -54,6 +73,8 @@ func scheduleActions(t *testing.T, leaderElect bool) []k8stesting.Action {
 		pods := corev1.SchemeGroupVersion.WithResource("pods")
 		events := corev1.SchemeGroupVersion.WithResource("events")
 		nodes := corev1.SchemeGroupVersion.WithResource("nodes")
+		pvs := corev1.SchemeGroupVersion.WithResource("persistentvolumes")
+		pvcs := corev1.SchemeGroupVersion.WithResource("persistentvolumeclaims")
 		relabeled := false
 		err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 15*time.Second, true, func(context.Context) (bool, error) {
 			f, err := client.Tracker().Get(pods, "shop", "fits")
@@ -84,11 +105,20 @@ func scheduleActions(t *testing.T, leaderElect bool) []k8stesting.Action {
 				}
 				relabeled = true
 			}
+			pv, err := client.Tracker().Get(pvs, "", "local-n1")
+			if err != nil {
+				return false, err
+			}
+			claim, err := client.Tracker().Get(pvcs, "shop", "zonal")
+			if err != nil {
+				return false, err
+			}
+			volumesWritten := pv.(*corev1.PersistentVolume).Spec.ClaimRef != nil && claim.(*corev1.PersistentVolumeClaim).Annotations[cluster.AnnSelectedNode] == "n1"
 			repeated := false
 			for _, e := range list.(*corev1.EventList).Items {
 				repeated = repeated || (e.Reason == "FailedScheduling" && e.Count >= 2)
 			}
-			return f.(*corev1.Pod).Spec.NodeName != "" && u.(*corev1.Pod).Spec.NodeName != "" && len(h.(*corev1.Pod).Status.Conditions) > 0 && repeated, nil
+			return f.(*corev1.Pod).Spec.NodeName != "" && u.(*corev1.Pod).Spec.NodeName != "" && len(h.(*corev1.Pod).Status.Conditions) > 0 && repeated && volumesWritten, nil
 		})
 		cancel()
 		if runErr := <-errc; runErr != nil {
