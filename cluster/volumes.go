@@ -212,6 +212,13 @@ func (s *Snapshot) Claim(namespace, name string) *corev1.PersistentVolumeClaim {
 	return s.vol.claims[claimKey{namespace, name}]
 }
 
+// ClaimFullyBound reports that the PV controller has finished binding the
+// claim: it names its volume and carries the bind-completed annotation.
+func ClaimFullyBound(c *corev1.PersistentVolumeClaim) bool {
+	_, done := c.Annotations[AnnBindCompleted]
+	return c.Spec.VolumeName != "" && done
+}
+
 // PersistentVolume returns the PersistentVolume of that name, or nil.
 func (s *Snapshot) PersistentVolume(name string) *corev1.PersistentVolume { return s.vol.pvs[name] }
 

@@ -126,12 +126,6 @@ func claimNotFound(name string) string {
 	return fmt.Sprintf("persistentvolumeclaim %q not found", name)
 }
 
-// fullyBound: the PV controller has finished binding the claim.
-func fullyBound(c *corev1.PersistentVolumeClaim) bool {
-	_, done := c.Annotations[cluster.AnnBindCompleted]
-	return c.Spec.VolumeName != "" && done
-}
-
 func (p *volumeBinding) PreFilter(c *Cycle) PreFilterResult {
 	snap := c.snap
 	if !snap.VolumesKnown() || !cluster.UsesClaims(c.pod.Pod) {
@@ -152,7 +146,7 @@ func (p *volumeBinding) PreFilter(c *Cycle) PreFilterResult {
 	immediate := false
 	var boundClaims []*corev1.PersistentVolumeClaim
 	for _, claim := range st.claims {
-		if fullyBound(claim) {
+		if cluster.ClaimFullyBound(claim) {
 			boundClaims = append(boundClaims, claim)
 			continue
 		}

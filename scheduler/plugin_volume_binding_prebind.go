@@ -66,7 +66,7 @@ func (e *Engine) PodVolumes(snap *cluster.Snapshot, pod *cluster.Pod, node strin
 		if msg != "" {
 			return out, fmt.Errorf("%s", msg)
 		}
-		if claim == nil || fullyBound(claim) {
+		if claim == nil || cluster.ClaimFullyBound(claim) {
 			continue
 		}
 		if delay, _ := delayBinding(snap, claim); delay && claim.Spec.VolumeName == "" {

@@ -316,7 +316,6 @@ func (l *Live) scheduleOne(ctx context.Context, qp *queuedPod) {
 // reports the outcome to the cache and the queue: a refused Binding gives
 // the node's resources back, and the pod is tried again after its backoff.
 func (l *Live) bindingCycle(ctx context.Context, pod *corev1.Pod, node string, vols scheduler.PodVolumes, placement, how string) {
-	start := time.Now()
 	if !vols.Empty() {
 		if err := l.preBindVolumes(ctx, pod, vols); err != nil {
 			l.Metrics.attempt(resultError)
@@ -331,6 +330,7 @@ func (l *Live) bindingCycle(ctx context.Context, pod *corev1.Pod, node string, v
 			return
 		}
 	}
+	start := time.Now()
 	err := l.bind(ctx, pod, node)
 	l.Metrics.bound(time.Since(start))
 	if err != nil {

@@ -116,7 +116,7 @@ func (l *Live) volumesBound(pod *corev1.Pod, nodeName string, bindings []schedul
 		if pv.Spec.ClaimRef == nil || pv.Spec.ClaimRef.UID == "" {
 			return false, fmt.Errorf("ClaimRef got reset for pv %q", pv.Name)
 		}
-		if !fullyBound(claim) {
+		if !cluster.ClaimFullyBound(claim) {
 			return false, nil
 		}
 	}
@@ -143,17 +143,11 @@ func (l *Live) volumesBound(pod *corev1.Pod, nodeName string, bindings []schedul
 				return false, fmt.Errorf("pv %q node affinity doesn't match node %q: %w", pv.Name, nodeName, err)
 			}
 		}
-		if !fullyBound(claim) {
+		if !cluster.ClaimFullyBound(claim) {
 			return false, nil
 		}
 	}
 	return true, nil
-}
-
-// fullyBound: the PV controller has finished binding the claim.
-func fullyBound(c *corev1.PersistentVolumeClaim) bool {
-	_, done := c.Annotations[cluster.AnnBindCompleted]
-	return c.Spec.VolumeName != "" && done
 }
 
 // olderThan compares resourceVersions, which etcd makes increasing
