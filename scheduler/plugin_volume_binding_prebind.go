@@ -41,6 +41,12 @@ type ClaimBinding struct {
 	Volume *corev1.PersistentVolume
 }
 
+// FailedMessage is kube-scheduler's message for a pod whose volumes could
+// not be bound before it.
+func (v PodVolumes) FailedMessage(err error) string {
+	return fmt.Sprintf("running PreBind plugin %q: %v", VolumeBinding, err)
+}
+
 // Empty reports that there is nothing to bind before the pod.
 func (v PodVolumes) Empty() bool { return len(v.Bindings) == 0 && len(v.Provisions) == 0 }
 

@@ -323,7 +323,7 @@ func (l *Live) bindingCycle(ctx context.Context, pod *corev1.Pod, node string, v
 			l.queue.failed(pod.UID)
 			l.queue.move(nil)
 			if ctx.Err() == nil {
-				message := fmt.Sprintf("running PreBind plugin %q: %v", scheduler.VolumeBinding, err)
+				message := vols.FailedMessage(err)
 				klog.ErrorS(err, "Binding the pod's volumes failed", "pod", klog.KObj(pod), "node", node)
 				l.report(ctx, pod, reasonSchedulerError, message, "")
 			}
