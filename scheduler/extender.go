@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 )
@@ -33,6 +34,30 @@ type Extender interface {
 	// Prioritize returns the scores (0 to MaxExtenderScore) it gives
 	// nodes, by node name; an extender without a prioritizeVerb gives none.
 	Prioritize(pod *cluster.Pod, nodes []*cluster.Node) (map[string]int64, error)
+	// SupportsPreemption says that the extender has a preemptVerb:
+	// preemption asks it which candidates to keep.
+	SupportsPreemption() bool
+	// ProcessPreemption is the extender's preemptVerb: given the nodes
+	// where deleting victims makes room for the pod, by node name, it
+	// returns the nodes it keeps and the victims it chooses on each. Like
+	// kube-scheduler's extenders it names victims by UID; the engine finds
+	// them among the node's pods.
+	ProcessPreemption(pod *cluster.Pod, candidates map[string]Victims) (map[string]MetaVictims, error)
+}
+
+// Victims are the pods preemption would delete on one node, most
+// important first, and how many of those deletions a
+// PodDisruptionBudget does not allow.
+type Victims struct {
+	Pods          []*cluster.Pod
+	PDBViolations int
+}
+
+// MetaVictims are victims as an extender's preemptVerb returns them: by
+// UID, with the PDB violations it counts.
+type MetaVictims struct {
+	UIDs          []types.UID
+	PDBViolations int
 }
 
 // ExtenderFilterResult is what an extender's filter decided.

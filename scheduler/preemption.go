@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -24,8 +25,10 @@ type Preemption struct {
 	// (status.nominatedNodeName); empty when preemption cannot help.
 	Node string `json:"node,omitempty"`
 	// Victims are the pods on Node that would be deleted, most important
-	// first (higher priority, then earlier start). A victim already being
-	// deleted is among them; kube-scheduler sends it no second deletion.
+	// first (higher priority, then earlier start): those DefaultPreemption
+	// chose, or those the last extender with a preemptVerb named. A victim
+	// already being deleted is among them; kube-scheduler sends it no
+	// second deletion.
 	Victims []*cluster.Pod `json:"-"`
 	// PDBViolations counts the victims whose deletion a
 	// PodDisruptionBudget does not allow.
@@ -37,8 +40,14 @@ type Preemption struct {
 	// Reason is what DefaultPreemption said when it found no node, in
 	// kube-scheduler's words, without its "preemption: " prefix:
 	// NotEligible, or "0/3 nodes are available: 3 No preemption victims
-	// found for incoming pod."; empty when it found one or did not run.
+	// found for incoming pod.", or Error; empty when it found one or did
+	// not run.
 	Reason string `json:"reason,omitempty"`
+	// Error is the error of an extender's preemptVerb that ended
+	// preemption: kube-scheduler's PostFilter fails with it instead of
+	// finding no node, and the PostFilter plugins before DefaultPreemption
+	// are left out of Message. Empty otherwise.
+	Error string `json:"error,omitempty"`
 	// LoseNomination are the pods of lower priority nominated to Node:
 	// kube-scheduler clears their status.nominatedNodeName when it
 	// nominates the pod there.
@@ -103,6 +112,12 @@ func (e *Engine) preempt(snap *cluster.Snapshot, pod *cluster.Pod, failed Result
 				return out
 			}
 			out.Reason = out.Message
+			if out.Error != "" {
+				// An error ends the PostFilter plugins at once, and the
+				// message carries it alone.
+				out.Message = failed.Message + " preemption: " + out.Error
+				return out
+			}
 			said = append(said, "preemption: "+out.Reason)
 		}
 	}
@@ -114,10 +129,11 @@ func (e *Engine) preempt(snap *cluster.Snapshot, pod *cluster.Pod, failed Result
 }
 
 // defaultPreemption is DefaultPreemption's PostFilter: eligibility, the
-// nodes where removing pods can help, the victims on each, and the choice
-// among them. It returns the candidate, or in Message what the plugin says
-// when there is none (after "preemption: "); fits when the pod fits after
-// all and nothing needs preempting.
+// nodes where removing pods can help, the victims on each, what the
+// extenders with a preemptVerb keep of them, and the choice among them. It
+// returns the candidate, or in Message what the plugin says when there is
+// none (after "preemption: "), or in Error an extender's error; fits when
+// the pod fits after all and nothing needs preempting.
 func (e *Engine) defaultPreemption(snap *cluster.Snapshot, pod *cluster.Pod) (out Preemption, fits bool) {
 	args := e.preemptionArgs()
 	if pod.Spec.PreemptionPolicy != nil && *pod.Spec.PreemptionPolicy == corev1.PreemptNever {
@@ -212,9 +228,23 @@ func (e *Engine) defaultPreemption(snap *cluster.Snapshot, pod *cluster.Pod) (ou
 		out.Message = availableMessage(numNodes, reasons, numNodes-tried)
 		return out, false
 	}
+	candidates, err := e.preemptionExtenders(snap, pod, candidates)
+	if err != nil {
+		out.Error = err.Error()
+		out.Message = out.Error
+		return out, false
+	}
+	if len(candidates) == 0 {
+		out.Message = reasonNoCandidate
+		return out, false
+	}
 	best := pickOneNodeForPreemption(candidates, snap.Now)
 	out.Node = c.nodes[best.node].Name
-	out.Victims = best.victims
+	// The pick reads an extender's victims in its order, as
+	// kube-scheduler does; they are reported most important first.
+	out.Victims = slices.SortedStableFunc(slices.Values(best.victims), func(a, b *cluster.Pod) int {
+		return moreImportantOrder(a, b, snap.Now)
+	})
 	out.PDBViolations = best.pdbViolations
 	for _, p := range snap.Nominated() {
 		if p.Priority < pod.Priority && !samePod(p, pod) && snap.NominatedTo(p) == snap.Node(out.Node) {

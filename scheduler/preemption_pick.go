@@ -50,15 +50,16 @@ func pickOneNodeForPreemption(cands []candidate, now time.Time) candidate {
 }
 
 // earliestStartOfHighest is the earliest start time among the victims of
-// the highest priority.
+// the highest priority. The highest is searched for, not read from the
+// first victim: an extender's preemptVerb may name victims in any order.
 func earliestStartOfHighest(c *candidate, now time.Time) time.Time {
 	top := c.victims[0].Priority
-	var earliest time.Time
-	for _, p := range c.victims {
-		if p.Priority != top {
-			continue
-		}
-		if t := startTime(p, now); earliest.IsZero() || t.Before(earliest) {
+	earliest := startTime(c.victims[0], now)
+	for _, p := range c.victims[1:] {
+		switch t := startTime(p, now); {
+		case p.Priority > top:
+			top, earliest = p.Priority, t
+		case p.Priority == top && t.Before(earliest):
 			earliest = t
 		}
 	}

@@ -184,6 +184,9 @@ type placePreemption struct {
 	// Reason says why no node was found: kube-scheduler's words after
 	// "preemption: ".
 	Reason string `json:"reason,omitempty"`
+	// Error is the error of an extender's preemptVerb that ended
+	// preemption (Reason too).
+	Error string `json:"error,omitempty"`
 	// Message is kube-scheduler's whole FailedScheduling message, the
 	// preemption part included.
 	Message string `json:"message"`
@@ -201,6 +204,7 @@ func explainPreemption(engine *scheduler.Engine, snap *cluster.Snapshot, p *clus
 		out.Victims = append(out.Victims, v.Key)
 	}
 	out.Reason = pre.Reason
+	out.Error = pre.Error
 	return out
 }
 
@@ -387,6 +391,8 @@ func preemptionLine(p *placePreemption) string {
 	switch {
 	case !p.Allowed:
 		return "preemption is not allowed: " + p.Reason
+	case p.Error != "":
+		return "preemption failed: " + p.Error
 	case p.Node == "":
 		return "preemption cannot help: " + p.Reason
 	}
