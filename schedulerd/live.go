@@ -269,6 +269,15 @@ func (l *Live) scheduleOne(ctx context.Context, qp *queuedPod) {
 	}
 	pod := p.Pod
 	node, placement, how, failed := l.decide(snap, p, l.readHandoffs(ctx, time.Now()))
+	if node == "" && failed.Error != "" {
+		// An extender failed: an error, not a verdict on the nodes, so
+		// kube-scheduler neither preempts nor waits for a cluster event;
+		// the pod is tried again after its backoff.
+		l.Metrics.attempt(resultError)
+		l.queue.failed(pod.UID)
+		l.report(ctx, pod, reasonSchedulerError, failed.Message, "")
+		return
+	}
 	if node == "" {
 		l.Metrics.attempt(resultUnschedulable)
 		message, nominated := l.preempt(ctx, snap, p, failed)
