@@ -89,7 +89,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	tools := []tool{
 		{name: "rebalancer", argv: func(kubeconfig string) []string {
-			return []string{*rebalancer, "run", "--dry-run", "--kubeconfig", kubeconfig, "--policy", *policy}
+			return []string{*rebalancer, "run", "--dry-run", "--kubeconfig", kubeconfig, "--policy", *policy, "-v=1"}
 		}},
 		{name: "descheduler", argv: func(kubeconfig string) []string {
 			// One cycle (no --descheduling-interval), and no metrics
@@ -131,11 +131,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 				order = []int{1, 0}
 			}
 			for _, t := range order {
-				m, err := measure(ctx, tools[t].argv(cp.Kubeconfig))
+				m, err := measure(ctx, tools[t].name, tools[t].argv(cp.Kubeconfig))
 				if err != nil {
 					return fmt.Errorf("%s, %s, round %d: %w", s, tools[t].name, i+1, err)
 				}
-				logf("%s round %d: %s %s, CPU %s, peak RSS %s", s, i+1, tools[t].name, m.wall.Round(10*time.Millisecond), m.cpu.Round(10*time.Millisecond), figures.MiB(m.peakRSS))
+				logf("%s round %d: %s %s, CPU %s, peak RSS %s, saw %d pods", s, i+1, tools[t].name, m.wall.Round(10*time.Millisecond), m.cpu.Round(10*time.Millisecond), figures.MiB(m.peakRSS), m.seen)
 				r.runs[t] = append(r.runs[t], m)
 			}
 		}

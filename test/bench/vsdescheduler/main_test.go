@@ -75,3 +75,21 @@ func TestPrintTableRatiosAgainstTargets(t *testing.T) {
 		t.Errorf("table does not say what it shows:\n%s", out.String())
 	}
 }
+
+// The log lines are the two tools' own, at -v=1.
+func TestPodsSeen(t *testing.T) {
+	for _, tt := range []struct {
+		tool, log string
+		want      int
+	}{
+		{tool: "rebalancer", log: `I1124 15:36:44.439620    4088 runner.go:180] "Read the cluster" nodes=600 pods=10000 pdbs=34 took="944ms"`, want: 10000},
+		{tool: "descheduler", log: `I1124 15:37:05.308603 lownodeutilization.go:231] "Node has been classified" plugin="LowNodeUtilization" ExtensionPoint="Balance" category="underutilized" node="bench-96" usage={"cpu":"0","memory":"0","pods":"0"} usagePercentage={"cpu":0,"memory":0,"pods":0}
+I1124 15:37:05.308714 lownodeutilization.go:231] "Node has been classified" plugin="LowNodeUtilization" ExtensionPoint="Balance" category="overutilized" node="bench-1" usage={"cpu":"3","memory":"8Gi","pods":"21"} usagePercentage={"cpu":75,"memory":50,"pods":19}
+I1124 15:37:05.308714 lownodeutilization.go:231] "Node has been classified" plugin="LowNodeUtilization" ExtensionPoint="Balance" category="underutilized" node="bench-2" usage={"cpu":"1","memory":"1Gi","pods":"4"} usagePercentage={"cpu":25,"memory":6,"pods":3}`, want: 25},
+		{tool: "descheduler", log: `I1124 "Number of evictions/requests" totalEvicted=0`, want: -1},
+	} {
+		if got := podsSeen(tt.tool, tt.log); got != tt.want {
+			t.Errorf("%s: podsSeen = %d, want %d", tt.tool, got, tt.want)
+		}
+	}
+}

@@ -18,6 +18,9 @@ type measurement struct {
 	// mostly how long it waited for a CPU and for the API server.
 	cpu     time.Duration
 	peakRSS int64 // bytes
+	// seen is how many pods the tool's log says it planned on; -1 when
+	// it does not say.
+	seen int
 }
 
 // measure runs argv under GNU time, which reports its child's peak RSS.
@@ -25,7 +28,7 @@ type measurement struct {
 // sharing its memory until exec, and the kernel then counts the parent's
 // high-water mark, this process's (which holds a clientset and lists of the
 // cluster), as the child's.
-func measure(ctx context.Context, argv []string) (measurement, error) {
+func measure(ctx context.Context, name string, argv []string) (measurement, error) {
 	rss, err := os.CreateTemp("", "rss-*")
 	if err != nil {
 		return measurement{}, err
@@ -54,5 +57,5 @@ func measure(ctx context.Context, argv []string) (measurement, error) {
 	if _, err := fmt.Sscanf(figures.LastLines(string(raw), 1), "%d %f %f", &kib, &user, &sys); err != nil {
 		return measurement{}, fmt.Errorf("peak RSS and CPU time from GNU time %q: %w", raw, err)
 	}
-	return measurement{wall: wall, cpu: time.Duration((user + sys) * float64(time.Second)), peakRSS: kib * 1024}, nil
+	return measurement{wall: wall, cpu: time.Duration((user + sys) * float64(time.Second)), peakRSS: kib * 1024, seen: podsSeen(name, stderr.String())}, nil
 }
