@@ -37,6 +37,14 @@ func (l *Live) preempt(ctx context.Context, snap *cluster.Snapshot, p *cluster.P
 		message = failed.Message
 	}
 	if pre.Node == "" {
+		if pre.NotEligible == "" && pre.Error == "" && p.Status.NominatedNodeName != "" {
+			// Preemption looked and found no node: a nomination from an
+			// earlier attempt holds nothing any more, and kube-scheduler
+			// clears it. A pod not allowed to preempt, or an extender's
+			// error, leaves it as it was.
+			l.cache.nominate(p.Pod, "")
+			l.patchStatus(ctx, p.Pod, map[string]any{"nominatedNodeName": nil}, "clearing the nominated node")
+		}
 		return message, ""
 	}
 	l.cache.nominate(p.Pod, pre.Node)

@@ -78,3 +78,27 @@ func TestLiveDoesNotPreemptWithPreemptionPolicyNever(t *testing.T) {
 		t.Error("the lower-priority pod was deleted")
 	}
 }
+
+// A nomination outlives what it held: the pods of lower priority on the
+// node are gone and one of equal priority took the room. Preemption, which
+// finds no node now, clears it as kube-scheduler does; a pod that may not
+// preempt keeps it.
+func TestLiveClearsANominationPreemptionCannotRenew(t *testing.T) {
+	never := corev1.PreemptNever
+	nominated := func(name string, policy *corev1.PreemptionPolicy) *ct.PodBuilder {
+		return replacement(name).Requests("2", "").Priority(1000).Edit(func(p *corev1.Pod) {
+			p.Status.NominatedNodeName = "n1"
+			p.Spec.PreemptionPolicy = policy
+		})
+	}
+	client := liveCluster(t, nil, ct.Node("n1"), ct.DeploymentReplicaSet("shop", "web"),
+		ct.Pod("shop", "peer").On("n1").Requests("3", "").Priority(1000),
+		nominated("urgent", nil), nominated("polite", &never))
+	tried := func(p *corev1.Pod) bool { return len(p.Status.Conditions) > 0 }
+	if p := waitForPod(t, client, "shop", "urgent", tried); p.Status.NominatedNodeName != "" {
+		t.Errorf("nominated to %q, want the nomination cleared", p.Status.NominatedNodeName)
+	}
+	if p := waitForPod(t, client, "shop", "polite", tried); p.Status.NominatedNodeName != "n1" {
+		t.Errorf("nominated to %q, want n1 kept: the pod may not preempt", p.Status.NominatedNodeName)
+	}
+}
