@@ -492,6 +492,22 @@ func (r *lowUtilizationRule) check(_ view, _ string, p *cluster.Pod, n *cluster.
 	return true, ""
 }
 
+// refusesEveryPod reports whether the node is above a target already: a
+// pod's requests and usage are never negative, so that any pod would keep
+// it there.
+func (r *lowUtilizationRule) refusesEveryPod(n *cluster.Node) bool {
+	for _, t := range r.targets[n.Index()] {
+		over := cluster.Percent(r.m.used(n, t.name), n.Allocatable.Get(t.name)) > t.limit
+		if r.m == byScore {
+			over = n.Score != nil && n.ScorePercent() > t.limit
+		}
+		if over {
+			return true
+		}
+	}
+	return false
+}
+
 // fitsSomewhere reports whether one of the nodes, by index, could take the pod
 // as far as cheap checks tell: one of its homes (taints, node affinity,
 // cordon) that it may stay on (no NoExecute taint it tolerates only for a

@@ -140,12 +140,20 @@ func (s removeDuplicates) spread(in *Input, w cluster.Workload, group []*cluster
 		// The node needs len(pods)-share of them gone; the others are
 		// tried in turn only when one is refused.
 		need := in.want(s.Name(), len(pods)-share)
+		// sibling is the last of these pods that found no node, while
+		// nothing has moved since: its Accept was the same as the next
+		// one's.
+		var sibling *cluster.Pod
+		var siblingAt uint64
 		for _, p := range pods {
 			now := counts()
 			if now[at] <= share {
 				break
 			}
-			need.move(Candidate{
+			if in.Changes() != siblingAt {
+				sibling = nil
+			}
+			o := need.move(Candidate{
 				Pod: p,
 				Reason: fmt.Sprintf("%d pods of %s with the same images on %s; at most %d per node across the %d nodes where they fit",
 					now[at], w, name, share, homes),
@@ -155,7 +163,14 @@ func (s removeDuplicates) spread(in *Input, w cluster.Workload, group []*cluster
 					}
 					return true, ""
 				},
+				Targets: in.guardTargets(),
+				Sibling: sibling,
 			})
+			// A pod refused before any search (protected, no budget)
+			// leaves the last one that fit nowhere the sibling.
+			if o.Category == "no-fit" {
+				sibling, siblingAt = p, in.Changes()
+			}
 		}
 		need.done()
 	}
