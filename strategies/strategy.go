@@ -93,6 +93,7 @@ type Input struct {
 
 	settings map[string]*policy.Settings
 	args     map[argsKey]policy.StrategyArgs
+	lastArgs lastArgs
 	nodes    []*cluster.Node
 
 	// edits counts the changes made to the working snapshot and to the
@@ -163,7 +164,13 @@ func (in *Input) Args(strategy string, p *cluster.Pod) policy.StrategyArgs {
 // look at, a few times a cycle: the answer is kept per namespace.
 func (in *Input) namespaceArgs(strategy, namespace string) policy.StrategyArgs {
 	k := argsKey{strategy, namespace}
+	// Pods come namespace by namespace, and a strategy asks about each in
+	// a row: the last answer saves hashing both strings.
+	if in.lastArgs.set && in.lastArgs.key == k {
+		return in.lastArgs.args
+	}
 	if a, ok := in.args[k]; ok {
+		in.lastArgs = lastArgs{true, k, a}
 		return a
 	}
 	var a policy.StrategyArgs
@@ -178,6 +185,12 @@ func (in *Input) namespaceArgs(strategy, namespace string) policy.StrategyArgs {
 }
 
 type argsKey struct{ strategy, namespace string }
+
+type lastArgs struct {
+	set  bool
+	key  argsKey
+	args policy.StrategyArgs
+}
 
 // Nodes returns the nodes the policy's nodeSelector selects, in name order.
 func (in *Input) Nodes() []*cluster.Node {
