@@ -32,6 +32,7 @@ type tables struct {
 	usable      []bool
 	duplicates  duplicateCounts
 	keyBuf      []byte
+	noRoom      noRoom
 }
 
 // duplicateCounts counts one group of duplicates by node index; set lists
