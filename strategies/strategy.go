@@ -31,13 +31,14 @@ type Candidate struct {
 	// search for a target looks at those alone: on a large cluster a
 	// balancing strategy's targets are a few of its nodes.
 	Targets []int32
-	// Sibling, when set, is the pod the strategy proposed just before this
-	// one, from the same node, with the same Accept as long as no move is
-	// planned in between (a replica of the same workload on the same
-	// crowded node). When the sibling's replacement fit nowhere, nothing
-	// has moved since, and the two pods are alike for the scheduler, the
-	// planner answers this candidate as it answered the sibling without
-	// searching every node again.
+	// Sibling, when set, is a pod the strategy proposed before this one,
+	// from the same node, whose candidate had the same Accept as this one
+	// as long as no move is planned in between (a replica of the same
+	// workload on the same crowded node). When the sibling's replacement
+	// was the last placement and fit nowhere, nothing has moved since, and
+	// the two pods are alike for the scheduler, the planner answers this
+	// candidate as it answered the sibling without searching every node
+	// again.
 	Sibling *cluster.Pod
 }
 
