@@ -75,6 +75,8 @@ type cycle struct {
 	recent map[cluster.Workload]time.Time
 	// guard, when set, is checked on every target.
 	guard strategies.Guard
+	// lastNoFit is the last placement that found no node.
+	lastNoFit noFit
 }
 
 // recentEvictions returns the latest eviction time of each workload evicted
@@ -188,7 +190,7 @@ func (c *cycle) Move(strategy string, cand strategies.Candidate) strategies.Outc
 		}
 		m.To, m.Score, m.RunnerUp, m.RunnerUpScore = res.Node, res.Score, res.RunnerUp, res.RunnerUpScore
 	} else if needsPlace(p) {
-		res := c.place(p, from, cand.Accept, cand.Targets)
+		res := c.placeCandidate(strategy, p, from, cand)
 		if res.Node == "" {
 			why := "no other node can take it: " + res.Message
 			logSkipped(strategy, p, NoFit, why)

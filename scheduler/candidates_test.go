@@ -41,8 +41,12 @@ func TestCandidatesGiveTheDecisionOfAFullSearch(t *testing.T) {
 		// accepted says which nodes, by index, Accept takes; the
 		// candidates are exactly these.
 		accepted func(i int) bool
-		exclude  []string
-		wantNode bool
+		// candidates, when set, are the nodes listed instead: Accept may
+		// refuse some of them, and a caller that breaks the promise lists
+		// fewer than Accept takes.
+		candidates func(i int) bool
+		exclude    []string
+		wantNode   bool
 	}{
 		{name: "more candidates than the search needs", accepted: func(i int) bool { return i != 5 }, wantNode: true},
 		{name: "a few candidates, spread over the nodes", accepted: every(9), wantNode: true},
@@ -50,26 +54,36 @@ func TestCandidatesGiveTheDecisionOfAFullSearch(t *testing.T) {
 		{name: "the best candidate excluded", accepted: every(9), exclude: []string{"n003", "n012"}, wantNode: true},
 		{name: "no candidate fits: cordoned and tainted", accepted: func(i int) bool { return i%10 == 0 || i == 7 }},
 		{name: "no candidate at all", accepted: func(int) bool { return false }},
+		{name: "candidates that Accept refuses too", accepted: func(int) bool { return false }, candidates: every(9)},
+		{name: "a node outside the candidates fits, against the promise", accepted: func(int) bool { return true },
+			candidates: func(i int) bool { return i%10 == 0 }, wantNode: true},
 	}
 	e := defaultEngine(t)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			asked := 0
+			askedAbout := make(map[int]int)
 			accept := func(n *cluster.Node) (bool, string) {
 				asked++
+				askedAbout[n.Index()]++
 				if tc.accepted(n.Index()) {
 					return true, ""
 				}
 				return false, "node(s) were not under-utilized"
 			}
+			listed := tc.accepted
+			if tc.candidates != nil {
+				listed = tc.candidates
+			}
 			candidates := []int32{}
 			for i := range nodes {
-				if tc.accepted(i) {
+				if listed(i) {
 					candidates = append(candidates, int32(i))
 				}
 			}
 			full := e.Schedule(s, incoming(t, s), Options{Exclude: tc.exclude, Accept: accept})
 			asked = 0
+			clear(askedAbout)
 			got := e.Schedule(s, incoming(t, s), Options{Exclude: tc.exclude, Accept: accept, Candidates: candidates})
 			if got.Node != full.Node || got.Score != full.Score || got.RunnerUp != full.RunnerUp ||
 				got.RunnerUpScore != full.RunnerUpScore || got.Feasible != full.Feasible || got.Message != full.Message {
@@ -78,8 +92,17 @@ func TestCandidatesGiveTheDecisionOfAFullSearch(t *testing.T) {
 			if (got.Node != "") != tc.wantNode {
 				t.Errorf("chose %q (%s), want a node: %v", got.Node, got.Message, tc.wantNode)
 			}
-			if tc.wantNode && asked > len(candidates) {
+			if tc.wantNode && tc.candidates == nil && asked > len(candidates) {
 				t.Errorf("Accept was asked about %d nodes, more than the %d candidates", asked, len(candidates))
+			}
+			// When no candidate fits, every node is looked at for the
+			// message, but none twice.
+			if !tc.wantNode {
+				for i, n := range askedAbout {
+					if n > 1 {
+						t.Errorf("Accept was asked about %s %d times", nodes[i].Name, n)
+					}
+				}
 			}
 		})
 	}

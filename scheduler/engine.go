@@ -297,6 +297,12 @@ func (c *Cycle) filterNodes(only map[string]bool, opts Options) int {
 		if len(c.feasible) > 0 {
 			return evaluated
 		}
+		// Every candidate has its verdict already, and none is feasible:
+		// the full search finds no node either, so that it examines every
+		// node, and need not filter the candidates again.
+		if c.filterOthers(cands, only, static, dynamic, opts) {
+			return numNodes
+		}
 	}
 	feasible := c.feasible[:0]
 	evaluated := 0
@@ -316,6 +322,27 @@ func (c *Cycle) filterNodes(only map[string]bool, opts Options) int {
 	}
 	c.feasible = feasible
 	return evaluated
+}
+
+// filterOthers records the verdict of every node that is not a candidate,
+// after the candidates were filtered and none was feasible, and reports
+// whether none of them is feasible either, as Options.Candidates promises.
+// When one is, the caller searches every node as if there were no
+// candidates.
+func (c *Cycle) filterOthers(cands []int32, only map[string]bool, static []NodeCheck, dynamic []int, opts Options) bool {
+	k := 0
+	for i := range c.nodes {
+		for k < len(cands) && int(cands[k]) < i {
+			k++
+		}
+		if k < len(cands) && int(cands[k]) == i {
+			continue
+		}
+		if c.filterNode(i, only, static, dynamic, opts) {
+			return false
+		}
+	}
+	return true
 }
 
 // filterNode runs the filters and Accept on node i, records its verdict and

@@ -27,6 +27,8 @@ type preparer interface {
 // guard is every rule of the policy's strategies.
 type guard struct {
 	rules []guardRule
+	// targets is where the rules may admit a pod at all.
+	targets guardTargets
 }
 
 // guardRuler is implemented by a strategy whose condition another
@@ -72,6 +74,11 @@ func newGuard(in *Input) *guard {
 	}
 	if len(g.rules) == 0 {
 		return nil
+	}
+	for _, r := range g.rules {
+		if nr, ok := r.(nodeRefuser); ok {
+			g.targets.refusers = append(g.targets.refusers, nr)
+		}
 	}
 	return g
 }

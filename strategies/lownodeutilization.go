@@ -492,6 +492,22 @@ func (r *lowUtilizationRule) check(_ view, _ string, p *cluster.Pod, n *cluster.
 	return true, ""
 }
 
+// refusesEveryPod reports whether the node is above a target already: a
+// pod's requests and usage are never negative, so that any pod would keep
+// it there.
+func (r *lowUtilizationRule) refusesEveryPod(n *cluster.Node) bool {
+	for _, t := range r.targets[n.Index()] {
+		over := cluster.Percent(r.m.used(n, t.name), n.Allocatable.Get(t.name)) > t.limit
+		if r.m == byScore {
+			over = n.Score != nil && n.ScorePercent() > t.limit
+		}
+		if over {
+			return true
+		}
+	}
+	return false
+}
+
 // fitsSomewhere reports whether one of the nodes, by index, could take the pod
 // as far as cheap checks tell: one of its homes (taints, node affinity,
 // cordon) that it may stay on (no NoExecute taint it tolerates only for a
@@ -499,14 +515,21 @@ func (r *lowUtilizationRule) check(_ view, _ string, p *cluster.Pod, n *cluster.
 // target and the guard. The scheduler's verdict on the rest is costly
 // (every node, every filter) and only worth asking when this holds.
 func (b bands) fitsSomewhere(in *Input, under []int32, p *cluster.Pod) bool {
-	admits := in.placement(p).admits
+	pl := in.placement(p)
+	admits := pl.admits
+	key, keyed := b.roomKey(pl, p)
+	if keyed && in.tables.noRoom.holds(in, under, key) {
+		return false
+	}
 	v := in.now()
 	nodes := in.Snapshot.Nodes()
+	cheapOnly := true
 	for _, i := range under {
 		n := nodes[i]
 		if !admits[i] || staysOnlyAWhile(p, n) || !hasRoom(n, p) || b.wouldExceed(n, p) {
 			continue
 		}
+		cheapOnly = false
 		if in.guard != nil {
 			if ok, _ := in.guard.check(v, lowNodeUtilizationName, p, n); !ok {
 				continue
@@ -514,7 +537,63 @@ func (b bands) fitsSomewhere(in *Input, under []int32, p *cluster.Pod) bool {
 		}
 		return true
 	}
+	if keyed && cheapOnly {
+		in.tables.noRoom.add(in, under, key)
+	}
 	return false
+}
+
+// roomKey is what the cheap checks of fitsSomewhere read of a pod: its
+// homes and tolerations (the placement table), its cpu and memory requests
+// and what the meter counts of it. False when the bands list more
+// resources than the key holds.
+func (b bands) roomKey(pl *placement, p *cluster.Pod) (roomKey, bool) {
+	k := roomKey{pl: pl, cpu: p.SpecRequests.MilliCPU, memory: p.SpecRequests.Memory}
+	if len(b.resources) > len(k.metered) {
+		return k, false
+	}
+	for i, r := range b.resources {
+		k.metered[i] = b.m.pod(p, r)
+	}
+	return k, true
+}
+
+type roomKey struct {
+	pl          *placement
+	cpu, memory int64
+	metered     [4]int64
+}
+
+// noRoom remembers the pods for which no node of a list of under-utilized
+// nodes passed fitsSomewhere's cheap checks, which read only those nodes'
+// state: until a move changes it (or the list changes), a pod alike for
+// the checks finds no room either. A crowded node's replicas are tried one
+// after another, and a round with no move tries them all again.
+type noRoom struct {
+	changes uint64
+	under   []int32
+	keys    map[roomKey]bool
+}
+
+func (r *noRoom) holds(in *Input, under []int32, k roomKey) bool {
+	return r.current(in, under) && r.keys[k]
+}
+
+func (r *noRoom) add(in *Input, under []int32, k roomKey) {
+	if !r.current(in, under) {
+		r.changes, r.under = in.Changes(), under
+		clear(r.keys)
+	}
+	if r.keys == nil {
+		r.keys = make(map[roomKey]bool)
+	}
+	r.keys[k] = true
+}
+
+// current reports whether what was remembered holds for the list and the
+// cycle as they are: no change since, and the same list.
+func (r *noRoom) current(in *Input, under []int32) bool {
+	return r.changes == in.Changes() && len(r.under) == len(under) && len(under) > 0 && &r.under[0] == &under[0]
 }
 
 // wouldExceed reports whether the node, with the pod's replacement added,

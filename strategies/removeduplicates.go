@@ -107,17 +107,27 @@ func (s removeDuplicates) spread(in *Input, w cluster.Workload, group []*cluster
 	}
 
 	// counts is recomputed before each proposal: the previous one may have
-	// moved a pod of the group.
-	// counts is by node index: the target's condition is asked for every
-	// node a placement looks at.
-	counts := func() map[int]int {
-		c := make(map[int]int, len(group))
+	// moved a pod of the group. It is by node index, since the target's
+	// condition is asked for every node a placement looks at, and held in
+	// one table for the cycle, of which only the group's nodes are set.
+	tab := &in.tables.duplicates
+	if len(tab.counts) != len(in.Snapshot.Nodes()) {
+		tab.counts = make([]int32, len(in.Snapshot.Nodes()))
+	}
+	counts := func() []int32 {
+		for _, i := range tab.set {
+			tab.counts[i] = 0
+		}
+		tab.set = tab.set[:0]
 		for _, p := range group {
 			if n := in.Snapshot.NodeOf(p); n != nil {
-				c[n.Index()]++
+				if tab.counts[n.Index()] == 0 {
+					tab.set = append(tab.set, int32(n.Index()))
+				}
+				tab.counts[n.Index()]++
 			}
 		}
-		return c
+		return tab.counts
 	}
 
 	byNode := make(map[string][]*cluster.Pod)
@@ -140,22 +150,37 @@ func (s removeDuplicates) spread(in *Input, w cluster.Workload, group []*cluster
 		// The node needs len(pods)-share of them gone; the others are
 		// tried in turn only when one is refused.
 		need := in.want(s.Name(), len(pods)-share)
+		// sibling is the last of these pods that found no node, while
+		// nothing has moved since: its Accept was the same as the next
+		// one's.
+		var sibling *cluster.Pod
+		var siblingAt uint64
 		for _, p := range pods {
 			now := counts()
-			if now[at] <= share {
+			if int(now[at]) <= share {
 				break
 			}
-			need.move(Candidate{
+			if in.Changes() != siblingAt {
+				sibling = nil
+			}
+			o := need.move(Candidate{
 				Pod: p,
 				Reason: fmt.Sprintf("%d pods of %s with the same images on %s; at most %d per node across the %d nodes where they fit",
 					now[at], w, name, share, homes),
 				Accept: func(n *cluster.Node) (bool, string) {
-					if now[n.Index()]+1 > share {
+					if int(now[n.Index()])+1 > share {
 						return false, "node(s) already had their share of the workload's pods"
 					}
 					return true, ""
 				},
+				Targets: in.guardTargets(),
+				Sibling: sibling,
 			})
+			// A pod refused before any search (protected, no budget)
+			// leaves the last one that fit nowhere the sibling.
+			if o.Category == "no-fit" {
+				sibling, siblingAt = p, in.Changes()
+			}
 		}
 		need.done()
 	}

@@ -31,6 +31,15 @@ type Candidate struct {
 	// search for a target looks at those alone: on a large cluster a
 	// balancing strategy's targets are a few of its nodes.
 	Targets []int32
+	// Sibling, when set, is a pod the strategy proposed before this one,
+	// from the same node, whose candidate had the same Accept as this one
+	// as long as no move is planned in between (a replica of the same
+	// workload on the same crowded node). When the sibling's replacement
+	// was the last placement and fit nowhere, nothing has moved since, and
+	// the two pods are alike for the scheduler, the planner answers this
+	// candidate as it answered the sibling without searching every node
+	// again.
+	Sibling *cluster.Pod
 }
 
 // Outcome is the planner's answer to a candidate.
@@ -85,6 +94,7 @@ type Input struct {
 
 	settings map[string]*policy.Settings
 	args     map[argsKey]policy.StrategyArgs
+	lastArgs lastArgs
 	nodes    []*cluster.Node
 
 	// edits counts the changes made to the working snapshot and to the
@@ -155,7 +165,13 @@ func (in *Input) Args(strategy string, p *cluster.Pod) policy.StrategyArgs {
 // look at, a few times a cycle: the answer is kept per namespace.
 func (in *Input) namespaceArgs(strategy, namespace string) policy.StrategyArgs {
 	k := argsKey{strategy, namespace}
+	// Pods come namespace by namespace, and a strategy asks about each in
+	// a row: the last answer saves hashing both strings.
+	if in.lastArgs.set && in.lastArgs.key == k {
+		return in.lastArgs.args
+	}
 	if a, ok := in.args[k]; ok {
+		in.lastArgs = lastArgs{true, k, a}
 		return a
 	}
 	var a policy.StrategyArgs
@@ -170,6 +186,12 @@ func (in *Input) namespaceArgs(strategy, namespace string) policy.StrategyArgs {
 }
 
 type argsKey struct{ strategy, namespace string }
+
+type lastArgs struct {
+	set  bool
+	key  argsKey
+	args policy.StrategyArgs
+}
 
 // Nodes returns the nodes the policy's nodeSelector selects, in name order.
 func (in *Input) Nodes() []*cluster.Node {
@@ -234,13 +256,40 @@ func (in *Input) propose(strategy string, c Candidate) Outcome {
 	}
 	in.edits++
 	in.current = strategy
+	from := in.Snapshot.NodeOf(c.Pod)
 	o := in.Mover.Move(strategy, c)
 	in.current = ""
 	in.edits++
 	if o.Moved {
 		in.changes++
+		in.movedBetween(from, o.To)
 	}
 	return o
+}
+
+// movedBetween tells what keeps per-node state derived from the nodes'
+// pods that a move changed the pods of these nodes (from is nil and to
+// empty for a pod that held or takes none).
+func (in *Input) movedBetween(from *cluster.Node, to string) {
+	if in.guard == nil {
+		return
+	}
+	if from != nil {
+		in.guard.targets.touched(from.Index())
+	}
+	if n := in.Snapshot.Node(to); to != "" && n != nil {
+		in.guard.targets.touched(n.Index())
+	}
+}
+
+// guardTargets returns, in increasing index order, the only nodes the guard
+// may admit a pod to, or nil when it may admit one anywhere: a candidate's
+// Targets for a strategy whose own condition accepts most nodes.
+func (in *Input) guardTargets() []int32 {
+	if in.guard == nil {
+		return nil
+	}
+	return in.guard.targets.targets(in)
 }
 
 // Move proposes a candidate of the named strategy to the planner and

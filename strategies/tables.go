@@ -3,6 +3,7 @@ package strategies
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -29,6 +30,16 @@ type tables struct {
 	specOf      map[*cluster.Pod]*spreadSpec
 	images      map[*cluster.Pod]string
 	usable      []bool
+	duplicates  duplicateCounts
+	keyBuf      []byte
+	noRoom      noRoom
+}
+
+// duplicateCounts counts one group of duplicates by node index; set lists
+// the nodes whose count is not zero.
+type duplicateCounts struct {
+	counts []int32
+	set    []int32
 }
 
 // eachPod calls fn for every pod, of any phase and placement, that the
@@ -96,11 +107,11 @@ func (in *Input) placementBySpec(p *cluster.Pod) *placement {
 	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil {
 		required = a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution
 	}
-	spec, _ := json.Marshal([3]any{p.Spec.NodeSelector, required, p.Spec.Tolerations})
-	key := string(spec)
-	if pl, ok := in.tables.placements[key]; ok {
+	in.tables.keyBuf = placementKey(in.tables.keyBuf[:0], p.Spec.NodeSelector, required, p.Spec.Tolerations)
+	if pl, ok := in.tables.placements[string(in.tables.keyBuf)]; ok {
 		return pl
 	}
+	key := string(in.tables.keyBuf)
 	nodes := in.Snapshot.Nodes()
 	pl := &placement{affinity: make([]bool, len(nodes)), tolerated: make([]bool, len(nodes)), admits: make([]bool, len(nodes)), homes: -1}
 	req := nodeaffinity.GetRequiredNodeAffinity(p.Pod)
@@ -116,6 +127,50 @@ func (in *Input) placementBySpec(p *cluster.Pod) *placement {
 	}
 	in.tables.placements[key] = pl
 	return pl
+}
+
+// placementKey appends to buf a key that tells apart any two pods whose
+// node selector, required node affinity or tolerations differ: each string
+// with its length before it. It is asked for each pod that a strategy
+// looks for a home for, so that it writes the common parts itself; the
+// rarer required affinity goes in as JSON.
+func placementKey(buf []byte, selector map[string]string, required *corev1.NodeSelector, tolerations []corev1.Toleration) []byte {
+	str := func(s string) {
+		buf = strconv.AppendInt(buf, int64(len(s)), 10)
+		buf = append(buf, ':')
+		buf = append(buf, s...)
+	}
+	var few [8]string
+	keys := few[:0]
+	for k := range selector {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	buf = strconv.AppendInt(buf, int64(len(keys)), 10)
+	for _, k := range keys {
+		str(k)
+		str(selector[k])
+	}
+	if required == nil {
+		buf = append(buf, '-')
+	} else {
+		b, _ := json.Marshal(required)
+		str(string(b))
+	}
+	buf = strconv.AppendInt(buf, int64(len(tolerations)), 10)
+	for _, t := range tolerations {
+		str(t.Key)
+		str(string(t.Operator))
+		str(t.Value)
+		str(string(t.Effect))
+		if t.TolerationSeconds == nil {
+			buf = append(buf, '-')
+		} else {
+			buf = strconv.AppendInt(buf, *t.TolerationSeconds, 10)
+			buf = append(buf, ';')
+		}
+	}
+	return buf
 }
 
 // imageKey identifies the set of images of a pod's containers.

@@ -1,0 +1,98 @@
+package planner
+
+import (
+	"maps"
+	"reflect"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/klog/v2"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/strategies"
+)
+
+// noFit is the last placement that found no node. A strategy that proposes
+// the replicas of a crowded node one after another, the next when one is
+// refused, would otherwise search every node for each of them with the
+// same outcome: nothing frees room between two refusals, since a refused
+// pod goes back where it was.
+type noFit struct {
+	pod      *cluster.Pod
+	strategy string
+	from     int
+	// moves is how many moves the plan had: a move since changes the
+	// snapshot.
+	moves int
+	res   scheduler.Result
+}
+
+// specPlacer is a Placer that can tell whether its answers depend on a pod
+// only through what replicas share (scheduler.Engine.SpecOnly).
+type specPlacer interface {
+	SpecOnly() bool
+}
+
+// placeCandidate places a candidate's replacement, or, when the candidate
+// is a sibling of the pod whose placement last found no node and nothing
+// can have changed the answer, gives it that answer. The snapshot ends as
+// the search would leave it: a refused pod goes back on its node, last.
+func (c *cycle) placeCandidate(strategy string, p *cluster.Pod, from *cluster.Node, cand strategies.Candidate) scheduler.Result {
+	if res, ok := c.repeatNoFit(strategy, p, from, cand.Sibling); ok {
+		// p's answer is the sibling's: the next sibling may name p.
+		c.lastNoFit.pod = p
+		c.snap.Remove(p)
+		if err := c.snap.Place(p, from.Name); err != nil {
+			// p was on from a moment ago.
+			panic(err)
+		}
+		return res
+	}
+	res := c.place(p, from, cand.Accept, cand.Targets)
+	c.lastNoFit = noFit{}
+	if res.Node == "" && from != nil {
+		c.lastNoFit = noFit{pod: p, strategy: strategy, from: from.Index(), moves: len(c.plan.Moves), res: res}
+	}
+	return res
+}
+
+// repeatNoFit returns the answer of the last placement that found no node
+// when it is p's answer too: the candidate names that pod as its sibling
+// (so the strategy's condition is the same), no move was planned since, p
+// leaves the same node, the placer decides by spec only, and the two pods
+// are alike. With the engine's decisions logged (-v 4), every search runs.
+func (c *cycle) repeatNoFit(strategy string, p *cluster.Pod, from *cluster.Node, sibling *cluster.Pod) (scheduler.Result, bool) {
+	last := &c.lastNoFit
+	if sibling == nil || last.pod != sibling || last.strategy != strategy || from == nil || last.from != from.Index() ||
+		last.moves != len(c.plan.Moves) || klog.V(vDecisions).Enabled() {
+		return scheduler.Result{}, false
+	}
+	if sp, ok := c.planner.Placer.(specPlacer); !ok || !sp.SpecOnly() || !alike(sibling, p) {
+		return scheduler.Result{}, false
+	}
+	return last.res, true
+}
+
+// alike reports whether two running pods are the same to the scheduler,
+// the guard and the strategies' conditions: the same namespace, workload,
+// labels, annotations, owners, spec (their node included), requests,
+// priority and usage sample.
+func alike(a, b *cluster.Pod) bool {
+	running := func(p *cluster.Pod) bool {
+		return p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil && p.Status.NominatedNodeName == ""
+	}
+	if !running(a) || !running(b) || a.Namespace != b.Namespace || a.Workload != b.Workload ||
+		a.Priority != b.Priority || a.QoS != b.QoS {
+		return false
+	}
+	if !maps.Equal(a.Labels, b.Labels) || !maps.Equal(a.Annotations, b.Annotations) {
+		return false
+	}
+	if !reflect.DeepEqual(a.Requests, b.Requests) || !reflect.DeepEqual(a.NonZeroRequests, b.NonZeroRequests) ||
+		!reflect.DeepEqual(a.SpecRequests, b.SpecRequests) || !reflect.DeepEqual(a.SpecNonZeroRequests, b.SpecNonZeroRequests) ||
+		!reflect.DeepEqual(a.Usage, b.Usage) {
+		return false
+	}
+	return equality.Semantic.DeepEqual(a.OwnerReferences, b.OwnerReferences) && equality.Semantic.DeepEqual(&a.Spec, &b.Spec)
+}

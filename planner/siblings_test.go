@@ -1,0 +1,98 @@
+package planner
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/scheduler"
+)
+
+// countingPlacer counts the searches a plan makes, and hides whether its
+// engine decides by spec only unless told to pass it on.
+type countingPlacer struct {
+	scheduler.Placer
+	searches int
+}
+
+func (c *countingPlacer) Schedule(snap *cluster.Snapshot, pod *cluster.Pod, opts scheduler.Options) scheduler.Result {
+	c.searches++
+	return c.Placer.Schedule(snap, pod, opts)
+}
+
+type specOnlyPlacer struct{ *countingPlacer }
+
+func (s specOnlyPlacer) SpecOnly() bool { return s.Placer.(specPlacer).SpecOnly() }
+
+// Three replicas of web crowd node-a; RemoveDuplicates wants two of them
+// elsewhere, but node-b and node-c are too small for any, so each is
+// proposed in turn and fits nowhere. Replicas alike to the scheduler are
+// searched for once, and the plan is the one that searching for each gives.
+func TestSiblingsThatFitNowhereAreSearchedOnce(t *testing.T) {
+	web := func(name string) *ct.PodBuilder {
+		return ct.Pod("shop", name).On("node-a").Requests("3", "1Gi").Deployment("web")
+	}
+	tests := []struct {
+		name     string
+		pods     []any
+		specOnly bool
+		// want is the searches made; every pod is searched for when the
+		// placer may read more than the spec.
+		want int
+	}{
+		{
+			name:     "alike replicas: one search",
+			pods:     []any{web("web-0"), web("web-1"), web("web-2")},
+			specOnly: true,
+			want:     1,
+		},
+		{
+			name:     "a replica that asks for less: searched for on its own",
+			pods:     []any{web("web-0").CreatedAgo(3), web("web-1").Requests("2500m", "1Gi").CreatedAgo(2), web("web-2").CreatedAgo(1)},
+			specOnly: true,
+			want:     3,
+		},
+		{
+			name:     "a replica with other labels: searched for on its own",
+			pods:     []any{web("web-0"), web("web-1"), web("web-2").Label("canary", "true")},
+			specOnly: true,
+			want:     2,
+		},
+		{
+			name: "a placer that may read more than the spec: every replica searched for",
+			pods: []any{web("web-0"), web("web-1"), web("web-2")},
+			want: 3,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			objs := ct.Objects(append([]any{
+				ct.Node("node-a").CPU("16"), ct.Node("node-b").CPU("2"), ct.Node("node-c").CPU("2"),
+				ct.DeploymentReplicaSet("shop", "web"),
+			}, tc.pods...)...)
+			snap, err := cluster.New(objs, ct.Now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pol := loadPolicy(t, "cooldown: 0s\nstrategies:\n  RemoveDuplicates: {}\n")
+			counted := &countingPlacer{Placer: engine(t)}
+			var placer scheduler.Placer = counted
+			if tc.specOnly {
+				placer = specOnlyPlacer{counted}
+			}
+			got := (&Planner{Policy: pol, Placer: placer}).Plan(snap)
+			every := &countingPlacer{Placer: engine(t)}
+			want := (&Planner{Policy: pol, Placer: every}).Plan(snap)
+			if counted.searches != tc.want {
+				t.Errorf("%d searches, want %d (%d without the sibling's answer)", counted.searches, tc.want, every.searches)
+			}
+			if g, w := fmt.Sprintf("%+v\n%+v", got.Moves, got.Skipped), fmt.Sprintf("%+v\n%+v", want.Moves, want.Skipped); g != w {
+				t.Errorf("plan:\n%s\nsearching for each pod:\n%s", g, w)
+			}
+			if len(got.Skipped) == 0 {
+				t.Errorf("no pod skipped: the replicas were meant to fit nowhere")
+			}
+		})
+	}
+}
