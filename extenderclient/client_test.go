@@ -115,7 +115,7 @@ func (f *fakeExtender) called() []string {
 }
 
 // serve starts f and returns its configuration with the given verbs.
-func serve(t *testing.T, f *fakeExtender, cfg configv1.Extender) configv1.Extender {
+func serve(t *testing.T, f http.Handler, cfg configv1.Extender) configv1.Extender {
 	t.Helper()
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)

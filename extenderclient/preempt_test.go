@@ -3,12 +3,10 @@ package extenderclient
 import (
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 	configv1 "k8s.io/kube-scheduler/config/v1"
@@ -65,15 +63,6 @@ func (s *preemptServer) sent() []preemptRequest {
 	return slices.Clone(s.requests)
 }
 
-func servePreempt(t *testing.T, s *preemptServer, cfg configv1.Extender) configv1.Extender {
-	t.Helper()
-	srv := httptest.NewServer(s)
-	t.Cleanup(srv.Close)
-	cfg.URLPrefix = srv.URL + "/scheduler"
-	cfg.HTTPTimeout.Duration = 5 * time.Second
-	return cfg
-}
-
 // fullNodes is a cluster of two full 4-CPU nodes, each running one pod of
 // priority 1, and the pending pod default/incoming of priority 100 that
 // needs 2 CPUs: preemption could take either node, and takes a when left
@@ -90,7 +79,7 @@ func fullNodes(t *testing.T) (*cluster.Snapshot, *cluster.Pod) {
 func TestProcessPreemptionRequest(t *testing.T) {
 	for _, cacheCapable := range []bool{false, true} {
 		s := &preemptServer{keep: "b"}
-		c, err := New(servePreempt(t, s, configv1.Extender{PreemptVerb: "preempt", NodeCacheCapable: cacheCapable}))
+		c, err := New(serve(t, s, configv1.Extender{PreemptVerb: "preempt", NodeCacheCapable: cacheCapable}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,7 +148,7 @@ func TestPreemptCallsThePreemptVerb(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &preemptServer{keep: "b", status: tt.status}
-			cfg := servePreempt(t, s, tt.cfg)
+			cfg := serve(t, s, tt.cfg)
 			snap, pod := fullNodes(t)
 			e := engineWith(t, cfg)
 			failed := e.Schedule(snap, pod, scheduler.Options{})

@@ -47,6 +47,7 @@ type Engine struct {
 	postFilters []PostFilterPlugin
 	permits     []PermitPlugin
 	waiting     *WaitingPods
+	preBind     preBindSettings
 
 	mu       sync.Mutex
 	families []*tables
@@ -119,6 +120,7 @@ func NewEngine(p Profile, outOfTree ...Registry) (*Engine, error) {
 	if err := e.buildLaterPoints(build); err != nil {
 		return nil, err
 	}
+	e.readPreBindSettings()
 	return e, nil
 }
 

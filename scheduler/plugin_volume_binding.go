@@ -80,16 +80,62 @@ func newVolumeBinding(_ any, h Handle) (Plugin, error) { return &volumeBinding{k
 // it depends only on the node's name and labels.
 type bindingState struct {
 	verdict []uint8
-	claims  []*corev1.PersistentVolumeClaim
-	unbound []*corev1.PersistentVolumeClaim
+	claims  podClaims
 }
 
 func (s *bindingState) Reset() {
 	s.verdict = s.verdict[:0]
-	clear(s.claims)
-	s.claims = s.claims[:0]
-	clear(s.unbound)
-	s.unbound = s.unbound[:0]
+	s.claims.reset()
+}
+
+// podClaims are a pod's claims sorted as kube-scheduler's GetPodVolumes
+// sorts them: bound by the PV controller, unbound and waiting for their
+// first consumer, and whether any is unbound otherwise (an Immediate claim,
+// or one prebound to a volume the controller has not bound back).
+type podClaims struct {
+	all, bound, unbound []*corev1.PersistentVolumeClaim
+	immediate           bool
+}
+
+func (pc *podClaims) reset() {
+	clear(pc.all)
+	pc.all = pc.all[:0]
+	clear(pc.bound)
+	pc.bound = pc.bound[:0]
+	clear(pc.unbound)
+	pc.unbound = pc.unbound[:0]
+	pc.immediate = false
+}
+
+// collect sorts the pod's claims, or returns kube-scheduler's message for
+// the first claim the pod cannot use. Every claim must be usable before
+// any is looked at for binding.
+func (pc *podClaims) collect(snap *cluster.Snapshot, pod *corev1.Pod) string {
+	for i := range pod.Spec.Volumes {
+		claim, msg := claimOf(snap, pod, &pod.Spec.Volumes[i])
+		if msg != "" {
+			return msg
+		}
+		if claim != nil {
+			pc.all = append(pc.all, claim)
+		}
+	}
+	for _, claim := range pc.all {
+		if cluster.ClaimFullyBound(claim) {
+			pc.bound = append(pc.bound, claim)
+			continue
+		}
+		delay, msg := delayBinding(snap, claim)
+		if msg != "" {
+			return msg
+		}
+		if delay && claim.Spec.VolumeName == "" {
+			pc.unbound = append(pc.unbound, claim)
+		} else {
+			pc.immediate = true
+		}
+	}
+	return ""
 }
 
 func (*volumeBinding) Name() string { return VolumeBinding }
@@ -132,35 +178,10 @@ func (p *volumeBinding) PreFilter(c *Cycle) PreFilterResult {
 		return PreFilterResult{Skip: true}
 	}
 	st := State[bindingState](c, p.key)
-	pod := c.pod.Pod
-	// Every claim must be usable before any is looked at for binding.
-	for i := range pod.Spec.Volumes {
-		claim, msg := claimOf(snap, pod, &pod.Spec.Volumes[i])
-		if msg != "" {
-			return PreFilterResult{Reject: msg}
-		}
-		if claim != nil {
-			st.claims = append(st.claims, claim)
-		}
+	if msg := st.claims.collect(snap, c.pod.Pod); msg != "" {
+		return PreFilterResult{Reject: msg}
 	}
-	immediate := false
-	var boundClaims []*corev1.PersistentVolumeClaim
-	for _, claim := range st.claims {
-		if cluster.ClaimFullyBound(claim) {
-			boundClaims = append(boundClaims, claim)
-			continue
-		}
-		delay, msg := delayBinding(snap, claim)
-		if msg != "" {
-			return PreFilterResult{Reject: msg}
-		}
-		if delay && claim.Spec.VolumeName == "" {
-			st.unbound = append(st.unbound, claim)
-		} else {
-			immediate = true
-		}
-	}
-	if immediate {
+	if st.claims.immediate {
 		return PreFilterResult{Reject: ErrReasonUnboundImmediate}
 	}
 
@@ -171,7 +192,7 @@ func (p *volumeBinding) PreFilter(c *Cycle) PreFilterResult {
 	// labels do not match decides, as kube-scheduler checks them in order.
 	var selections [][]bool
 	var missing bool
-	for _, claim := range boundClaims {
+	for _, claim := range st.claims.bound {
 		pv := snap.PersistentVolume(claim.Spec.VolumeName)
 		if pv == nil {
 			missing = true
@@ -190,10 +211,10 @@ func (p *volumeBinding) PreFilter(c *Cycle) PreFilterResult {
 			st.verdict[i] = bindPVNotExist
 		}
 	}
-	if len(st.unbound) > 0 {
-		sortBySize(st.unbound)
+	if unbound := st.claims.unbound; len(unbound) > 0 {
+		sortBySize(unbound)
 		for i, n := range c.nodes {
-			if !unboundClaimsFit(snap, st.unbound, n.Node) {
+			if !unboundClaimsFit(snap, unbound, n.Node) {
 				st.verdict[i] |= bindBindConflict
 			}
 		}

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -58,32 +59,23 @@ func (v PodVolumes) Empty() bool { return len(v.Bindings) == 0 && len(v.Provisio
 // It fails when the node can no longer take the claims, which a node the
 // engine just chose on the same snapshot always can.
 func (e *Engine) PodVolumes(snap *cluster.Snapshot, pod *cluster.Pod, node string) (PodVolumes, error) {
-	out := PodVolumes{Node: node, Timeout: e.volumeBindTimeout()}
-	if !snap.VolumesKnown() || !cluster.UsesClaims(pod.Pod) || !slices.Contains(e.pointPlugins(PointPreBind), VolumeBinding) {
+	out := PodVolumes{Node: node, Timeout: e.preBind.timeout}
+	if !e.preBind.volumes || !snap.VolumesKnown() || !cluster.UsesClaims(pod.Pod) {
 		return out, nil
 	}
 	n := snap.Node(node)
 	if n == nil {
 		return out, fmt.Errorf("node %q is not in the cache", node)
 	}
-	var unbound []*corev1.PersistentVolumeClaim
-	for i := range pod.Spec.Volumes {
-		claim, msg := claimOf(snap, pod.Pod, &pod.Spec.Volumes[i])
-		if msg != "" {
-			return out, fmt.Errorf("%s", msg)
-		}
-		if claim == nil || cluster.ClaimFullyBound(claim) {
-			continue
-		}
-		if delay, _ := delayBinding(snap, claim); delay && claim.Spec.VolumeName == "" {
-			unbound = append(unbound, claim)
-		}
+	var claims podClaims
+	if msg := claims.collect(snap, pod.Pod); msg != "" {
+		return out, errors.New(msg)
 	}
-	if len(unbound) == 0 {
+	if len(claims.unbound) == 0 {
 		return out, nil
 	}
-	sortBySize(unbound)
-	bindings, provision, ok := matchUnboundClaims(snap, unbound, n.Node)
+	sortBySize(claims.unbound)
+	bindings, provision, ok := matchUnboundClaims(snap, claims.unbound, n.Node)
 	if !ok {
 		return out, fmt.Errorf("node %q can no longer take the pod's unbound claims", node)
 	}
@@ -104,6 +96,21 @@ func (e *Engine) PodVolumes(snap *cluster.Snapshot, pod *cluster.Pod, node strin
 		out.Provisions = append(out.Provisions, c)
 	}
 	return out, nil
+}
+
+// preBindSettings are what PodVolumes reads of the profile, read once when
+// the engine is built: whether VolumeBinding runs at PreBind, and its
+// bindTimeoutSeconds.
+type preBindSettings struct {
+	volumes bool
+	timeout time.Duration
+}
+
+func (e *Engine) readPreBindSettings() {
+	e.preBind = preBindSettings{
+		volumes: slices.Contains(e.pointPlugins(PointPreBind), VolumeBinding),
+		timeout: e.volumeBindTimeout(),
+	}
 }
 
 // sortBySize orders claims by the storage they request, smallest first, so

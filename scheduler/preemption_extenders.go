@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -45,7 +46,7 @@ func (e *Engine) preemptionExtenders(snap *cluster.Snapshot, pod *cluster.Pod, c
 			}
 			return nil, err
 		}
-		for _, name := range sortedKeys(got) {
+		for _, name := range slices.Sorted(maps.Keys(got)) {
 			if len(got[name].Pods) > 0 {
 				continue
 			}
@@ -72,7 +73,7 @@ func (e *Engine) preemptionExtenders(snap *cluster.Snapshot, pod *cluster.Pod, c
 	for _, name := range order {
 		add(name)
 	}
-	for _, name := range sortedKeys(victims) {
+	for _, name := range slices.Sorted(maps.Keys(victims)) {
 		add(name)
 	}
 	return out, nil
@@ -88,7 +89,7 @@ func processPreemption(x Extender, snap *cluster.Snapshot, pod *cluster.Pod, can
 		return nil, err
 	}
 	out := make(map[string]Victims, len(got))
-	for _, name := range sortedKeys(got) {
+	for _, name := range slices.Sorted(maps.Keys(got)) {
 		node := snap.Node(name)
 		if node == nil {
 			return nil, fmt.Errorf("extender: %v names node %q for preemption, which is not in the cluster", x.Name(), name)
@@ -114,13 +115,4 @@ func podByUID(n *cluster.Node, uid types.UID) *cluster.Pod {
 		}
 	}
 	return nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -218,20 +217,10 @@ extenders:
 			if code != exitOK {
 				t.Fatal(err)
 			}
-			var res struct {
-				Node       string          `json:"node"`
-				Preemption json.RawMessage `json:"preemption"`
-			}
-			if err := json.Unmarshal([]byte(out), &res); err != nil {
-				t.Fatal(err)
-			}
-			var got bytes.Buffer
-			if err := json.Compact(&got, res.Preemption); err != nil {
-				t.Fatal(err)
-			}
+			node, preemption := placedPreemption(t, out)
 			want := strings.ReplaceAll(tc.preemption, "{url}", url)
-			if res.Node != "" || got.String() != want {
-				t.Errorf("node %q, preemption:\n %s\nwant no node and\n %s", res.Node, got.String(), want)
+			if node != "" || preemption != want {
+				t.Errorf("node %q, preemption:\n %s\nwant no node and\n %s", node, preemption, want)
 			}
 			table, code, err := execute(t, "place", "--snapshot", dump, "--scheduler-config", config, pod)
 			if code != exitOK {

@@ -397,19 +397,9 @@ func TestPlaceExplainsPreemption(t *testing.T) {
 			if code != exitOK {
 				t.Fatal(err)
 			}
-			var res struct {
-				Node       string          `json:"node"`
-				Preemption json.RawMessage `json:"preemption"`
-			}
-			if err := json.Unmarshal([]byte(out), &res); err != nil {
-				t.Fatal(err)
-			}
-			var got bytes.Buffer
-			if err := json.Compact(&got, res.Preemption); err != nil {
-				t.Fatal(err)
-			}
-			if res.Node != "" || got.String() != tc.preemption {
-				t.Errorf("node %q, preemption:\n %s\nwant no node and\n %s", res.Node, got.String(), tc.preemption)
+			node, preemption := placedPreemption(t, out)
+			if node != "" || preemption != tc.preemption {
+				t.Errorf("node %q, preemption:\n %s\nwant no node and\n %s", node, preemption, tc.preemption)
 			}
 			table, code, err := execute(t, "place", "--snapshot", dump, pod)
 			if code != exitOK {
@@ -420,4 +410,22 @@ func TestPlaceExplainsPreemption(t *testing.T) {
 			}
 		})
 	}
+}
+
+// placedPreemption reads `place -o json`: the chosen node and the
+// preemption object, compacted.
+func placedPreemption(t *testing.T, out string) (node, preemption string) {
+	t.Helper()
+	var res struct {
+		Node       string          `json:"node"`
+		Preemption json.RawMessage `json:"preemption"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	if err := json.Compact(&got, res.Preemption); err != nil {
+		t.Fatal(err)
+	}
+	return res.Node, got.String()
 }
