@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"os"
 	"testing"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
@@ -12,9 +13,10 @@ import (
 // BenchmarkPlan plans one whole cycle on generated clusters up to 5,000
 // nodes and 150,000 pods: with the built-in default policy as a CronJob runs
 // it (LowNodeUtilization and RemoveDuplicates, at most 5 evictions per node
-// and 50 per cycle), and with its limits lifted, so that the cycle does all
-// the work it finds. Building the snapshot is not timed; see cluster's
-// BenchmarkNew.
+// and 50 per cycle), with its limits lifted, so that the cycle does all the
+// work it finds, and with every strategy but HighNodeUtilization and no
+// limits (test/bench/every-strategy.yaml, the policy of make bench).
+// Building the snapshot is not timed; see cluster's BenchmarkNew.
 //
 //	go test -run '^$' -bench BenchmarkPlan -benchmem ./planner
 func BenchmarkPlan(b *testing.B) {
@@ -29,10 +31,18 @@ strategies:
 	if err != nil {
 		b.Fatal(err)
 	}
+	data, err := os.ReadFile("../test/bench/every-strategy.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	every, err := policy.Load(data, "every-strategy.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
 	policies := []struct {
 		name string
 		pol  *policy.Policy
-	}{{"default", policy.Default()}, {"unlimited", unlimited}}
+	}{{"default", policy.Default()}, {"unlimited", unlimited}, {"every", every}}
 	for _, size := range []struct{ nodes, pods int }{{500, 15000}, {5000, 150000}} {
 		snap, err := cluster.New(synthetic.Generate(synthetic.Spec{Seed: 1, Nodes: size.nodes, Pods: size.pods}), synthetic.Spec{}.Now)
 		if err != nil {

@@ -51,6 +51,7 @@ func (pl *Planner) newCycle(snap *cluster.Snapshot) *cycle {
 		budgets: newBudgets(),
 		step:    1,
 		moved:   make(map[*cluster.Pod]bool),
+		reports: make(map[string]int),
 		skips:   newSkips(pl.Policy.Enabled()),
 		plan:    &Plan{At: snap.Now, Moves: []Move{}, Skipped: []Skip{}, Predicted: pl.Policy.Replacements == policy.ReplacementsPredicted},
 		recent:  recentEvictions(pl.History, snap, pl.Policy.Cooldown.Duration),
@@ -77,6 +78,8 @@ type cycle struct {
 	guard strategies.Guard
 	// lastNoFit is the last placement that found no node.
 	lastNoFit noFit
+	// reports counts, per strategy, the pods it proposed or skipped.
+	reports map[string]int
 }
 
 // recentEvictions returns the latest eviction time of each workload evicted
@@ -171,6 +174,7 @@ func (c *cycle) check(strategy string, p *cluster.Pod) (Category, string) {
 
 // Move implements strategies.Mover.
 func (c *cycle) Move(strategy string, cand strategies.Candidate) strategies.Outcome {
+	c.reports[strategy]++
 	p := cand.Pod
 	if cat, why := c.check(strategy, p); why != "" {
 		// A pod already moved has no category: it is not news.
@@ -297,6 +301,7 @@ const reasonTemporaryNoExecute = "node(s) had a NoExecute taint that the pod tol
 
 // Skip implements strategies.Mover.
 func (c *cycle) Skip(strategy string, p *cluster.Pod, o strategies.Outcome) {
+	c.reports[strategy]++
 	cat, why := Category(o.Category), o.Reason
 	if cat == "" && why == "" {
 		cat, why = c.check(strategy, p)

@@ -18,27 +18,31 @@ const maxRounds = 8
 // could not do (a balancing move frees a node that a violating pod could not
 // go to), and without another round the next cycle would find that work
 // left over. A strategy runs again only when something changed since it
-// last ran, so that a round costs only what can find new work. What a
+// last ran, and not at all when its last run found nothing and no move can
+// give it work (strategies.Input.StaysIdle), so that a round costs only
+// what can find new work. What a
 // strategy skipped is what its latest run skipped; pods skipped by one
 // strategy and moved by another are not reported, and a pod skipped by two
 // is reported once (see skips.list).
 func (c *cycle) runRounds(in *strategies.Input) {
 	names := c.planner.Policy.Enabled()
 	seen := make(map[string]uint64, len(names))
+	idle := make(map[string]bool, len(names))
 	for round := 1; round <= maxRounds; round++ {
 		start := in.Changes()
 		for _, name := range names {
 			if c.Exhausted() {
 				break
 			}
-			if at, ran := seen[name]; ran && at == in.Changes() {
-				continue // nothing changed since it last looked
+			if at, ran := seen[name]; idle[name] || ran && at == in.Changes() {
+				continue // nothing it could see changed since it last looked
 			}
-			before := len(c.plan.Moves)
+			before, reported := len(c.plan.Moves), c.reports[name]
 			c.skips.begin(name)
 			strategies.Get(name).Run(in)
 			c.skips.end(name, c.Exhausted())
 			seen[name] = in.Changes()
+			idle[name] = c.reports[name] == reported && in.StaysIdle(name)
 			klog.V(1).InfoS("Strategy planned", "strategy", name, "round", round, "moves", len(c.plan.Moves)-before,
 				"skipped", len(c.skips.byStrategy[name]))
 		}

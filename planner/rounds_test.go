@@ -1,9 +1,14 @@
 package planner
 
 import (
+	"bytes"
+	"flag"
+	"os"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 )
@@ -35,4 +40,67 @@ func TestRoundsLetEarlierStrategiesUseRoomMadeLater(t *testing.T) {
 	if len(p.Skipped) != 0 {
 		t.Errorf("skipped %s, want none: v-0 moved in the second round", skipped(p))
 	}
+}
+
+// A strategy whose candidates depend only on each pod and its own node
+// runs once when it finds nothing: later moves cannot give it work. One
+// that looks for room elsewhere, as preferred node affinity does, runs
+// again after the moves. Here RemoveDuplicates moves web-0 in the first
+// round, which makes a second round.
+func TestRoundsSkipAStrategyThatNoMoveCanGiveWork(t *testing.T) {
+	for _, tc := range []struct {
+		name, strategy, args string
+		runs                 int
+	}{
+		{"PodLifeTime with only young pods", "PodLifeTime", "{maxPodLifeTimeSeconds: 86400}", 1},
+		{"RemovePodsHavingTooManyRestarts without restarts", "RemovePodsHavingTooManyRestarts", "{podRestartThreshold: 5}", 1},
+		{"RemovePodsViolatingNodeTaints without taints", "RemovePodsViolatingNodeTaints", "{}", 1},
+		{"RemoveFailedPods without failed pods", "RemoveFailedPods", "{}", 1},
+		{"required node affinity that every node meets", "RemovePodsViolatingNodeAffinity",
+			"{nodeAffinityType: [requiredDuringSchedulingIgnoredDuringExecution]}", 1},
+		{"preferred node affinity: a move can make room on a better node", "RemovePodsViolatingNodeAffinity",
+			"{nodeAffinityType: [preferredDuringSchedulingIgnoredDuringExecution]}", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			snap := ct.Snapshot(t,
+				ct.Node("n1"), ct.Node("n2"),
+				ct.DeploymentReplicaSet("shop", "web"),
+				ct.Pod("shop", "web-0").On("n1").Requests("100m", "").Deployment("web"),
+				ct.Pod("shop", "web-1").On("n1").Requests("100m", "").Deployment("web"),
+			)
+			logs := captureLogs(t)
+			pol := loadPolicy(t, "cooldown: 0s\nstrategies:\n  "+tc.strategy+": "+tc.args+"\n  RemoveDuplicates: {}\n")
+			p := (&Planner{Policy: pol, Placer: engine(t)}).Plan(snap)
+			if len(p.Moves) != 1 {
+				t.Fatalf("moves %v, want RemoveDuplicates' one", p.Moves)
+			}
+			klog.Flush()
+			if got := strings.Count(logs.String(), `"Strategy planned" strategy="`+tc.strategy+`"`); got != tc.runs {
+				t.Errorf("%s ran %d times, want %d:\n%s", tc.strategy, got, tc.runs, logs)
+			}
+		})
+	}
+}
+
+// captureLogs sends klog's output at -v=1 to the returned buffer until the
+// test ends, then restores stderr and verbosity 0.
+func captureLogs(t *testing.T) *bytes.Buffer {
+	t.Helper()
+	var logs bytes.Buffer
+	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(fs)
+	if err := fs.Set("v", "1"); err != nil {
+		t.Fatal(err)
+	}
+	klog.LogToStderr(false)
+	klog.SetOutputBySeverity("INFO", &logs)
+	t.Cleanup(func() {
+		klog.Flush()
+		klog.SetOutput(os.Stderr)
+		klog.LogToStderr(true)
+		if err := fs.Set("v", "0"); err != nil {
+			t.Error(err)
+		}
+	})
+	return &logs
 }

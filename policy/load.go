@@ -325,6 +325,18 @@ func (p *Policy) Enabled() []string {
 	return names
 }
 
+// ArgsOf returns the arguments of the strategy wherever it is enabled: in
+// the global settings and in each override, in that order.
+func (p *Policy) ArgsOf(name string) []StrategyArgs {
+	var out []StrategyArgs
+	for _, s := range p.allSettings() {
+		if a := s.Args(name); a != nil {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
 func (p *Policy) allSettings() []*Settings {
 	all := []*Settings{&p.global}
 	for i := range p.overrides {

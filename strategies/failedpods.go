@@ -24,6 +24,9 @@ const failedPodsName = "RemoveFailedPods"
 
 func (failedPods) Name() string { return failedPodsName }
 
+// placementFree: a pod's phase, age and exit codes.
+func (failedPods) placementFree(*Input) bool { return true }
+
 func (s failedPods) Run(in *Input) {
 	var found []ranked
 	in.eachBoundPod(func(p *cluster.Pod) {

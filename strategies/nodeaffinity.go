@@ -31,6 +31,17 @@ func (nodeAffinity) Name() string { return nodeAffinityName }
 // preferred node affinity with less weight than its node.
 func (nodeAffinity) guardRule(in *Input) guardRule { return &preferredAffinityRule{in: in} }
 
+// placementFree: a pod's required node affinity and the labels of its node.
+// Preferred node affinity looks for a better node that has room.
+func (s nodeAffinity) placementFree(in *Input) bool {
+	for _, a := range in.Policy.ArgsOf(s.Name()) {
+		if a, ok := a.(*policy.RemovePodsViolatingNodeAffinityArgs); !ok || a.Checks(policy.PreferredDuringScheduling) {
+			return false
+		}
+	}
+	return true
+}
+
 func (s nodeAffinity) Run(in *Input) {
 	for _, n := range in.Nodes() {
 		for _, p := range slices.Clone(n.Pods()) {

@@ -32,6 +32,9 @@ func (nodeTaints) Name() string { return nodeTaintsName }
 // (NoSchedule ones the scheduler already refuses).
 func (nodeTaints) guardRule(in *Input) guardRule { return preferNoScheduleRule{in: in} }
 
+// placementFree: a pod and the taints of its node.
+func (nodeTaints) placementFree(*Input) bool { return true }
+
 func (s nodeTaints) Run(in *Input) {
 	for _, n := range in.Nodes() {
 		if len(n.Spec.Taints) == 0 {

@@ -26,6 +26,9 @@ const podLifeTimeName = "PodLifeTime"
 
 func (podLifeTime) Name() string { return podLifeTimeName }
 
+// placementFree: a pod's age, phase and conditions.
+func (podLifeTime) placementFree(*Input) bool { return true }
+
 func (s podLifeTime) Run(in *Input) {
 	var found []ranked
 	in.eachBoundPod(func(p *cluster.Pod) {

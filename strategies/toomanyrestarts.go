@@ -22,6 +22,9 @@ const tooManyRestartsName = "RemovePodsHavingTooManyRestarts"
 
 func (tooManyRestarts) Name() string { return tooManyRestartsName }
 
+// placementFree: a pod's restart counts.
+func (tooManyRestarts) placementFree(*Input) bool { return true }
+
 func (s tooManyRestarts) Run(in *Input) {
 	var found []ranked
 	for _, n := range in.Nodes() {
