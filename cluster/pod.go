@@ -59,6 +59,9 @@ type Pod struct {
 
 	// id indexes the snapshot's placement table.
 	id int
+	// controller is the pod's controller reference, found once: strategies
+	// ask for it of every pod they look at.
+	controller *metav1.OwnerReference
 }
 
 func newPod(p *corev1.Pod, id int) *Pod {
@@ -97,6 +100,7 @@ func newPodWith(p *corev1.Pod, id int, scratch corev1.ResourceList) *Pod {
 		Priority:            corev1helpers.PodPriority(p),
 		QoS:                 qosClass(p),
 		id:                  id,
+		controller:          metav1.GetControllerOfNoCopy(p),
 	}
 }
 
@@ -175,7 +179,7 @@ func (p *Pod) ContainerNonZeroRequests() Resources {
 
 // Controller returns the pod's controlling owner reference, or nil.
 func (p *Pod) Controller() *metav1.OwnerReference {
-	return metav1.GetControllerOfNoCopy(p.Pod)
+	return p.controller
 }
 
 // IsMirror reports whether the pod is the API mirror of a static pod, which

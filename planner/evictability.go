@@ -76,14 +76,18 @@ func protection(snap *cluster.Snapshot, pol *policy.Policy, ev *policy.Evictable
 		}
 	}
 	if !*ev.SystemCritical {
-		threshold, name, known := priorityThreshold(snap, ev)
+		threshold, class, known := priorityThreshold(snap, ev)
 		if !known {
 			// The commands refuse such a policy; a program that plans with
 			// it anyway must not move what the policy meant to protect.
-			return Protected, fmt.Sprintf("evictable.priorityThreshold.name names %s, which the cluster does not have", name)
+			return Protected, fmt.Sprintf("evictable.priorityThreshold.name names PriorityClass %s, which the cluster does not have", class)
 		}
 		if p.Priority >= threshold {
-			return Protected, fmt.Sprintf("priority %d is at or above the protected threshold %d (%s)", p.Priority, threshold, name)
+			from := "evictable.priorityThreshold.value"
+			if class != "" {
+				from = "PriorityClass " + class
+			}
+			return Protected, fmt.Sprintf("priority %d is at or above the protected threshold %d (%s)", p.Priority, threshold, from)
 		}
 	}
 	if !*ev.LocalStorage && p.HasLocalStorage() {
@@ -132,18 +136,20 @@ func protection(snap *cluster.Snapshot, pol *policy.Policy, ev *policy.Evictable
 }
 
 // priorityThreshold returns the priority at and above which pods are
-// protected and where it comes from; known is false when the policy names a
-// class the snapshot does not hold.
-func priorityThreshold(snap *cluster.Snapshot, ev *policy.Evictable) (threshold int32, from string, known bool) {
+// protected and the PriorityClass it is the value of ("" for a value the
+// policy gives); known is false when the policy names a class the snapshot
+// does not hold. It is asked for every pod a strategy looks at: nothing is
+// formatted here.
+func priorityThreshold(snap *cluster.Snapshot, ev *policy.Evictable) (threshold int32, class string, known bool) {
 	name := systemClusterCritical
 	if t := ev.PriorityThreshold; t != nil {
 		if t.Value != nil {
-			return *t.Value, "evictable.priorityThreshold.value", true
+			return *t.Value, "", true
 		}
 		name = t.Name
 	}
 	v, ok := snap.PriorityClassValue(name)
-	return v, "PriorityClass " + name, ok
+	return v, name, ok
 }
 
 // autoscalerProtection returns why an autoscaler's annotation keeps the pod

@@ -1,6 +1,10 @@
 package scheduler
 
 import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -91,5 +95,32 @@ func TestExplainReportsTheFirstFailingFilterOfEachNode(t *testing.T) {
 	}
 	if len(res.Nodes[2].Scores) == 0 {
 		t.Errorf("the feasible node has no per-plugin scores")
+	}
+}
+
+// An Accept that words its reason per node gives as many reasons as
+// nodes; every one is counted, and the same reason given again, after
+// others, adds to its count.
+func TestMessageCountsManyDistinctAcceptReasons(t *testing.T) {
+	var nodes []corev1.Node
+	for i := range 40 {
+		nodes = append(nodes, ct.Node(fmt.Sprintf("n%02d", i)).Obj())
+	}
+	s := newSnapshot(t, nodes, []corev1.Pod{incomingPod().Obj()})
+	res := defaultEngine(t).Schedule(s, incoming(t, s), Options{
+		Accept: func(n *cluster.Node) (bool, string) {
+			// n00 and n20 share a reason, n01 and n21 too, and so on.
+			i, _ := strconv.Atoi(n.Name[1:])
+			return false, fmt.Sprintf("node(s) in rack %d", i%20)
+		},
+	})
+	var parts []string
+	for i := range 20 {
+		parts = append(parts, fmt.Sprintf("2 node(s) in rack %d", i))
+	}
+	sort.Strings(parts)
+	want := "0/40 nodes are available: " + strings.Join(parts, ", ") + "."
+	if res.Message != want {
+		t.Errorf("message\n %q\nwant\n %q", res.Message, want)
 	}
 }

@@ -207,6 +207,9 @@ type duplicatesRule struct {
 	active bool
 	share  int32
 	counts []int32 // by node index
+	// refusal is the reason for a node that holds its share: one string
+	// for every node a placement refuses.
+	refusal string
 	// groups holds the pods of each workload's group of duplicates that
 	// are not terminating, by what moves do not change: its workload and
 	// images.
@@ -245,7 +248,7 @@ func (r *duplicatesRule) check(v view, _ string, p *cluster.Pod, n *cluster.Node
 		r.prepare(v, p)
 	}
 	if r.active && r.counts[n.Index()]+1 > r.share {
-		return false, fmt.Sprintf("node(s) already had their share of the workload's pods (RemoveDuplicates: %d per node)", r.share)
+		return false, r.refusal
 	}
 	return true, ""
 }
@@ -276,4 +279,7 @@ func (r *duplicatesRule) prepare(v view, p *cluster.Pod) {
 	}
 	share, homes := duplicateShare(in, p, size)
 	r.active, r.share = size >= 2 && homes > 0, int32(share)
+	if r.active {
+		r.refusal = fmt.Sprintf("node(s) already had their share of the workload's pods (RemoveDuplicates: %d per node)", r.share)
+	}
 }
