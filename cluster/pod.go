@@ -59,9 +59,12 @@ type Pod struct {
 
 	// id indexes the snapshot's placement table.
 	id int
-	// controller is the pod's controller reference, found once: strategies
-	// ask for it of every pod they look at.
-	controller *metav1.OwnerReference
+	// controller is the pod's controller reference, and the flags what
+	// its metadata says, found once: strategies ask of every pod they look
+	// at, and these answers then cost no read of the pod's object.
+	controller  *metav1.OwnerReference
+	daemonSet   bool
+	terminating bool
 }
 
 func newPod(p *corev1.Pod, id int) *Pod {
@@ -90,6 +93,7 @@ func newPodWith(p *corev1.Pod, id int, scratch corev1.ResourceList) *Pod {
 	if hasStatusResources(p) {
 		held, heldNonZero = requests(p, heldRequestsOptions(scratch), nonZeroDefaults)
 	}
+	controller := metav1.GetControllerOfNoCopy(p)
 	return &Pod{
 		Pod:                 p,
 		Key:                 p.Namespace + "/" + p.Name,
@@ -100,7 +104,9 @@ func newPodWith(p *corev1.Pod, id int, scratch corev1.ResourceList) *Pod {
 		Priority:            corev1helpers.PodPriority(p),
 		QoS:                 qosClass(p),
 		id:                  id,
-		controller:          metav1.GetControllerOfNoCopy(p),
+		controller:          controller,
+		daemonSet:           controller != nil && controller.Kind == "DaemonSet",
+		terminating:         p.DeletionTimestamp != nil,
 	}
 }
 
@@ -195,13 +201,12 @@ func (p *Pod) IsMirror() bool {
 // IsDaemonSetPod reports whether a DaemonSet controls the pod; such a pod
 // would be recreated on the same node, so moving it is never possible.
 func (p *Pod) IsDaemonSetPod() bool {
-	c := p.Controller()
-	return c != nil && c.Kind == "DaemonSet"
+	return p.daemonSet
 }
 
 // IsTerminating reports whether the pod is already being deleted.
 func (p *Pod) IsTerminating() bool {
-	return p.DeletionTimestamp != nil
+	return p.terminating
 }
 
 // IsTerminal reports whether the pod has finished: it no longer holds
