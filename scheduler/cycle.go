@@ -45,8 +45,18 @@ type Cycle struct {
 	onlyBy        string
 	onlyReason    []string
 	// acceptReasons holds, by node index, why Accept refused the node;
-	// only the entries of nodes with verdictAccept are current.
+	// only the entries of nodes with verdictAccept are current. So do
+	// filterReasons, the reasons of the filter that rejected a node, for
+	// nodes with a verdictFilter verdict, and staticBy, the position in
+	// static of the check that rejected a node, for nodes with
+	// verdictStatic. staticPlugin gives, for each static check, the
+	// position in active of its plugin, and firstDynamic is the position of
+	// the first filter that is not static.
 	acceptReasons []string
+	filterReasons [][]string
+	staticBy      []uint8
+	staticPlugin  []uint8
+	firstDynamic  int
 	rejectedBy    string
 	rejectReason  []string
 	ext           *extenderVerdicts
@@ -95,6 +105,9 @@ func (e *Engine) newCycle(snap *cluster.Snapshot, pod *cluster.Pod) *Cycle {
 		scratch:       c.scratch,
 		int32s:        c.int32s,
 		acceptReasons: c.acceptReasons,
+		filterReasons: c.filterReasons,
+		staticBy:      c.staticBy,
+		staticPlugin:  c.staticPlugin[:0],
 		verdict:       zeroed(&c.verdict, len(snap.Nodes())),
 		excluded:      zeroed(&c.excluded, len(snap.Nodes())),
 	}
@@ -111,7 +124,8 @@ func (e *Engine) putCycle(c *Cycle) {
 			s.reset()
 		}
 	}
-	*c = Cycle{states: c.states, active: c.active[:0], static: c.static[:0], dynamic: c.dynamic[:0], verdict: c.verdict, excluded: c.excluded, feasible: c.feasible, totals: c.totals, scratch: c.scratch, int32s: c.int32s, acceptReasons: c.acceptReasons}
+	*c = Cycle{states: c.states, active: c.active[:0], static: c.static[:0], dynamic: c.dynamic[:0], verdict: c.verdict, excluded: c.excluded, feasible: c.feasible, totals: c.totals, scratch: c.scratch, int32s: c.int32s,
+		acceptReasons: c.acceptReasons, filterReasons: c.filterReasons, staticBy: c.staticBy, staticPlugin: c.staticPlugin[:0]}
 	e.cycles.Put(c)
 }
 
@@ -186,6 +200,17 @@ func (c *Cycle) reasonsOf(i int) (string, []string) {
 		st := c.nominated.failed[int32(i)]
 		return st.plugin, st.reasons
 	case verdictStatic:
+		// The plugin whose check rejected the node is the first to reject
+		// it when only static filters come before it: those passed their
+		// checks. Otherwise an earlier filter, not run, may reject it too.
+		k := c.staticBy[i]
+		if a := int(c.staticPlugin[k]); a < c.firstDynamic {
+			f := c.active[a]
+			if r := c.static[k].reasons(i); r != nil {
+				return f.Name(), r
+			}
+			return f.Name(), f.Filter(c, i)
+		}
 		for _, f := range c.active {
 			if r := f.Filter(c, i); r != nil {
 				return f.Name(), r
@@ -193,8 +218,7 @@ func (c *Cycle) reasonsOf(i int) (string, []string) {
 		}
 		return "", nil
 	default:
-		f := c.active[v-verdictFilter]
-		return f.Name(), f.Filter(c, i)
+		return c.active[v-verdictFilter].Name(), c.filterReasons[i]
 	}
 }
 

@@ -362,12 +362,14 @@ func (c *Cycle) filterNode(i int, only map[string]bool, static []NodeCheck, dyna
 	for k := range static {
 		if static[k].rejects(i) {
 			c.verdict[i] = verdictStatic
+			c.staticBy[i] = uint8(k)
 			return false
 		}
 	}
 	for _, k := range dynamic {
-		if c.active[k].Filter(c, i) != nil {
+		if r := c.active[k].Filter(c, i); r != nil {
 			c.verdict[i] = verdictFilter + uint8(k)
+			c.filterReasons[i] = r
 			return false
 		}
 	}

@@ -94,3 +94,48 @@ func BenchmarkScheduleAntiAffinityAllNodes(b *testing.B) {
 // BenchmarkScheduleStateful places StatefulSet pods, each with a claim
 // bound to a zonal disk: the volume filters run for every one.
 func BenchmarkScheduleStateful(b *testing.B) { benchmarkMoves(b, synthetic.KindStateful, 0) }
+
+// BenchmarkScheduleNoFit asks where pods go that fit on no other node (the
+// GPU pods of a full pool, most of them): every node is filtered, and the
+// message counts each one's reason, as for every pod a planner cannot
+// move.
+func BenchmarkScheduleNoFit(b *testing.B) {
+	base := benchCluster()
+	e, err := NewEngine(DefaultProfile())
+	if err != nil {
+		b.Fatal(err)
+	}
+	snap := base.Fork()
+	var pods []*cluster.Pod
+	for _, p := range base.Pods() {
+		from := snap.NodeOf(p)
+		if from == nil || p.Labels[synthetic.KindLabel] != synthetic.KindBasic || len(pods) >= 200 {
+			continue
+		}
+		snap.Remove(p)
+		res := e.Schedule(snap, p, Options{Exclude: []string{from.Name}})
+		if err := snap.Place(p, from.Name); err != nil {
+			b.Fatal(err)
+		}
+		if res.Node == "" {
+			pods = append(pods, p)
+		}
+	}
+	if len(pods) == 0 {
+		b.Fatal("every pod fits somewhere")
+	}
+	i := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		p := pods[i%len(pods)]
+		i++
+		from := snap.NodeOf(p)
+		snap.Remove(p)
+		if res := e.Schedule(snap, p, Options{Exclude: []string{from.Name}}); res.Node != "" {
+			b.Fatalf("%s fits on %s", p.Key, res.Node)
+		}
+		if err := snap.Place(p, from.Name); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -72,14 +72,34 @@ type NodeCheck struct {
 	// Pass says that Bits marks the nodes that pass; otherwise it marks
 	// those turned down.
 	Pass bool
+	// Reason, when set, is what Filter says of every node the check turns
+	// down; Reasons, when set, what it says by entry of Bits. Without
+	// either, a message asks Filter again for each node turned down.
+	Reason  []string
+	Reasons [][]string
 }
 
 func (k *NodeCheck) rejects(i int) bool {
-	j := i
+	return k.Bits[k.entry(i)] != k.Pass
+}
+
+func (k *NodeCheck) entry(i int) int {
 	if k.Group != nil {
-		j = int(k.Group[i])
+		return int(k.Group[i])
 	}
-	return k.Bits[j] != k.Pass
+	return i
+}
+
+// reasons returns what the check says of node i, which it turns down, or
+// nil when Filter has to be asked.
+func (k *NodeCheck) reasons(i int) []string {
+	if k.Reason != nil {
+		return k.Reason
+	}
+	if k.Reasons != nil {
+		return k.Reasons[k.entry(i)]
+	}
+	return nil
 }
 
 // PostFilterPlugin runs when the pod fits no node, as kube-scheduler's

@@ -88,10 +88,10 @@ func (p *nodeAffinity) Filter(c *Cycle, i int) []string {
 
 func (p *nodeAffinity) AppendStaticChecks(c *Cycle, checks []NodeCheck) []NodeCheck {
 	if added := p.addedSelection(c); added != nil {
-		checks = append(checks, NodeCheck{Bits: added, Pass: true})
+		checks = append(checks, NodeCheck{Bits: added, Pass: true, Reason: reasonEnforcedAffinity})
 	}
 	if sel := c.requiredAffinitySelection(); sel != nil {
-		checks = append(checks, NodeCheck{Bits: sel, Pass: true})
+		checks = append(checks, NodeCheck{Bits: sel, Pass: true, Reason: reasonNodeAffinity})
 	}
 	return checks
 }

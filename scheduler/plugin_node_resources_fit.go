@@ -126,9 +126,12 @@ func checkShape(shape []configv1.UtilizationShapePoint, field string, bad func(s
 // order.
 type fitState struct {
 	scalars []corev1.ResourceName
-	// reasons caches the reason lists of the common combinations of
-	// insufficient pods, cpu, memory and ephemeral-storage, by bit.
-	reasons [16][]string
+	// reasons caches the reason lists by combination of what is
+	// insufficient: the bits of pods, cpu, memory and ephemeral-storage
+	// (short…), and above them one bit per scalar, in the order of
+	// scalars. A pod that fits nowhere gives one of a few lists on
+	// thousands of nodes.
+	reasons map[uint64][]string
 }
 
 const (
@@ -136,12 +139,48 @@ const (
 	shortCPU
 	shortMemory
 	shortEphemeral
+	// shortScalars is the bit of the first scalar; a pod with more
+	// extended resources than bits left has no cached lists.
+	shortScalars     = 4
+	maxCachedScalars = 64 - shortScalars
 )
 
 // Reset keeps the scalars' buffer.
 func (s *fitState) Reset() {
 	s.scalars = s.scalars[:0]
-	s.reasons = [16][]string{}
+	clear(s.reasons)
+}
+
+// reasonsFor returns the reasons of the combination short: the pods, cpu,
+// memory and ephemeral-storage reasons, then each scalar's, as
+// kube-scheduler lists them.
+func (s *fitState) reasonsFor(short uint64) []string {
+	if r, ok := s.reasons[short]; ok {
+		return r
+	}
+	var reasons []string
+	if short&shortPods != 0 {
+		reasons = append(reasons, ErrReasonTooManyPods)
+	}
+	if short&shortCPU != 0 {
+		reasons = append(reasons, ErrReasonInsufficientCPU)
+	}
+	if short&shortMemory != 0 {
+		reasons = append(reasons, ErrReasonInsufficientMemory)
+	}
+	if short&shortEphemeral != 0 {
+		reasons = append(reasons, ErrReasonInsufficientStorage)
+	}
+	for k, name := range s.scalars {
+		if short&(1<<(shortScalars+k)) != 0 {
+			reasons = append(reasons, errReasonInsufficientResource+string(name))
+		}
+	}
+	if s.reasons == nil {
+		s.reasons = make(map[uint64][]string)
+	}
+	s.reasons[short] = reasons
+	return reasons
 }
 
 func (*nodeResourcesFit) Name() string { return NodeResourcesFit }
@@ -156,7 +195,7 @@ func (f *nodeResourcesFit) PreFilter(c *Cycle) PreFilterResult {
 		st.scalars = append(st.scalars, name)
 	}
 	slices.Sort(st.scalars)
-	st.reasons = [16][]string{}
+	clear(st.reasons)
 	return PreFilterResult{}
 }
 
@@ -169,7 +208,7 @@ func (f *nodeResourcesFit) Filter(c *Cycle, i int) []string {
 	st := State[fitState](c, f.key)
 	n := c.nodes[i]
 	req := &c.pod.SpecRequests
-	short := 0
+	var short uint64
 	if n.Requested.Pods+1 > n.Allocatable.Pods {
 		short |= shortPods
 	}
@@ -182,33 +221,22 @@ func (f *nodeResourcesFit) Filter(c *Cycle, i int) []string {
 	if req.EphemeralStorage > 0 && req.EphemeralStorage > n.Allocatable.EphemeralStorage-n.Requested.EphemeralStorage {
 		short |= shortEphemeral
 	}
-	var scalars []string
-	for _, name := range st.scalars {
+	var uncached []string
+	for k, name := range st.scalars {
 		if req.Scalar[name] > n.Allocatable.Scalar[name]-n.Requested.Scalar[name] {
-			scalars = append(scalars, errReasonInsufficientResource+string(name))
+			if k < maxCachedScalars {
+				short |= 1 << (shortScalars + k)
+			} else {
+				uncached = append(uncached, errReasonInsufficientResource+string(name))
+			}
 		}
 	}
-	if short == 0 && scalars == nil {
+	if short == 0 && uncached == nil {
 		return nil
 	}
-	reasons := st.reasons[short]
-	if reasons == nil {
-		if short&shortPods != 0 {
-			reasons = append(reasons, ErrReasonTooManyPods)
-		}
-		if short&shortCPU != 0 {
-			reasons = append(reasons, ErrReasonInsufficientCPU)
-		}
-		if short&shortMemory != 0 {
-			reasons = append(reasons, ErrReasonInsufficientMemory)
-		}
-		if short&shortEphemeral != 0 {
-			reasons = append(reasons, ErrReasonInsufficientStorage)
-		}
-		st.reasons[short] = reasons
-	}
-	if scalars != nil {
-		return append(slices.Clip(reasons), scalars...)
+	reasons := st.reasonsFor(short)
+	if uncached != nil {
+		return append(slices.Clip(reasons), uncached...)
 	}
 	return reasons
 }

@@ -65,7 +65,7 @@ func (p *taintToleration) AppendStaticChecks(c *Cycle, checks []NodeCheck) []Nod
 	for id, r := range reasons {
 		rejected[id] = r != nil
 	}
-	return append(checks, NodeCheck{Group: g.of, Bits: rejected})
+	return append(checks, NodeCheck{Group: g.of, Bits: rejected, Reasons: reasons})
 }
 
 // Score is the count of untolerated PreferNoSchedule taints, normalized and

@@ -21,7 +21,8 @@ import (
 // from fixed seeds and checks that the engine's feasible nodes are exactly
 // the nodes a plain, slow implementation of every hard constraint accepts:
 // each node the engine accepts satisfies every constraint, and each node it
-// rejects violates one.
+// rejects violates one, for the reasons that the filter turning it down
+// gives when asked about that node alone.
 func TestFeasibilityMatchesAReferenceImplementation(t *testing.T) {
 	checked, feasible := 0, 0
 	for seed := uint64(1); seed <= 40; seed++ {
@@ -36,6 +37,11 @@ func TestFeasibilityMatchesAReferenceImplementation(t *testing.T) {
 				want, why := referenceFits(s, p, n)
 				if nr.Feasible != want {
 					t.Fatalf("seed %d, pod %s, node %s: engine feasible=%v (%s), reference %v (%s)", seed, name, n.Name, nr.Feasible, nr.Reason, want, why)
+				}
+				// The reasons the search recorded are those of the first
+				// filter that turns the node down, asked alone.
+				if fits, reason := e.Fits(s, p, n); fits != nr.Feasible || !fits && reason != nr.Reason {
+					t.Fatalf("seed %d, pod %s, node %s: searched %v (%s), asked alone %v (%s)", seed, name, n.Name, nr.Feasible, nr.Reason, fits, reason)
 				}
 				checked++
 				if want {

@@ -8,15 +8,30 @@ package scheduler
 // inline before it calls the other filters; a node that fails is recorded as
 // verdictStatic, and which filter rejected it is worked out again only for a
 // message.
+//
+// It also readies the per-node records of why a node was turned down: the
+// filter loop records, for a node a static check rejects, which check it
+// was, and, for a node another filter rejects, that filter's reasons, so
+// that a message does not run the filters again.
 func (c *Cycle) staticFilters(active []FilterPlugin) ([]NodeCheck, []int) {
 	static, dynamic := c.static[:0], c.dynamic[:0]
+	c.staticPlugin = c.staticPlugin[:0]
+	c.firstDynamic = len(active)
 	for k, f := range active {
 		if sf, ok := f.(StaticFilterPlugin); ok {
 			static = sf.AppendStaticChecks(c, static)
+			for len(c.staticPlugin) < len(static) {
+				c.staticPlugin = append(c.staticPlugin, uint8(k))
+			}
 			continue
 		}
+		c.firstDynamic = min(c.firstDynamic, k)
 		dynamic = append(dynamic, k)
 	}
 	c.static, c.dynamic = static, dynamic
+	if len(c.staticBy) < len(c.nodes) {
+		c.staticBy = make([]uint8, len(c.nodes))
+		c.filterReasons = make([][]string, len(c.nodes))
+	}
 	return static, dynamic
 }
