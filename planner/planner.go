@@ -52,6 +52,7 @@ func (pl *Planner) newCycle(snap *cluster.Snapshot) *cycle {
 		step:    1,
 		moved:   make(map[*cluster.Pod]bool),
 		reports: make(map[string]int),
+		nodes:   newNodeFacts(pl.Policy, snap),
 		skips:   newSkips(pl.Policy.Enabled()),
 		plan:    &Plan{At: snap.Now, Moves: []Move{}, Skipped: []Skip{}, Predicted: pl.Policy.Replacements == policy.ReplacementsPredicted},
 		recent:  recentEvictions(pl.History, snap, pl.Policy.Cooldown.Duration),
@@ -80,6 +81,29 @@ type cycle struct {
 	lastNoFit noFit
 	// reports counts, per strategy, the pods it proposed or skipped.
 	reports map[string]int
+	// nodes holds, by node index, what the acceptor asks of every node a
+	// placement looks at and no move changes, so that it reads no node
+	// object.
+	nodes []nodeFacts
+}
+
+// nodeFacts is what a target's acceptor needs to know of a node.
+type nodeFacts struct {
+	// selected: the policy's nodeSelector selects the node.
+	selected bool
+	// noExecute: the node has a NoExecute taint.
+	noExecute bool
+}
+
+func newNodeFacts(pol *policy.Policy, snap *cluster.Snapshot) []nodeFacts {
+	facts := make([]nodeFacts, len(snap.Nodes()))
+	for i, n := range snap.Nodes() {
+		facts[i].selected = pol.SelectsNode(n.Labels)
+		for _, t := range n.Spec.Taints {
+			facts[i].noExecute = facts[i].noExecute || t.Effect == corev1.TaintEffectNoExecute
+		}
+	}
+	return facts
 }
 
 // recentEvictions returns the latest eviction time of each workload evicted
@@ -272,16 +296,18 @@ func (c *cycle) place(p *cluster.Pod, from *cluster.Node, accept func(*cluster.N
 // scheduler's filters: one of the policy's nodes, one the pod may stay on,
 // the guard, the strategy's own condition.
 func (c *cycle) acceptor(p *cluster.Pod, accept func(*cluster.Node) (bool, string)) func(*cluster.Node) (bool, string) {
-	pol := c.planner.Policy
 	return func(n *cluster.Node) (bool, string) {
-		if !pol.SelectsNode(n.Labels) {
+		facts := c.nodes[n.Index()]
+		if !facts.selected {
 			return false, "node(s) were not selected by the policy's nodeSelector"
 		}
 		// kube-scheduler admits the pod there, and the taint manager
 		// evicts it when its tolerationSeconds are up: a move that only
 		// postpones a disruption.
-		if _, _, temporary := cluster.TemporaryNoExecute(p.Pod, n.Node); temporary {
-			return false, reasonTemporaryNoExecute
+		if facts.noExecute {
+			if _, _, temporary := cluster.TemporaryNoExecute(p.Pod, n.Node); temporary {
+				return false, reasonTemporaryNoExecute
+			}
 		}
 		if c.guard != nil {
 			if ok, why := c.guard(p, n); !ok {
