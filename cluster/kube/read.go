@@ -61,7 +61,13 @@ func ReadObjects(ctx context.Context, client kubernetes.Interface) (cluster.Obje
 		return listPages(ctx, nodePageSize, core.Nodes().List, nodeItems, &objs.Nodes, trimmed[corev1.Node])
 	})
 	read("pods", func(ctx context.Context) error {
-		return listPages(ctx, podPageSize, core.Pods(all).List, podItems, &objs.Pods, trimmed[corev1.Pod])
+		// A workload's pods carry the same labels, containers, tolerations
+		// and owners: kept once, not once a pod.
+		shared := cluster.NewPodSharer()
+		return listPages(ctx, podPageSize, core.Pods(all).List, podItems, &objs.Pods, func(p *corev1.Pod) {
+			trimmed(p)
+			shared.Share(p)
+		})
 	})
 	read("poddisruptionbudgets", func(ctx context.Context) error {
 		return listPages(ctx, pageSize, client.PolicyV1().PodDisruptionBudgets(all).List,

@@ -100,6 +100,11 @@ func TestReadObjectsPaginates(t *testing.T) {
 	if got := last.Spec.Containers[0].Resources.Requests.Cpu().String(); got != "100m" {
 		t.Errorf("cpu request %s, want 100m kept", got)
 	}
+	// Pods of different pages with the same containers hold one copy of
+	// them, as a dump's decoder shares them.
+	if first := objs.Pods[0]; &first.Spec.Containers[0] != &last.Spec.Containers[0] {
+		t.Errorf("the first and the last pod hold their own copies of the same containers")
+	}
 }
 
 // A continue token can expire between two pages when the API server
