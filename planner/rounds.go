@@ -1,6 +1,10 @@
 package planner
 
 import (
+	"context"
+	"runtime/pprof"
+	"strconv"
+
 	"k8s.io/klog/v2"
 
 	"github.com/kube-rebalancer/rebalancer/strategies"
@@ -39,7 +43,11 @@ func (c *cycle) runRounds(in *strategies.Input) {
 			}
 			before, reported := len(c.plan.Moves), c.reports[name]
 			c.skips.begin(name)
-			strategies.Get(name).Run(in)
+			// A CPU profile (--cpuprofile) tells the strategies and rounds
+			// apart by these labels: go tool pprof -tagfocus round=2.
+			pprof.Do(context.Background(), pprof.Labels("strategy", name, "round", strconv.Itoa(round)), func(context.Context) {
+				strategies.Get(name).Run(in)
+			})
 			c.skips.end(name, c.Exhausted())
 			seen[name] = in.Changes()
 			idle[name] = c.reports[name] == reported && in.StaysIdle(name)
