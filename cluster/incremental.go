@@ -26,6 +26,13 @@ import (
 // engine's tables) holds while the generation does.
 func (s *Snapshot) Generation() uint64 { return s.generation }
 
+// objectsChanged records a change to the snapshot's set of objects: what
+// is derived from them is derived again.
+func (s *Snapshot) objectsChanged() {
+	s.generation++
+	s.groups = new(podGroupsMemo)
+}
+
 // SetPod adds the pod, or replaces the pod of the same namespace and name,
 // and accounts for it on the node it is bound to. The object is kept, not
 // copied. It returns the snapshot's Pod.
@@ -62,7 +69,7 @@ func (s *Snapshot) SetPod(obj *corev1.Pod, w Workload) *Pod {
 	s.vol.indexClaimUsers([]*Pod{p})
 	s.bind(p)
 	s.renominate(p)
-	s.generation++
+	s.objectsChanged()
 	return p
 }
 
@@ -159,7 +166,7 @@ func (s *Snapshot) DeletePod(key string) {
 		}
 	}
 	p.id = -1
-	s.generation++
+	s.objectsChanged()
 }
 
 // SetNode adds the node, or replaces the node of the same name. The pods
@@ -176,7 +183,7 @@ func (s *Snapshot) SetNode(obj *corev1.Node) {
 		}
 		s.nodes[i] = n
 		if !sameNodeShape(old.Node, obj) {
-			s.generation++
+			s.objectsChanged()
 		}
 		return
 	}
@@ -195,7 +202,7 @@ func (s *Snapshot) SetNode(obj *corev1.Node) {
 			s.bind(p)
 		}
 	}
-	s.generation++
+	s.objectsChanged()
 }
 
 // sameNodeShape reports whether the new object keeps what is derived from
@@ -225,7 +232,7 @@ func (s *Snapshot) DeleteNode(name string) {
 		}
 		return ni
 	})
-	s.generation++
+	s.objectsChanged()
 }
 
 // renumberNodes gives the nodes from index from on their new index and maps
@@ -248,7 +255,7 @@ func (s *Snapshot) renumberNodes(from int, to func(int32) int32) {
 // selectors of affinity terms read.
 func (s *Snapshot) SetNamespace(ns *corev1.Namespace) {
 	if old := s.namespaces[ns.Name]; old == nil || !maps.Equal(old.Labels, ns.Labels) {
-		s.generation++
+		s.objectsChanged()
 	}
 	s.namespaces[ns.Name] = ns
 }
@@ -257,6 +264,6 @@ func (s *Snapshot) SetNamespace(ns *corev1.Namespace) {
 func (s *Snapshot) DeleteNamespace(name string) {
 	if _, ok := s.namespaces[name]; ok {
 		delete(s.namespaces, name)
-		s.generation++
+		s.objectsChanged()
 	}
 }

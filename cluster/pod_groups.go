@@ -3,6 +3,7 @@ package cluster
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/labels"
 )
@@ -25,6 +26,24 @@ type PodGroups struct {
 	Groups      []PodGroup
 	byNamespace map[string][]int32
 	namespaces  []string // every namespace that has a pod, sorted
+}
+
+// podGroupsMemo builds a snapshot's PodGroups once.
+type podGroupsMemo struct {
+	once   sync.Once
+	groups *PodGroups
+}
+
+// PodGroups returns the snapshot's pods grouped by namespace and labels,
+// built on first use and shared with its forks, which hold the same pods:
+// the scheduler engine and the strategies both select pods through it.
+func (s *Snapshot) PodGroups() *PodGroups {
+	m := s.groups
+	if m == nil {
+		return NewPodGroups(s.pods)
+	}
+	m.once.Do(func() { m.groups = NewPodGroups(s.pods) })
+	return m.groups
 }
 
 // NewPodGroups groups the pods.

@@ -72,3 +72,26 @@ func TestTopologyDomains(t *testing.T) {
 		t.Errorf("domains Of %v Values %v; want [0 1 -1 0] [b a]", d.Of, d.Values)
 	}
 }
+
+// A snapshot groups its pods once for itself and its forks, which hold the
+// same pods; a pod added to it is in the groups it gives afterwards.
+func TestSnapshotPodGroupsAreSharedUntilThePodsChange(t *testing.T) {
+	snap, err := cluster.New(clustertest.Objects(
+		clustertest.Pod("a", "w1").Label("app", "web"), clustertest.Pod("a", "w2").Label("app", "web"),
+	), metav1.Now().Time)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := snap.PodGroups()
+	if fork := snap.Fork(); fork.PodGroups() != g {
+		t.Errorf("a fork grouped the pods again")
+	}
+	if snap.PodGroups() != g {
+		t.Errorf("the snapshot grouped its pods again")
+	}
+	p := clustertest.Pod("a", "db").Label("app", "db").Obj()
+	snap.SetPod(&p, cluster.Workload{})
+	if n := len(snap.PodGroups().Groups); n != 2 {
+		t.Errorf("%d groups after a/db was added, want 2: a/web and a/db", n)
+	}
+}

@@ -123,6 +123,9 @@ type Snapshot struct {
 	// generation counts the changes to the snapshot's set of objects; see
 	// Generation.
 	generation uint64
+	// groups holds the pods' groups once built, for the snapshot and its
+	// forks; a change to the set of objects replaces it.
+	groups *podGroupsMemo
 
 	// nominated are the pending pods with a nominated node (see Nominated).
 	nominated []*Pod
@@ -137,6 +140,7 @@ func New(objs Objects, now time.Time) (*Snapshot, error) {
 		return nil, err
 	}
 	s := &Snapshot{
+		groups:          new(podGroupsMemo),
 		Now:             now,
 		nodeIndex:       make(map[string]int, len(objs.Nodes)),
 		podIndex:        make(map[string]*Pod, len(objs.Pods)),

@@ -137,7 +137,7 @@ func (p *interPodAffinity) PreFilter(c *Cycle) PreFilterResult {
 		return PreFilterResult{Skip: true}
 	}
 
-	g := c.t.groups()
+	g := c.t.groups(c.snap)
 	if len(st.affinity) > 0 {
 		nsLabels := c.NamespaceLabels()
 		st.selfMatch = true
@@ -193,7 +193,7 @@ func (c *Cycle) matchesAll(terms []affinityTerm, grp *cluster.PodGroup) bool {
 
 // eachPodOf calls fn for every pod a query selects that holds a node.
 func (c *Cycle) eachPodOf(q cluster.PodQuery, fn func(p *cluster.Pod, node int32)) {
-	g := c.t.groups()
+	g := c.t.groups(c.snap)
 	for _, id := range c.t.selectGroups(c.snap, q) {
 		for _, p := range g.Groups[id].Pods {
 			if n := c.placedOn(p); n >= 0 {

@@ -194,7 +194,7 @@ func (c *Cycle) eachMatchingPod(sc *cluster.SpreadConstraint, byController bool,
 		// everything.
 		return
 	}
-	g := c.t.groups()
+	g := c.t.groups(c.snap)
 	for _, id := range c.t.selectGroups(c.snap, cluster.PodQuery{Namespaces: []string{c.pod.Namespace}, Selector: sc.Selector}) {
 		for _, p := range g.Groups[id].Pods {
 			visit(p)
@@ -222,7 +222,7 @@ func (t *tables) controlledBy(snap *cluster.Snapshot, pod *cluster.Pod) []*clust
 			}
 			return out
 		}
-		g := t.groups()
+		g := t.groups(snap)
 		for _, id := range g.InNamespace(pod.Namespace) {
 			for _, p := range g.Groups[id].Pods {
 				if same(p) {

@@ -46,7 +46,7 @@ type duplicateCounts struct {
 // query selects, in snapshot order within each label group.
 func (in *Input) eachPod(q cluster.PodQuery, fn func(p *cluster.Pod)) {
 	if in.tables.podGroups == nil {
-		in.tables.podGroups = cluster.NewPodGroups(in.Snapshot.Pods())
+		in.tables.podGroups = in.Snapshot.PodGroups()
 		in.tables.selections = make(map[string][]int32)
 	}
 	g := in.tables.podGroups
