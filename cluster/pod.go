@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -60,11 +62,14 @@ type Pod struct {
 	// id indexes the snapshot's placement table.
 	id int
 	// controller is the pod's controller reference, and the flags what
-	// its metadata says, found once: strategies ask of every pod they look
-	// at, and these answers then cost no read of the pod's object.
-	controller  *metav1.OwnerReference
-	daemonSet   bool
-	terminating bool
+	// its metadata and volumes say, found once: strategies ask of every pod
+	// they look at, and these answers then cost no read of the pod's
+	// object.
+	controller   *metav1.OwnerReference
+	daemonSet    bool
+	terminating  bool
+	localStorage bool
+	claims       bool
 }
 
 func newPod(p *corev1.Pod, id int) *Pod {
@@ -107,6 +112,8 @@ func newPodWith(p *corev1.Pod, id int, scratch corev1.ResourceList) *Pod {
 		controller:          controller,
 		daemonSet:           controller != nil && controller.Kind == "DaemonSet",
 		terminating:         p.DeletionTimestamp != nil,
+		localStorage:        slices.ContainsFunc(p.Spec.Volumes, keepsLocalData),
+		claims:              slices.ContainsFunc(p.Spec.Volumes, usesClaim),
 	}
 }
 
@@ -217,27 +224,15 @@ func (p *Pod) IsTerminal() bool {
 
 // HasLocalStorage reports whether the pod keeps data on its node (an emptyDir
 // or hostPath volume) that an eviction would lose.
-func (p *Pod) HasLocalStorage() bool {
-	for i := range p.Spec.Volumes {
-		v := &p.Spec.Volumes[i]
-		if v.EmptyDir != nil || v.HostPath != nil {
-			return true
-		}
-	}
-	return false
-}
+func (p *Pod) HasLocalStorage() bool { return p.localStorage }
+
+func keepsLocalData(v corev1.Volume) bool { return v.EmptyDir != nil || v.HostPath != nil }
 
 // HasPVC reports whether the pod mounts a PersistentVolumeClaim, including
 // one created from an ephemeral volume template.
-func (p *Pod) HasPVC() bool {
-	for i := range p.Spec.Volumes {
-		v := &p.Spec.Volumes[i]
-		if v.PersistentVolumeClaim != nil || v.Ephemeral != nil {
-			return true
-		}
-	}
-	return false
-}
+func (p *Pod) HasPVC() bool { return p.claims }
+
+func usesClaim(v corev1.Volume) bool { return v.PersistentVolumeClaim != nil || v.Ephemeral != nil }
 
 // HasAffinity reports whether the pod has any inter-pod affinity or
 // anti-affinity term, required or preferred.
