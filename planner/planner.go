@@ -169,7 +169,7 @@ func (c *cycle) check(strategy string, p *cluster.Pod) (Category, string) {
 	}
 	from := c.boundNode(p)
 	if from != nil {
-		if !pol.SelectsNode(from.Labels) {
+		if !c.nodes[from.Index()].selected {
 			return Excluded, "node " + from.Name + " is not selected by the policy's nodeSelector"
 		}
 		// A finished pod has nothing left for the kubelet to stop: the
