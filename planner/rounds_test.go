@@ -1,9 +1,6 @@
 package planner
 
 import (
-	"bytes"
-	"flag"
-	"os"
 	"strings"
 	"testing"
 
@@ -11,6 +8,7 @@ import (
 	"k8s.io/klog/v2"
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/test/klogtest"
 )
 
 // A violating pod that finds no room in the first round moves in the
@@ -68,7 +66,7 @@ func TestRoundsSkipAStrategyThatNoMoveCanGiveWork(t *testing.T) {
 				ct.Pod("shop", "web-0").On("n1").Requests("100m", "").Deployment("web"),
 				ct.Pod("shop", "web-1").On("n1").Requests("100m", "").Deployment("web"),
 			)
-			logs := captureLogs(t)
+			logs := klogtest.Capture(t, 1)
 			pol := loadPolicy(t, "cooldown: 0s\nstrategies:\n  "+tc.strategy+": "+tc.args+"\n  RemoveDuplicates: {}\n")
 			p := (&Planner{Policy: pol, Placer: engine(t)}).Plan(snap)
 			if len(p.Moves) != 1 {
@@ -80,27 +78,4 @@ func TestRoundsSkipAStrategyThatNoMoveCanGiveWork(t *testing.T) {
 			}
 		})
 	}
-}
-
-// captureLogs sends klog's output at -v=1 to the returned buffer until the
-// test ends, then restores stderr and verbosity 0.
-func captureLogs(t *testing.T) *bytes.Buffer {
-	t.Helper()
-	var logs bytes.Buffer
-	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
-	klog.InitFlags(fs)
-	if err := fs.Set("v", "1"); err != nil {
-		t.Fatal(err)
-	}
-	klog.LogToStderr(false)
-	klog.SetOutputBySeverity("INFO", &logs)
-	t.Cleanup(func() {
-		klog.Flush()
-		klog.SetOutput(os.Stderr)
-		klog.LogToStderr(true)
-		if err := fs.Set("v", "0"); err != nil {
-			t.Error(err)
-		}
-	})
-	return &logs
 }

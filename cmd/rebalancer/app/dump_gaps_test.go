@@ -9,6 +9,7 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/policy"
+	"github.com/kube-rebalancer/rebalancer/test/klogtest"
 )
 
 // A dump without the kinds the plan depends on is planned all the same, with
@@ -71,7 +72,7 @@ overrides:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			logs := captureLogs(t)
+			logs := klogtest.Capture(t, 0)
 			if _, code, err := execute(t, append([]string{"plan", "--snapshot", dump}, tt.policy...)...); code != tt.code {
 				t.Fatalf("exit code %d (%v), want %d", code, err, tt.code)
 			}
@@ -96,7 +97,7 @@ overrides:
 
 // The example dump holds every kind: no warning.
 func TestPlanOfACompleteDumpWarnsOfNothing(t *testing.T) {
-	logs := captureLogs(t)
+	logs := klogtest.Capture(t, 0)
 	if _, code, err := execute(t, "plan", "--snapshot", example); code != exitOK {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func TestPlanOfACompleteDumpWarnsOfNothing(t *testing.T) {
 // A live cycle lists every kind itself, so a cluster without PDBs (this one
 // has none) is no gap to warn of.
 func TestRunDoesNotWarnOfMissingKinds(t *testing.T) {
-	logs := captureLogs(t)
+	logs := klogtest.Capture(t, 0)
 	runCycles(t, false, permissionPolicies["requests"])
 	klog.Flush()
 	if strings.Contains(logs.String(), " lists no ") {

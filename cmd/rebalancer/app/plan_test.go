@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"k8s.io/klog/v2"
+
+	"github.com/kube-rebalancer/rebalancer/test/klogtest"
 )
 
 // A dump that holds rebalancer's state ConfigMap gives plan the same
@@ -63,7 +65,7 @@ data: {evictions.json: "not ours"}
 // A dump of some of the nodes leaves the other nodes' pods out of the plan;
 // the log says so rather than leaving it to the user to notice.
 func TestPlanLogsPodsOnNodesMissingFromTheDump(t *testing.T) {
-	logs := captureLogs(t)
+	logs := klogtest.Capture(t, 0)
 	dump := writeFile(t, "dump.yaml", `apiVersion: v1
 kind: List
 items:

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"k8s.io/klog/v2"
+
+	"github.com/kube-rebalancer/rebalancer/test/klogtest"
 )
 
 // Each level of -v adds the lines --help promises for it: 1 each
@@ -32,7 +34,7 @@ func TestVerbosityLevels(t *testing.T) {
 	}
 	var plans []string
 	for _, level := range []int{0, 1, 2, 3, 4} {
-		logs := captureLogs(t)
+		logs := klogtest.Capture(t, 0)
 		out, code, err := execute(t, "plan", "--snapshot", example, "--now", "2026-11-20T12:00:00Z", "-o", "json", "-v="+strconv.Itoa(level))
 		if code != exitOK {
 			t.Fatalf("-v=%d: %v", level, err)
