@@ -25,8 +25,8 @@ import (
 // 10,000-pod cluster a run's peak RSS was 148–165 MiB with pages of 1,000
 // or 2,000 pods and 178–250 MiB with 5,000 or 10,000, for no time saved
 // (the API server's encoding dominates). Once pods shared what replicas
-// hold in common, the page became a larger part of the peak: 85–87 MiB
-// with pages of 500 pods, 87–99 MiB with 1,000, 101–105 MiB with 2,000.
+// hold in common, the page became a larger part of the peak: 83–85 MiB
+// with pages of 500 pods, 85–97 MiB with 1,000, 99–103 MiB with 2,000.
 // Each request also costs a round trip and a token of the client's rate
 // limiter (run's default: 20 a second, 30 in a burst); the pages of one
 // kind are asked for one after the other, each taking the API server
