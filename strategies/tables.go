@@ -28,7 +28,7 @@ type tables struct {
 	antiTermsOf map[*cluster.Pod][]antiTerm
 	spreadSpecs map[string]*spreadSpec
 	specOf      map[*cluster.Pod]*spreadSpec
-	images      map[*cluster.Pod]string
+	images      []string // by pod index; "" until computed
 	usable      []bool
 	duplicates  duplicateCounts
 	keyBuf      []byte
@@ -175,8 +175,9 @@ func placementKey(buf []byte, selector map[string]string, required *corev1.NodeS
 
 // imageKey identifies the set of images of a pod's containers.
 func (in *Input) imageKey(p *cluster.Pod) string {
-	if k, ok := in.tables.images[p]; ok {
-		return k
+	i := p.Index()
+	if i >= 0 && i < len(in.tables.images) && in.tables.images[i] != "" {
+		return in.tables.images[i]
 	}
 	images := make([]string, 0, len(p.Spec.Containers))
 	for _, c := range p.Spec.Containers {
@@ -185,8 +186,10 @@ func (in *Input) imageKey(p *cluster.Pod) string {
 	slices.Sort(images)
 	k := strings.Join(images, ",")
 	if in.tables.images == nil {
-		in.tables.images = make(map[*cluster.Pod]string)
+		in.tables.images = make([]string, len(in.Snapshot.Pods()))
 	}
-	in.tables.images[p] = k
+	if i >= 0 && i < len(in.tables.images) {
+		in.tables.images[i] = k
+	}
 	return k
 }
