@@ -24,10 +24,9 @@ const maxRounds = 8
 // left over. A strategy runs again only when something changed since it
 // last ran, and not at all when its last run found nothing and no move can
 // give it work (strategies.Input.StaysIdle), so that a round costs only
-// what can find new work. What a
-// strategy skipped is what its latest run skipped; pods skipped by one
-// strategy and moved by another are not reported, and a pod skipped by two
-// is reported once (see skips.list).
+// what can find new work. What a strategy skipped is what its latest run
+// skipped; pods skipped by one strategy and moved by another are not
+// reported, and a pod skipped by two is reported once (see skips.list).
 func (c *cycle) runRounds(in *strategies.Input) {
 	names := c.planner.Policy.Enabled()
 	seen := make(map[string]uint64, len(names))
@@ -44,7 +43,8 @@ func (c *cycle) runRounds(in *strategies.Input) {
 			before, reported := len(c.plan.Moves), c.reports[name]
 			c.skips.begin(name)
 			// A CPU profile (--cpuprofile) tells the strategies and rounds
-			// apart by these labels: go tool pprof -tagfocus round=2.
+			// apart by these labels: go tool pprof -tags, or -tagfocus
+			// 'round=[2]'.
 			pprof.Do(context.Background(), pprof.Labels("strategy", name, "round", strconv.Itoa(round)), func(context.Context) {
 				strategies.Get(name).Run(in)
 			})
