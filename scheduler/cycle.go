@@ -239,47 +239,23 @@ func (c *Cycle) rejectAll(msg, plugin string, opts Options) Result {
 // message builds kube-scheduler's FitError text: each reason with the
 // number of nodes that gave it, sorted as strings.
 func (c *Cycle) message() string {
-	// A message has a handful of distinct reasons over thousands of nodes,
-	// and neighbouring nodes mostly give the same one (a pool's nodes sort
-	// together): a short list searched from the last reason found is
-	// cheaper than a map.
-	// A strategy's Accept may word its reasons per node: past a few, they
-	// are indexed.
-	var counts []reasonCount
-	var index map[string]int
-	last := -1
+	// Neighbouring nodes mostly give the same reason (a pool's nodes sort
+	// together): a run of it is counted without hashing it per node.
+	counts := make(map[string]int)
+	last, run := "", 0
 	count := func(r string) {
-		if last >= 0 && counts[last].reason == r {
-			counts[last].n++
+		if run > 0 && r == last {
+			run++
 			return
 		}
-		k, found := -1, false
-		if index != nil {
-			k, found = index[r]
-		} else {
-			for k = range counts {
-				if found = counts[k].reason == r; found {
-					break
-				}
-			}
+		if run > 0 {
+			counts[last] += run
 		}
-		if !found {
-			counts = append(counts, reasonCount{r, 0})
-			k = len(counts) - 1
-			if index != nil {
-				index[r] = k
-			} else if len(counts) > 16 {
-				index = make(map[string]int)
-				for j, rc := range counts {
-					index[rc.reason] = j
-				}
-			}
-		}
-		counts[k].n++
-		last = k
+		last, run = r, 1
 	}
 	for i := range c.nodes {
 		if c.verdict[i] == verdictAccept {
+			// reasonsOf would wrap the reason in a new slice.
 			count(c.acceptReasons[i])
 			continue
 		}
@@ -288,9 +264,12 @@ func (c *Cycle) message() string {
 			count(r)
 		}
 	}
+	if run > 0 {
+		counts[last] += run
+	}
 	parts := make([]string, 0, len(counts))
-	for _, rc := range counts {
-		parts = append(parts, fmt.Sprintf("%d %s", rc.n, rc.reason))
+	for r, n := range counts {
+		parts = append(parts, fmt.Sprintf("%d %s", n, r))
 	}
 	sort.Strings(parts)
 	msg := fmt.Sprintf("0/%d nodes are available", len(c.nodes))
@@ -298,11 +277,6 @@ func (c *Cycle) message() string {
 		msg += ": " + strings.Join(parts, ", ")
 	}
 	return msg + "."
-}
-
-type reasonCount struct {
-	reason string
-	n      int
 }
 
 // explain returns one NodeResult per node, in node name order.
