@@ -98,9 +98,9 @@ func TestExplainReportsTheFirstFailingFilterOfEachNode(t *testing.T) {
 	}
 }
 
-// An Accept that words its reason per node gives as many reasons as
-// nodes; every one is counted, and the same reason given again, after
-// others, adds to its count.
+// An Accept that words its reason per node gives reasons that change from
+// one node to the next; each is counted over every node that gave it, as
+// kube-scheduler counts a FitError's reasons.
 func TestMessageCountsManyDistinctAcceptReasons(t *testing.T) {
 	var nodes []corev1.Node
 	for i := range 40 {
