@@ -328,6 +328,13 @@ func (o *Objects) decodeYAML(lines *lineReader, ignored map[string]int, bad *obj
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
+		var badSeparator badSeparatorError
+		if errors.As(err, &badSeparator) {
+			// The API machinery's YAML reader stops there too: what
+			// follows cannot be told apart into documents.
+			bad.add(document(doc), err.Error())
+			return nil
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", document(doc), err)
 		}

@@ -121,9 +121,17 @@ func isSeparator(line []byte) (bool, error) {
 		return false, nil
 	}
 	if rest := strings.TrimSpace(string(line[len(separator):])); rest != "" && rest[0] != '#' {
-		return false, fmt.Errorf("invalid Yaml document separator: %s", rest)
+		return false, badSeparatorError(rest)
 	}
 	return true, nil
+}
+
+// badSeparatorError is a line that starts with "---" but is not a
+// separator. It is wrong content, not a stream that cannot be read.
+type badSeparatorError string
+
+func (e badSeparatorError) Error() string {
+	return "invalid Yaml document separator: " + string(e)
 }
 
 // readDocument reads the rest of a document whole, after its first lines

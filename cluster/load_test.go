@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -104,12 +105,29 @@ func TestDecodeErrorsNameTheDocument(t *testing.T) {
 			input: "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: ok}\n- apiVersion: v1\n  kind: Pod\n  spec: {containers: 3}\n",
 			want:  "document 1: item 1: Pod: spec.containers: Invalid value: 3: must be a list",
 		},
+		{
+			// As kubectl's YAML reader: "---" then text is no separator,
+			// and nothing after it is read.
+			name:  "a line that starts like a separator",
+			input: "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---0\napiVersion: v1\nkind: Node\nmetadata: {name: n2}\n",
+			want:  "document 1: invalid Yaml document separator: 0",
+		},
+		{
+			name:  "a bad separator after a List streamed item by item",
+			input: "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n1}\n--- x\n",
+			want:  "document 1: invalid Yaml document separator: x",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, err := Decode(strings.NewReader(tt.input))
 			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 				t.Errorf("Decode() error = %v, want prefix %q", err, tt.want)
+			}
+			// Bad content is told apart from a stream that cannot be read.
+			var bad *InvalidObjectsError
+			if !errors.As(err, &bad) {
+				t.Errorf("Decode() error is a %T, want an *InvalidObjectsError", err)
 			}
 		})
 	}
