@@ -24,8 +24,10 @@ type Cycle struct {
 	// Facts several plugins share, computed on first use by the plugin
 	// that owns the concept (node affinity, taints).
 	affinitySelection     []bool // nil when the pod's node selector and affinity select every node
+	affinitySelectionKey  string // its key in tables.nodeSelections
 	affinitySelectionDone bool
 	untolerated           [][]string // per taint group, the NoSchedule/NoExecute reason or nil
+	tolerationsKey        string     // its key in tables.untolerated
 	taints                *taintGroups
 	nsLabels              labels.Set
 
@@ -57,12 +59,15 @@ type Cycle struct {
 	staticBy      []uint8
 	staticPlugin  []uint8
 	firstDynamic  int
-	rejectedBy    string
-	rejectReason  []string
-	ext           *extenderVerdicts
-	feasible      []int32
-	totals        []int64
-	scratch       []int64
+	// index is what the static checks say of every node, when they all
+	// have keys (see staticIndex).
+	index        *staticIndex
+	rejectedBy   string
+	rejectReason []string
+	ext          *extenderVerdicts
+	feasible     []int32
+	totals       []int64
+	scratch      []int64
 	// int32s are count buffers handed out by Int32Buffer; used counts
 	// those handed out in this cycle.
 	int32s [][]int32
@@ -253,8 +258,22 @@ func (c *Cycle) message() string {
 		}
 		last, run = r, 1
 	}
+	// The nodes the static checks turned down are counted from the index,
+	// less those recorded for something else first (excluded).
+	indexed := c.indexCounts()
 	for i := range c.nodes {
-		if c.verdict[i] == verdictAccept {
+		v := c.verdict[i]
+		if indexed {
+			if v == verdictStatic {
+				continue
+			}
+			if c.index.verdict[i] == verdictStatic {
+				for _, r := range c.static[c.index.by[i]].reasons(i) {
+					counts[r]--
+				}
+			}
+		}
+		if v == verdictAccept {
 			// reasonsOf would wrap the reason in a new slice.
 			count(c.acceptReasons[i])
 			continue
@@ -267,9 +286,16 @@ func (c *Cycle) message() string {
 	if run > 0 {
 		counts[last] += run
 	}
+	if indexed {
+		for r, n := range c.index.counts {
+			counts[r] += n
+		}
+	}
 	parts := make([]string, 0, len(counts))
 	for r, n := range counts {
-		parts = append(parts, fmt.Sprintf("%d %s", n, r))
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, r))
+		}
 	}
 	sort.Strings(parts)
 	msg := fmt.Sprintf("0/%d nodes are available", len(c.nodes))

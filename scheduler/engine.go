@@ -278,6 +278,7 @@ func (c *Cycle) filterNodes(only map[string]bool, opts Options) int {
 		start = int(nameHash(c.pod.Key) % uint64(numNodes))
 	}
 	static, dynamic := c.staticFilters(c.active)
+	c.index = c.staticIndexFor(static, only)
 	if opts.Candidates != nil && !opts.Explain {
 		cands := opts.Candidates
 		first, _ := slices.BinarySearch(cands, int32(start))
@@ -318,6 +319,9 @@ func (c *Cycle) filterNodes(only map[string]bool, opts Options) int {
 			continue
 		}
 		evaluated++
+		if !c.excluded[i] && c.rejectsStatically(i) {
+			continue
+		}
 		if c.filterNode(i, only, static, dynamic, opts) {
 			feasible = append(feasible, int32(i))
 		}
@@ -340,6 +344,9 @@ func (c *Cycle) filterOthers(cands []int32, only map[string]bool, static []NodeC
 		if k < len(cands) && int(cands[k]) == i {
 			continue
 		}
+		if !c.excluded[i] && c.rejectsStatically(i) {
+			continue
+		}
 		if c.filterNode(i, only, static, dynamic, opts) {
 			return false
 		}
@@ -359,11 +366,17 @@ func (c *Cycle) filterNode(i int, only map[string]bool, static []NodeCheck, dyna
 		c.verdict[i] = verdictOnly
 		return false
 	}
-	for k := range static {
-		if static[k].rejects(i) {
-			c.verdict[i] = verdictStatic
-			c.staticBy[i] = uint8(k)
+	if c.index != nil {
+		if c.rejectsStatically(i) {
 			return false
+		}
+	} else {
+		for k := range static {
+			if static[k].rejects(i) {
+				c.verdict[i] = verdictStatic
+				c.staticBy[i] = uint8(k)
+				return false
+			}
 		}
 	}
 	for _, k := range dynamic {

@@ -77,6 +77,12 @@ type NodeCheck struct {
 	// either, a message asks Filter again for each node turned down.
 	Reason  []string
 	Reasons [][]string
+	// Key, when set, names the check's content within the engine and the
+	// snapshot family: two checks with one Key turn down the same nodes
+	// for the same reasons. The engine keeps what a combination of keyed
+	// checks says of every node, and a search then spends nothing on the
+	// nodes they turn down. Without a Key the check is asked node by node.
+	Key string
 }
 
 func (k *NodeCheck) rejects(i int) bool {

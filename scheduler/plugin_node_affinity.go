@@ -88,10 +88,10 @@ func (p *nodeAffinity) Filter(c *Cycle, i int) []string {
 
 func (p *nodeAffinity) AppendStaticChecks(c *Cycle, checks []NodeCheck) []NodeCheck {
 	if added := p.addedSelection(c); added != nil {
-		checks = append(checks, NodeCheck{Bits: added, Pass: true, Reason: reasonEnforcedAffinity})
+		checks = append(checks, NodeCheck{Bits: added, Pass: true, Reason: reasonEnforcedAffinity, Key: addedAffinityKey})
 	}
 	if sel := c.requiredAffinitySelection(); sel != nil {
-		checks = append(checks, NodeCheck{Bits: sel, Pass: true, Reason: reasonNodeAffinity})
+		checks = append(checks, NodeCheck{Bits: sel, Pass: true, Reason: reasonNodeAffinity, Key: "nodeAffinity=" + c.affinitySelectionKey})
 	}
 	return checks
 }
@@ -113,8 +113,14 @@ func (c *Cycle) requiredAffinitySelection() []bool {
 	if len(spec.NodeSelector) == 0 && required == nil {
 		return nil
 	}
-	js, _ := json.Marshal(required)
-	key := cluster.LabelKey("", spec.NodeSelector) + string(js)
+	// Its key is kept per pod: the planner asks about the same pods again
+	// and again, and writing the affinity as JSON costs more than the rest
+	// of the lookup.
+	key := memo(c.t, c.t.affinityKeys, c.pod, func() string {
+		js, _ := json.Marshal(required)
+		return cluster.LabelKey("", spec.NodeSelector) + string(js)
+	})
+	c.affinitySelectionKey = key
 	c.affinitySelection = memo(c.t, c.t.nodeSelections, key, func() []bool {
 		req := nodeaffinity.GetRequiredNodeAffinity(c.pod.Pod)
 		match := make([]bool, len(c.t.nodes))
@@ -163,6 +169,11 @@ func nodeNamesOfAffinity(a *corev1.Affinity) (names map[string]bool, conflict bo
 	return union, len(union) == 0
 }
 
+// addedAffinityKey is the profile's addedAffinity in nodeSelections and
+// among the static checks' keys. A pod's key is never this: after the NUL
+// comes a label with its "=", or JSON.
+const addedAffinityKey = "\x00addedAffinity"
+
 // addedSelection returns, per node, whether it matches the profile's
 // addedAffinity required selector, or nil when there is none.
 func (p *nodeAffinity) addedSelection(c *Cycle) []bool {
@@ -170,7 +181,7 @@ func (p *nodeAffinity) addedSelection(c *Cycle) []bool {
 	if added == nil || added.RequiredDuringSchedulingIgnoredDuringExecution == nil {
 		return nil
 	}
-	return memo(c.t, c.t.nodeSelections, "\x00addedAffinity", func() []bool {
+	return memo(c.t, c.t.nodeSelections, addedAffinityKey, func() []bool {
 		sel, err := nodeaffinity.NewNodeSelector(added.RequiredDuringSchedulingIgnoredDuringExecution)
 		match := make([]bool, len(c.t.nodes))
 		if err != nil {

@@ -62,7 +62,7 @@ func (p *nodeName) AppendStaticChecks(c *Cycle, checks []NodeCheck) []NodeCheck 
 	if n := c.snap.Node(st.name); n != nil {
 		isNode[n.Index()] = true
 	}
-	return append(checks, NodeCheck{Bits: isNode, Pass: true, Reason: reasonNodeName})
+	return append(checks, NodeCheck{Bits: isNode, Pass: true, Reason: reasonNodeName, Key: "nodeName=" + st.name})
 }
 
 // PinnedNodeName reports whether the pod's spec.nodeName is a request to run

@@ -31,5 +31,5 @@ func (nodeUnschedulable) Filter(c *Cycle, i int) []string {
 }
 
 func (nodeUnschedulable) AppendStaticChecks(c *Cycle, checks []NodeCheck) []NodeCheck {
-	return append(checks, NodeCheck{Bits: c.t.unschedulable, Reason: reasonUnschedulable})
+	return append(checks, NodeCheck{Bits: c.t.unschedulable, Reason: reasonUnschedulable, Key: "unschedulable"})
 }

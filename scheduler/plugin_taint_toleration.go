@@ -65,7 +65,7 @@ func (p *taintToleration) AppendStaticChecks(c *Cycle, checks []NodeCheck) []Nod
 	for id, r := range reasons {
 		rejected[id] = r != nil
 	}
-	return append(checks, NodeCheck{Group: g.of, Bits: rejected, Reasons: reasons})
+	return append(checks, NodeCheck{Group: g.of, Bits: rejected, Reasons: reasons, Key: "tolerations=" + c.tolerationsKey})
 }
 
 // Score is the count of untolerated PreferNoSchedule taints, normalized and
@@ -98,20 +98,25 @@ func (*taintToleration) Score(c *Cycle, feasible []int32, out []int64) bool {
 // for a node of that group (its first NoSchedule or NoExecute taint the pod
 // does not tolerate), or nil when the pod tolerates them all. The answer is
 // kept in the cycle because PodTopologySpread's nodeTaintsPolicy asks it
-// too, whether or not this plugin is enabled.
+// too, whether or not this plugin is enabled, and in the tables by the
+// pod's tolerations, which a workload's pods share.
 func (c *Cycle) untoleratedReasons() ([][]string, *taintGroups) {
 	if c.taints == nil {
 		c.taints = c.t.taintGroups()
 	}
 	g := c.taints
 	if c.untolerated == nil {
-		c.untolerated = make([][]string, len(g.taints))
-		for id, taints := range g.taints {
-			taint, bad := cluster.UntoleratedHardTaint(taints, c.pod.Spec.Tolerations)
-			if bad {
-				c.untolerated[id] = []string{fmt.Sprintf(ErrReasonUntoleratedTaint, taint.Key, taint.Value)}
+		c.tolerationsKey = string(cluster.AppendTolerationsKey(nil, c.pod.Spec.Tolerations))
+		c.untolerated = memo(c.t, c.t.untolerated, c.tolerationsKey, func() [][]string {
+			reasons := make([][]string, len(g.taints))
+			for id, taints := range g.taints {
+				taint, bad := cluster.UntoleratedHardTaint(taints, c.pod.Spec.Tolerations)
+				if bad {
+					reasons[id] = []string{fmt.Sprintf(ErrReasonUntoleratedTaint, taint.Key, taint.Value)}
+				}
 			}
-		}
+			return reasons
+		})
 	}
 	return c.untolerated, g
 }

@@ -67,6 +67,13 @@ type tables struct {
 	selections      map[string][]int32
 	existingTerms   map[string]*existingTermMatches
 	controlled      map[string][]*cluster.Pod
+	// affinityKeys is each pod's key in nodeSelections, untolerated the
+	// TaintToleration reasons per taint group of each list of tolerations,
+	// and staticIndexes what each combination of static checks says of
+	// every node (see staticIndex).
+	affinityKeys  map[*cluster.Pod]string
+	untolerated   map[string][][]string
+	staticIndexes map[string]*staticIndex
 }
 
 func newTables(s *cluster.Snapshot) *tables {
@@ -87,6 +94,9 @@ func newTables(s *cluster.Snapshot) *tables {
 		selections:      make(map[string][]int32),
 		existingTerms:   make(map[string]*existingTermMatches),
 		controlled:      make(map[string][]*cluster.Pod),
+		affinityKeys:    make(map[*cluster.Pod]string),
+		untolerated:     make(map[string][][]string),
+		staticIndexes:   make(map[string]*staticIndex),
 	}
 }
 
@@ -116,7 +126,7 @@ func (e *Engine) tablesFor(s *cluster.Snapshot) *tables {
 // memo returns m[key], computing and storing it on a miss. It computes
 // without the lock, so that compute may use other tables; two concurrent
 // misses compute the same value twice, which is harmless.
-func memo[V any](t *tables, m map[string]V, key string, compute func() V) V {
+func memo[K comparable, V any](t *tables, m map[K]V, key K, compute func() V) V {
 	t.mu.Lock()
 	v, ok := m[key]
 	t.mu.Unlock()

@@ -157,20 +157,7 @@ func placementKey(buf []byte, selector map[string]string, required *corev1.NodeS
 		b, _ := json.Marshal(required)
 		str(string(b))
 	}
-	buf = strconv.AppendInt(buf, int64(len(tolerations)), 10)
-	for _, t := range tolerations {
-		str(t.Key)
-		str(string(t.Operator))
-		str(t.Value)
-		str(string(t.Effect))
-		if t.TolerationSeconds == nil {
-			buf = append(buf, '-')
-		} else {
-			buf = strconv.AppendInt(buf, *t.TolerationSeconds, 10)
-			buf = append(buf, ';')
-		}
-	}
-	return buf
+	return cluster.AppendTolerationsKey(buf, tolerations)
 }
 
 // imageKey identifies the set of images of a pod's containers.
