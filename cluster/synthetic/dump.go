@@ -76,6 +76,20 @@ func WriteList(w io.Writer, objs cluster.Objects, opts DumpOptions) error {
 	for i := range objs.PDBs {
 		lw.item(&objs.PDBs[i])
 	}
+	// Without its volumes' objects, a dump would leave every pod with a
+	// claim where it is: the plan would not be the generated cluster's.
+	for i := range objs.StorageClasses {
+		lw.item(&objs.StorageClasses[i])
+	}
+	for i := range objs.CSINodes {
+		lw.item(&objs.CSINodes[i])
+	}
+	for i := range objs.PersistentVolumes {
+		lw.item(&objs.PersistentVolumes[i])
+	}
+	for i := range objs.PersistentVolumeClaims {
+		lw.item(&objs.PersistentVolumeClaims[i])
+	}
 	for i := range objs.Pods {
 		p := objs.Pods[i]
 		if opts.Served {

@@ -2,6 +2,7 @@ package synthetic
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -34,11 +35,19 @@ func TestWriteListReadsBack(t *testing.T) {
 			if len(ignored) > 0 {
 				t.Errorf("ignored %s", cluster.IgnoredSummary(ignored))
 			}
-			if len(got.Nodes) != len(objs.Nodes) || len(got.Pods) != len(objs.Pods) || len(got.PDBs) != len(objs.PDBs) ||
-				len(got.ReplicaSets) != len(objs.ReplicaSets) || len(got.Namespaces) != len(objs.Namespaces) {
-				t.Fatalf("read %d nodes, %d pods, %d PDBs, %d ReplicaSets, %d namespaces; want %d, %d, %d, %d, %d",
-					len(got.Nodes), len(got.Pods), len(got.PDBs), len(got.ReplicaSets), len(got.Namespaces),
-					len(objs.Nodes), len(objs.Pods), len(objs.PDBs), len(objs.ReplicaSets), len(objs.Namespaces))
+			counts := func(o cluster.Objects) []int {
+				return []int{len(o.Nodes), len(o.Pods), len(o.PDBs), len(o.ReplicaSets), len(o.StatefulSets), len(o.Jobs),
+					len(o.Namespaces), len(o.PriorityClasses), len(o.StorageClasses), len(o.CSINodes),
+					len(o.PersistentVolumes), len(o.PersistentVolumeClaims)}
+			}
+			if got, want := counts(got), counts(objs); !slices.Equal(got, want) {
+				t.Fatalf("read %v nodes, pods, PDBs, ReplicaSets, StatefulSets, Jobs, namespaces, priority classes, storage classes, CSINodes, PVs and PVCs; want %v", got, want)
+			}
+			if len(objs.PersistentVolumeClaims) == 0 || len(objs.PersistentVolumes) == 0 {
+				t.Fatal("the generated cluster has no volumes to write")
+			}
+			if gaps := cluster.Gaps(got, cluster.DumpNeeds{Jobs: true, Replicas: true}); len(gaps) > 0 {
+				t.Errorf("the dump lacks what its pods use: %s", gaps[0].Warning("dump"))
 			}
 			for i := range objs.Pods {
 				want, p := &objs.Pods[i], &got.Pods[i]

@@ -410,6 +410,13 @@ func (g *generator) makeStatefulSet(ns string, w, replicas int) {
 	t.spec = withRequests(clustertest.Pod(ns, name).Image(images[1].name), cpu, mem*2).
 		PreferPodAntiAffinity(100, clustertest.AffinityTerm(corev1.LabelTopologyZone, clustertest.Selector("app", name))).
 		Obj().Spec
+	// Its pods' owner, as a dump lists it: the replica count it keeps.
+	g.objs.StatefulSets = append(g.objs.StatefulSets, appsv1.StatefulSet{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "StatefulSet"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: t.owner.UID, Generation: 1},
+		Spec: appsv1.StatefulSetSpec{Replicas: ptrTo(int32(replicas)), ServiceName: name,
+			Selector: clustertest.Selector("app", name)},
+	})
 	for i := range replicas {
 		podName := fmt.Sprintf("%s-%d", name, i)
 		vol := []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data-" + podName}}}}
