@@ -2,7 +2,9 @@ package strategies
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -83,6 +85,18 @@ func (in *Input) spreadSpecBySpec(p *cluster.Pod, a *policy.RemovePodsViolatingT
 	for i := range own {
 		keyed[i] = cluster.MatchLabelKeyValues(&own[i], p.Labels)
 	}
+	last := &in.tables.lastSpread
+	if last.pod != nil && last.args == a && last.pod.Namespace == p.Namespace &&
+		sameSlice(last.pod.Spec.TopologySpreadConstraints, p.Spec.TopologySpreadConstraints) &&
+		sameSchedulingSpec(last.pod, p) && slices.EqualFunc(last.keyed, keyed, maps.Equal) {
+		return last.spec
+	}
+	s := in.spreadSpecByKey(p, own, keyed)
+	last.pod, last.args, last.keyed, last.spec = p, a, keyed, s
+	return s
+}
+
+func (in *Input) spreadSpecByKey(p *cluster.Pod, own []corev1.TopologySpreadConstraint, keyed []labels.Set) *spreadSpec {
 	var required *corev1.NodeSelector
 	if af := p.Spec.Affinity; af != nil && af.NodeAffinity != nil {
 		required = af.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution

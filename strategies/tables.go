@@ -2,14 +2,17 @@ package strategies
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/policy"
 )
 
 // tables holds what a cycle derives once from the parts of the snapshot
@@ -33,6 +36,32 @@ type tables struct {
 	duplicates  duplicateCounts
 	keyBuf      []byte
 	noRoom      noRoom
+	// lastPlacement and lastSpread are the answers for the last pod
+	// asked about: a workload's pods come in a row.
+	lastPlacement struct {
+		pod *cluster.Pod
+		pl  *placement
+	}
+	lastSpread struct {
+		pod   *cluster.Pod
+		args  *policy.RemovePodsViolatingTopologySpreadConstraintArgs
+		keyed []labels.Set
+		spec  *spreadSpec
+	}
+}
+
+// sameSchedulingSpec reports whether two pods' node selector, node
+// affinity and tolerations are one and the same, without writing their
+// keys: the replicas a decoder, the API reader or a generator made share
+// these values (cluster.PodSharer), and pod objects never change.
+func sameSchedulingSpec(a, b *cluster.Pod) bool {
+	return a.Spec.Affinity == b.Spec.Affinity && sameSlice(a.Spec.Tolerations, b.Spec.Tolerations) &&
+		maps.Equal(a.Spec.NodeSelector, b.Spec.NodeSelector)
+}
+
+// sameSlice reports whether two slices are the same elements in memory.
+func sameSlice[T any](a, b []T) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // duplicateCounts counts one group of duplicates by node index; set lists
@@ -103,6 +132,15 @@ func (in *Input) placement(p *cluster.Pod) *placement {
 }
 
 func (in *Input) placementBySpec(p *cluster.Pod) *placement {
+	if last := &in.tables.lastPlacement; last.pod != nil && sameSchedulingSpec(last.pod, p) {
+		return last.pl
+	}
+	pl := in.placementByKey(p)
+	in.tables.lastPlacement.pod, in.tables.lastPlacement.pl = p, pl
+	return pl
+}
+
+func (in *Input) placementByKey(p *cluster.Pod) *placement {
 	var required *corev1.NodeSelector
 	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil {
 		required = a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution

@@ -152,6 +152,25 @@ func TestRemovePodsViolatingTopologySpreadConstraint(t *testing.T) {
 			}(),
 			want: []string{"shop/web-new-3 n2→n1", "shop/web-old-0 n1→n2"},
 		},
+		{
+			// As a dump's decoder shares them, every pod holds the very
+			// same list of constraints: each revision is still its own.
+			name:  "matchLabelKeys: revisions that share one list of constraints",
+			nodes: []any{ct.Node("n1").Zone("zone-a"), ct.Node("n2").Zone("zone-b")},
+			pods: func() []any {
+				shared := []corev1.TopologySpreadConstraint{{TopologyKey: zone, MaxSkew: 1,
+					WhenUnsatisfiable: corev1.DoNotSchedule, MatchLabelKeys: []string{"pod-template-hash"},
+					LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}
+				pods := []any{ct.DeploymentReplicaSet("shop", "web")}
+				for i, node := range []string{"n1", "n1", "n1", "n2", "n2", "n2"} {
+					hash := []string{"old", "new"}[i/3]
+					pods = append(pods, ct.Pod("shop", fmt.Sprintf("web-%s-%d", hash, i)).On(node).Requests("100m", "").Deployment("web").
+						Label("pod-template-hash", hash).Edit(func(p *corev1.Pod) { p.Spec.TopologySpreadConstraints = shared }))
+				}
+				return pods
+			}(),
+			want: []string{"shop/web-new-3 n2→n1", "shop/web-old-0 n1→n2"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
