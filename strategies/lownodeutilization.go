@@ -403,9 +403,10 @@ func (b bands) hasHeadroom(in *Input, under []int32) bool {
 	}
 	for _, r := range b.resources {
 		var room float64
+		high := b.high[r]
 		for _, i := range under {
 			n := nodes[i]
-			room += b.high[r]*float64(n.Allocatable.Get(r))/100 - float64(b.m.used(n, r))
+			room += high*float64(n.Allocatable.Get(r))/100 - float64(b.m.used(n, r))
 		}
 		if room <= 0 {
 			return false

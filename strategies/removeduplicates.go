@@ -130,21 +130,29 @@ func (s removeDuplicates) spread(in *Input, w cluster.Workload, group []*cluster
 		return tab.counts
 	}
 
-	byNode := make(map[string][]*cluster.Pod)
-	var crowded []string
-	for _, p := range group {
-		name := in.Snapshot.NodeOf(p).Name
-		byNode[name] = append(byNode[name], p)
-	}
-	for name, pods := range byNode {
-		if len(pods) > share {
-			crowded = append(crowded, name)
+	// The crowded nodes, in name order (the order of their indexes), each
+	// with its pods of the group in the group's order. Most groups crowd
+	// no node and stop here.
+	var crowded []int32
+	initial := counts()
+	for _, i := range tab.set {
+		if int(initial[i]) > share {
+			crowded = append(crowded, i)
 		}
 	}
+	if len(crowded) == 0 {
+		return
+	}
 	slices.Sort(crowded)
-	for _, name := range crowded {
-		pods := byNode[name]
-		at := in.Snapshot.Node(name).Index()
+	podsOn := make([][]*cluster.Pod, len(crowded))
+	for _, p := range group {
+		if k, ok := slices.BinarySearch(crowded, int32(in.Snapshot.NodeOf(p).Index())); ok {
+			podsOn[k] = append(podsOn[k], p)
+		}
+	}
+	for k, at32 := range crowded {
+		pods, at := podsOn[k], int(at32)
+		name := in.Snapshot.Nodes()[at].Name
 		// The least important and the youngest go first.
 		slices.SortStableFunc(pods, leaveOrder)
 		// The node needs len(pods)-share of them gone; the others are
