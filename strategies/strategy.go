@@ -153,6 +153,23 @@ func (in *Input) Settings(namespace string) *policy.Settings {
 // selected by the strategy's namespaces or labelSelector, or in a namespace
 // the policy leaves alone.
 func (in *Input) Args(strategy string, p *cluster.Pod) policy.StrategyArgs {
+	// Strategies ask for every pod they look at, in every round, and the
+	// guard for every node a placement looks at: the answer is kept per
+	// group of pods with one namespace and one set of labels, all that it
+	// reads of a pod.
+	if g := in.podGroup(p); g >= 0 {
+		byGroup := in.argsByGroup(strategy)
+		if e := &byGroup[g]; e.set {
+			return e.args
+		}
+		a := in.podArgs(strategy, p)
+		byGroup[g] = groupArgs{set: true, args: a}
+		return a
+	}
+	return in.podArgs(strategy, p)
+}
+
+func (in *Input) podArgs(strategy string, p *cluster.Pod) policy.StrategyArgs {
 	a := in.namespaceArgs(strategy, p.Namespace)
 	if a == nil || !a.CommonArgs().Selects(p.Namespace, p.Labels) {
 		return nil
@@ -186,6 +203,54 @@ func (in *Input) namespaceArgs(strategy, namespace string) policy.StrategyArgs {
 }
 
 type argsKey struct{ strategy, namespace string }
+
+// groupArgs is Args' answer for a group of pods, once asked.
+type groupArgs struct {
+	set  bool
+	args policy.StrategyArgs
+}
+
+// podGroup returns the index of the pod's group in the snapshot's
+// PodGroups, or -1 for a pod the snapshot does not hold.
+func (in *Input) podGroup(p *cluster.Pod) int {
+	t := &in.tables
+	if t.groupOf == nil {
+		t.groupOf = make([]int32, len(in.Snapshot.Pods()))
+		for i := range t.groupOf {
+			t.groupOf[i] = -1
+		}
+		for g, group := range in.Snapshot.PodGroups().Groups {
+			for _, q := range group.Pods {
+				if i := q.Index(); i >= 0 && i < len(t.groupOf) {
+					t.groupOf[i] = int32(g)
+				}
+			}
+		}
+	}
+	if i := p.Index(); i >= 0 && i < len(t.groupOf) && in.Snapshot.Pods()[i] == p {
+		return int(t.groupOf[i])
+	}
+	return -1
+}
+
+// argsByGroup returns the strategy's answers by pod group; the last
+// strategy's are at hand, since a strategy asks about its pods in a row.
+func (in *Input) argsByGroup(strategy string) []groupArgs {
+	t := &in.tables
+	if t.lastGroupArgs.byGroup != nil && t.lastGroupArgs.strategy == strategy {
+		return t.lastGroupArgs.byGroup
+	}
+	byGroup, ok := t.groupArgs[strategy]
+	if !ok {
+		byGroup = make([]groupArgs, len(in.Snapshot.PodGroups().Groups))
+		if t.groupArgs == nil {
+			t.groupArgs = make(map[string][]groupArgs)
+		}
+		t.groupArgs[strategy] = byGroup
+	}
+	t.lastGroupArgs.strategy, t.lastGroupArgs.byGroup = strategy, byGroup
+	return byGroup
+}
 
 type lastArgs struct {
 	set  bool

@@ -36,6 +36,14 @@ type tables struct {
 	duplicates  duplicateCounts
 	keyBuf      []byte
 	noRoom      noRoom
+	// groupOf is each pod's group in the snapshot's PodGroups, by pod
+	// index, and groupArgs each strategy's Args by group (see Args).
+	groupOf       []int32
+	groupArgs     map[string][]groupArgs
+	lastGroupArgs struct {
+		strategy string
+		byGroup  []groupArgs
+	}
 	// lastPlacement and lastSpread are the answers for the last pod
 	// asked about: a workload's pods come in a row.
 	lastPlacement struct {
