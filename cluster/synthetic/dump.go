@@ -48,12 +48,8 @@ func WriteList(w io.Writer, objs cluster.Objects, opts DumpOptions) error {
 		lw.format = YAML
 	}
 	lw.begin()
-	for i := range objs.Namespaces {
-		lw.item(&objs.Namespaces[i])
-	}
-	for i := range objs.PriorityClasses {
-		lw.item(&objs.PriorityClasses[i])
-	}
+	writeItems(&lw, objs.Namespaces)
+	writeItems(&lw, objs.PriorityClasses)
 	for i := range objs.Nodes {
 		n := objs.Nodes[i]
 		if opts.Served {
@@ -64,32 +60,16 @@ func WriteList(w io.Writer, objs cluster.Objects, opts DumpOptions) error {
 		}
 		lw.item(&n)
 	}
-	for i := range objs.ReplicaSets {
-		lw.item(&objs.ReplicaSets[i])
-	}
-	for i := range objs.StatefulSets {
-		lw.item(&objs.StatefulSets[i])
-	}
-	for i := range objs.Jobs {
-		lw.item(&objs.Jobs[i])
-	}
-	for i := range objs.PDBs {
-		lw.item(&objs.PDBs[i])
-	}
+	writeItems(&lw, objs.ReplicaSets)
+	writeItems(&lw, objs.StatefulSets)
+	writeItems(&lw, objs.Jobs)
+	writeItems(&lw, objs.PDBs)
 	// Without its volumes' objects, a dump would leave every pod with a
 	// claim where it is: the plan would not be the generated cluster's.
-	for i := range objs.StorageClasses {
-		lw.item(&objs.StorageClasses[i])
-	}
-	for i := range objs.CSINodes {
-		lw.item(&objs.CSINodes[i])
-	}
-	for i := range objs.PersistentVolumes {
-		lw.item(&objs.PersistentVolumes[i])
-	}
-	for i := range objs.PersistentVolumeClaims {
-		lw.item(&objs.PersistentVolumeClaims[i])
-	}
+	writeItems(&lw, objs.StorageClasses)
+	writeItems(&lw, objs.CSINodes)
+	writeItems(&lw, objs.PersistentVolumes)
+	writeItems(&lw, objs.PersistentVolumeClaims)
 	for i := range objs.Pods {
 		p := objs.Pods[i]
 		if opts.Served {
@@ -106,6 +86,13 @@ func WriteList(w io.Writer, objs cluster.Objects, opts DumpOptions) error {
 		return lw.err
 	}
 	return bw.Flush()
+}
+
+// writeItems writes each object of one kind as an item of the List.
+func writeItems[T any](lw *listWriter, objs []T) {
+	for i := range objs {
+		lw.item(&objs[i])
+	}
 }
 
 type listWriter struct {
