@@ -40,21 +40,9 @@ func (c *Cycle) staticIndexFor(static []NodeCheck, only map[string]bool) *static
 		key.WriteString(static[k].Key)
 		key.WriteByte(0)
 	}
-	t := c.t
-	t.mu.Lock()
-	idx, ok := t.staticIndexes[key.String()]
-	t.mu.Unlock()
-	if ok {
-		return idx
-	}
-	idx = newStaticIndex(static, len(c.nodes))
-	t.mu.Lock()
-	if len(t.staticIndexes) >= maxStaticIndexes {
-		clear(t.staticIndexes)
-	}
-	t.staticIndexes[key.String()] = idx
-	t.mu.Unlock()
-	return idx
+	return memoUpTo(c.t, c.t.staticIndexes, maxStaticIndexes, key.String(), func() *staticIndex {
+		return newStaticIndex(static, len(c.nodes))
+	})
 }
 
 func newStaticIndex(static []NodeCheck, nodes int) *staticIndex {

@@ -127,6 +127,11 @@ func (e *Engine) tablesFor(s *cluster.Snapshot) *tables {
 // without the lock, so that compute may use other tables; two concurrent
 // misses compute the same value twice, which is harmless.
 func memo[K comparable, V any](t *tables, m map[K]V, key K, compute func() V) V {
+	return memoUpTo(t, m, maxCachedQueries, key, compute)
+}
+
+// memoUpTo is memo for a map that holds at most limit values.
+func memoUpTo[K comparable, V any](t *tables, m map[K]V, limit int, key K, compute func() V) V {
 	t.mu.Lock()
 	v, ok := m[key]
 	t.mu.Unlock()
@@ -135,7 +140,7 @@ func memo[K comparable, V any](t *tables, m map[K]V, key K, compute func() V) V 
 	}
 	v = compute()
 	t.mu.Lock()
-	if len(m) >= maxCachedQueries {
+	if len(m) >= limit {
 		clear(m)
 	}
 	m[key] = v

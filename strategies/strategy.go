@@ -93,8 +93,6 @@ type Input struct {
 	Mover  Mover
 
 	settings map[string]*policy.Settings
-	args     map[argsKey]policy.StrategyArgs
-	lastArgs lastArgs
 	nodes    []*cluster.Node
 
 	// edits counts the changes made to the working snapshot and to the
@@ -170,39 +168,15 @@ func (in *Input) Args(strategy string, p *cluster.Pod) policy.StrategyArgs {
 }
 
 func (in *Input) podArgs(strategy string, p *cluster.Pod) policy.StrategyArgs {
-	a := in.namespaceArgs(strategy, p.Namespace)
+	if !in.Policy.AllowsNamespace(p.Namespace) {
+		return nil
+	}
+	a := in.Settings(p.Namespace).Args(strategy)
 	if a == nil || !a.CommonArgs().Selects(p.Namespace, p.Labels) {
 		return nil
 	}
 	return a
 }
-
-// namespaceArgs returns the arguments of the strategy for a namespace's
-// pods, or nil when it is off there. Strategies ask for every pod they
-// look at, a few times a cycle: the answer is kept per namespace.
-func (in *Input) namespaceArgs(strategy, namespace string) policy.StrategyArgs {
-	k := argsKey{strategy, namespace}
-	// Pods come namespace by namespace, and a strategy asks about each in
-	// a row: the last answer saves hashing both strings.
-	if in.lastArgs.set && in.lastArgs.key == k {
-		return in.lastArgs.args
-	}
-	if a, ok := in.args[k]; ok {
-		in.lastArgs = lastArgs{true, k, a}
-		return a
-	}
-	var a policy.StrategyArgs
-	if in.Policy.AllowsNamespace(namespace) {
-		a = in.Settings(namespace).Args(strategy)
-	}
-	if in.args == nil {
-		in.args = make(map[argsKey]policy.StrategyArgs)
-	}
-	in.args[k] = a
-	return a
-}
-
-type argsKey struct{ strategy, namespace string }
 
 // groupArgs is Args' answer for a group of pods, once asked.
 type groupArgs struct {
@@ -250,12 +224,6 @@ func (in *Input) argsByGroup(strategy string) []groupArgs {
 	}
 	t.lastGroupArgs.strategy, t.lastGroupArgs.byGroup = strategy, byGroup
 	return byGroup
-}
-
-type lastArgs struct {
-	set  bool
-	key  argsKey
-	args policy.StrategyArgs
 }
 
 // Nodes returns the nodes the policy's nodeSelector selects, in name order.
