@@ -45,17 +45,18 @@ func (pl *Planner) Plan(snap *cluster.Snapshot) *Plan {
 
 func (pl *Planner) newCycle(snap *cluster.Snapshot) *cycle {
 	return &cycle{
-		planner: pl,
-		snap:    snap.Fork(),
-		counts:  newCounts(),
-		budgets: newBudgets(),
-		step:    1,
-		moved:   make(map[*cluster.Pod]bool),
-		reports: make(map[string]int),
-		nodes:   newNodeFacts(pl.Policy, snap),
-		skips:   newSkips(pl.Policy.Enabled()),
-		plan:    &Plan{At: snap.Now, Moves: []Move{}, Skipped: []Skip{}, Predicted: pl.Policy.Replacements == policy.ReplacementsPredicted},
-		recent:  recentEvictions(pl.History, snap, pl.Policy.Cooldown.Duration),
+		planner:   pl,
+		snap:      snap.Fork(),
+		counts:    newCounts(),
+		budgets:   newBudgets(),
+		step:      1,
+		moved:     make(map[*cluster.Pod]bool),
+		standings: make(map[string]*cluster.PodTable[int32]),
+		reports:   make(map[string]int),
+		nodes:     newNodeFacts(pl.Policy, snap),
+		skips:     newSkips(pl.Policy.Enabled()),
+		plan:      &Plan{At: snap.Now, Moves: []Move{}, Skipped: []Skip{}, Predicted: pl.Policy.Replacements == policy.ReplacementsPredicted},
+		recent:    recentEvictions(pl.History, snap, pl.Policy.Cooldown.Duration),
 	}
 }
 
@@ -85,6 +86,12 @@ type cycle struct {
 	// placement looks at and no move changes, so that it reads no node
 	// object.
 	nodes []nodeFacts
+	// standings keeps, per strategy, each pod's standing as an index in
+	// refusals, or -1 for a pod that nothing keeps in place: a table of
+	// indexes is a ninth of the size of one of standings, and most pods
+	// pass.
+	standings map[string]*cluster.PodTable[int32]
+	refusals  []standing
 }
 
 // nodeFacts is what a target's acceptor needs to know of a node.
@@ -149,51 +156,20 @@ func (c *cycle) Evictable(strategy string, p *cluster.Pod) string {
 
 // check returns why the strategy cannot evict the pod now, with its
 // category: the strategy's evictable settings say which pods it may move.
+// Of its reasons only the pod's own move and the total limit change with
+// the moves; the others are found once a strategy and pod (standing).
 func (c *cycle) check(strategy string, p *cluster.Pod) (Category, string) {
 	if c.moved[p] {
 		return "", "already moved this cycle"
 	}
-	pol := c.planner.Policy
-	s := pol.For(p.Namespace, c.snap.NamespaceLabels(p.Namespace))
-	if cat, why := protection(c.snap, pol, s.EvictableFor(strategy), p); why != "" {
-		return cat, why
+	s := c.standingOf(strategy, p)
+	if s.first.why != "" {
+		return s.first.cat, s.first.why
 	}
-	if needsPlace(p) && p.HasPVC() {
-		if why := missingVolume(c.snap, p); why != "" {
-			return NoFit, why
-		}
-	}
-	if at, ok := c.recent[p.Workload]; ok {
-		return Cooldown, fmt.Sprintf("%s had a pod evicted %s ago; cooldown %s lets its replacements settle",
-			p.Workload, c.snap.Now.Sub(at).Round(time.Second), pol.Cooldown.Duration)
-	}
-	from := c.boundNode(p)
-	if from != nil {
-		if !c.nodes[from.Index()].selected {
-			return Excluded, "node " + from.Name + " is not selected by the policy's nodeSelector"
-		}
-		// A finished pod has nothing left for the kubelet to stop: the
-		// API server deletes it at once.
-		if !from.Ready() && !p.IsTerminal() {
-			return NodeNotReady, "node " + from.Name + " is not Ready: the kubelet could not stop the pod"
-		}
-	}
-	if why := c.counts.totalReached(pol.Limits); why != "" {
+	if why := c.counts.totalReached(c.planner.Policy.Limits); why != "" {
 		return LimitReached, why
 	}
-	// The per-step limits and the budgets allow the pod in a later step
-	// when they do not in this one; only what no step allows refuses it.
-	var fresh struct {
-		counts  counts
-		budgets budgets
-	}
-	if why := fresh.counts.stepExceeded(pol.Limits, s.PerNamespaceLimit, p, from); why != "" {
-		return LimitReached, why
-	}
-	if why := fresh.budgets.blocked(c.snap, p); why != "" {
-		return PDBBudget, why
-	}
-	return "", ""
+	return s.last.cat, s.last.why
 }
 
 // Move implements strategies.Mover.

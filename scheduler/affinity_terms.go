@@ -110,22 +110,36 @@ type termGroups struct {
 func buildTermGroups(pods []*cluster.Pod) *termGroups {
 	g := &termGroups{}
 	byKey := make(map[string]int)
+	// Replicas share their affinity object (cluster.PodSharer): its JSON is
+	// written once per namespace, not once per pod.
+	type shared struct {
+		namespace string
+		affinity  *corev1.Affinity
+	}
+	byObject := make(map[shared]int)
 	for _, p := range pods {
 		if !p.HasAffinity() {
 			continue
 		}
 		a := p.Spec.Affinity
+		if i, ok := byObject[shared{p.Namespace, a}]; ok {
+			g.groups[i].pods = append(g.groups[i].pods, p)
+			continue
+		}
 		spec, err := json.Marshal([2]any{a.PodAffinity, a.PodAntiAffinity})
 		if err != nil {
 			continue
 		}
 		key := p.Namespace + "\x00" + string(spec)
-		if i, ok := byKey[key]; ok {
+		i, ok := byKey[key]
+		if ok {
 			g.groups[i].pods = append(g.groups[i].pods, p)
-			continue
+		} else {
+			i = len(g.groups)
+			byKey[key] = i
+			g.groups = append(g.groups, newTermGroup(p))
 		}
-		byKey[key] = len(g.groups)
-		g.groups = append(g.groups, newTermGroup(p))
+		byObject[shared{p.Namespace, a}] = i
 	}
 	g.byLabel = make(map[string][]int32)
 	for id := range g.groups {

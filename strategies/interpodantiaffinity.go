@@ -73,15 +73,7 @@ type antiTerm struct {
 
 // antiTerms parses a pod's required anti-affinity terms, once per spec.
 func (in *Input) antiTerms(p *cluster.Pod) []antiTerm {
-	if t, ok := in.tables.antiTermsOf[p]; ok {
-		return t
-	}
-	t := in.parseAntiTerms(p)
-	if in.tables.antiTermsOf == nil {
-		in.tables.antiTermsOf = make(map[*cluster.Pod][]antiTerm)
-	}
-	in.tables.antiTermsOf[p] = t
-	return t
+	return in.tables.antiTermsOf.Get(in.Snapshot, p, in.parseAntiTerms)
 }
 
 func (in *Input) parseAntiTerms(p *cluster.Pod) []antiTerm {

@@ -102,16 +102,24 @@ func (s lowNodeUtilization) balance(in *Input, args *policy.LowNodeUtilizationAr
 	for _, i := range targets {
 		underSet[i] = true
 	}
-	// The most used nodes first: they need relief most.
-	slices.SortStableFunc(over, func(a, c string) int {
-		ua, uc := b.load(in.Snapshot.Node(a)), b.load(in.Snapshot.Node(c))
+	// The most used nodes first: they need relief most. Each node's load
+	// is worked out once, not at each comparison.
+	loads := make([]float64, len(over))
+	for i, name := range over {
+		loads[i] = b.load(in.Snapshot.Node(name))
+	}
+	order := make([]int, len(over))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, c int) int {
 		switch {
-		case ua > uc:
+		case loads[a] > loads[c]:
 			return -1
-		case ua < uc:
+		case loads[a] < loads[c]:
 			return 1
 		}
-		return strings.Compare(a, c)
+		return strings.Compare(over[a], over[c])
 	})
 
 	accept := func(p *cluster.Pod) func(*cluster.Node) (bool, string) {
@@ -142,8 +150,8 @@ func (s lowNodeUtilization) balance(in *Input, args *policy.LowNodeUtilizationAr
 		}
 		return headroom
 	}
-	for _, name := range over {
-		if !s.relieve(in, args, g, name, targets, accept, hasHeadroom) {
+	for _, i := range order {
+		if !s.relieve(in, args, g, over[i], targets, accept, hasHeadroom) {
 			return
 		}
 	}
@@ -168,6 +176,14 @@ func (s lowNodeUtilization) relieve(in *Input, args *policy.LowNodeUtilizationAr
 		}
 		need.done()
 	}()
+	// The node and what is over its target change only with a move: they
+	// are looked up again only then, not for every pod.
+	var (
+		node     *cluster.Node
+		hot      []corev1.ResourceName
+		hotAt    uint64
+		hotKnown bool
+	)
 	for _, p := range s.podsToMove(in, args, in.Snapshot.Node(name)) {
 		if in.Done() {
 			return false
@@ -176,8 +192,10 @@ func (s lowNodeUtilization) relieve(in *Input, args *policy.LowNodeUtilizationAr
 			klog.V(2).InfoS("LowNodeUtilization: evictionLimits.node reached", "node", name, "limit", limit)
 			break
 		}
-		node := in.Snapshot.Node(name)
-		hot := b.overResources(node)
+		if !hotKnown || hotAt != in.Changes() {
+			node = in.Snapshot.Node(name)
+			hot, hotAt, hotKnown = b.overResources(node), in.Changes(), true
+		}
 		if len(hot) == 0 {
 			break // within target
 		}

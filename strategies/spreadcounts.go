@@ -59,15 +59,7 @@ type spreadSpec struct {
 // The args are those of the pod's namespace, the same for all its pods
 // during a cycle, which lets the answer be kept per pod.
 func (in *Input) spreadSpec(p *cluster.Pod, a *policy.RemovePodsViolatingTopologySpreadConstraintArgs) *spreadSpec {
-	if s, ok := in.tables.specOf[p]; ok {
-		return s
-	}
-	s := in.spreadSpecBySpec(p, a)
-	if in.tables.specOf == nil {
-		in.tables.specOf = make(map[*cluster.Pod]*spreadSpec)
-	}
-	in.tables.specOf[p] = s
-	return s
+	return in.tables.specOf.Get(in.Snapshot, p, func(p *cluster.Pod) *spreadSpec { return in.spreadSpecBySpec(p, a) })
 }
 
 func (in *Input) spreadSpecBySpec(p *cluster.Pod, a *policy.RemovePodsViolatingTopologySpreadConstraintArgs) *spreadSpec {

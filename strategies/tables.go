@@ -25,13 +25,13 @@ type tables struct {
 	selections  map[string][]int32
 	domains     map[string]*cluster.TopologyDomains
 	placements  map[string]*placement
-	placementOf map[*cluster.Pod]*placement
+	placementOf cluster.PodTable[*placement]
 	preferred   map[string][]int64
 	antiTerms   map[string][]antiTerm
-	antiTermsOf map[*cluster.Pod][]antiTerm
+	antiTermsOf cluster.PodTable[[]antiTerm]
 	spreadSpecs map[string]*spreadSpec
-	specOf      map[*cluster.Pod]*spreadSpec
-	images      []string // by pod index; "" until computed
+	specOf      cluster.PodTable[*spreadSpec]
+	images      cluster.PodTable[string]
 	usable      []bool
 	duplicates  duplicateCounts
 	keyBuf      []byte
@@ -128,15 +128,7 @@ type placement struct {
 }
 
 func (in *Input) placement(p *cluster.Pod) *placement {
-	if pl, ok := in.tables.placementOf[p]; ok {
-		return pl
-	}
-	pl := in.placementBySpec(p)
-	if in.tables.placementOf == nil {
-		in.tables.placementOf = make(map[*cluster.Pod]*placement)
-	}
-	in.tables.placementOf[p] = pl
-	return pl
+	return in.tables.placementOf.Get(in.Snapshot, p, in.placementBySpec)
 }
 
 func (in *Input) placementBySpec(p *cluster.Pod) *placement {
@@ -208,21 +200,14 @@ func placementKey(buf []byte, selector map[string]string, required *corev1.NodeS
 
 // imageKey identifies the set of images of a pod's containers.
 func (in *Input) imageKey(p *cluster.Pod) string {
-	i := p.Index()
-	if i >= 0 && i < len(in.tables.images) && in.tables.images[i] != "" {
-		return in.tables.images[i]
-	}
+	return in.tables.images.Get(in.Snapshot, p, imagesOf)
+}
+
+func imagesOf(p *cluster.Pod) string {
 	images := make([]string, 0, len(p.Spec.Containers))
 	for _, c := range p.Spec.Containers {
 		images = append(images, c.Image)
 	}
 	slices.Sort(images)
-	k := strings.Join(images, ",")
-	if in.tables.images == nil {
-		in.tables.images = make([]string, len(in.Snapshot.Pods()))
-	}
-	if i >= 0 && i < len(in.tables.images) {
-		in.tables.images[i] = k
-	}
-	return k
+	return strings.Join(images, ",")
 }

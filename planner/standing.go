@@ -1,0 +1,94 @@
+package planner
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+)
+
+// standing is what check finds of a pod that no move of the cycle changes:
+// the policy's protections, its volumes, the cooldown, its node, and the
+// limits and budgets as they stand before any eviction. first holds the
+// reasons check reads before the total limit, last those it reads after,
+// so that a kept standing gives the reason check would find, in its order.
+// Strategies ask about the same pods in every round, and LowNodeUtilization
+// asks twice in one: before it searches for a target and when it proposes.
+type standing struct {
+	first, last verdict
+}
+
+// verdict is one reason with its category; an empty why lets the pod pass.
+type verdict struct {
+	cat Category
+	why string
+}
+
+func (c *cycle) standingOf(strategy string, p *cluster.Pod) standing {
+	t, ok := c.standings[strategy]
+	if !ok {
+		t = new(cluster.PodTable[int32])
+		c.standings[strategy] = t
+	}
+	i := t.Get(c.snap, p, func(p *cluster.Pod) int32 {
+		s := c.stand(strategy, p)
+		if s == (standing{}) {
+			return -1
+		}
+		c.refusals = append(c.refusals, s)
+		return int32(len(c.refusals) - 1)
+	})
+	if i < 0 {
+		return standing{}
+	}
+	return c.refusals[i]
+}
+
+// stand works out the pod's standing with the strategy. It reads nothing a
+// move changes: the pods moved are check's to tell, and a pod not moved is
+// still on the node it started on.
+func (c *cycle) stand(strategy string, p *cluster.Pod) standing {
+	pol := c.planner.Policy
+	s := pol.For(p.Namespace, c.snap.NamespaceLabels(p.Namespace))
+	first := func() verdict {
+		if cat, why := protection(c.snap, pol, s.EvictableFor(strategy), p); why != "" {
+			return verdict{cat, why}
+		}
+		if needsPlace(p) && p.HasPVC() {
+			if why := missingVolume(c.snap, p); why != "" {
+				return verdict{NoFit, why}
+			}
+		}
+		if at, ok := c.recent[p.Workload]; ok {
+			return verdict{Cooldown, fmt.Sprintf("%s had a pod evicted %s ago; cooldown %s lets its replacements settle",
+				p.Workload, c.snap.Now.Sub(at).Round(time.Second), pol.Cooldown.Duration)}
+		}
+		if from := c.boundNode(p); from != nil {
+			if !c.nodes[from.Index()].selected {
+				return verdict{Excluded, "node " + from.Name + " is not selected by the policy's nodeSelector"}
+			}
+			// A finished pod has nothing left for the kubelet to stop:
+			// the API server deletes it at once.
+			if !from.Ready() && !p.IsTerminal() {
+				return verdict{NodeNotReady, "node " + from.Name + " is not Ready: the kubelet could not stop the pod"}
+			}
+		}
+		return verdict{}
+	}()
+	if first.why != "" {
+		return standing{first: first}
+	}
+	// The per-step limits and the budgets allow the pod in a later step
+	// when they do not in this one; only what no step allows refuses it.
+	var fresh struct {
+		counts  counts
+		budgets budgets
+	}
+	if why := fresh.counts.stepExceeded(pol.Limits, s.PerNamespaceLimit, p, c.boundNode(p)); why != "" {
+		return standing{last: verdict{LimitReached, why}}
+	}
+	if why := fresh.budgets.blocked(c.snap, p); why != "" {
+		return standing{last: verdict{PDBBudget, why}}
+	}
+	return standing{}
+}
