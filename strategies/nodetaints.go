@@ -30,7 +30,13 @@ func (nodeTaints) Name() string { return nodeTaintsName }
 // guardRule: with includePreferNoSchedule, no target with a
 // PreferNoSchedule taint the pod does not tolerate and the strategy acts on
 // (NoSchedule ones the scheduler already refuses).
-func (nodeTaints) guardRule(in *Input) guardRule { return preferNoScheduleRule{in: in} }
+func (nodeTaints) guardRule(in *Input) guardRule {
+	r := preferNoScheduleRule{in: in, preferred: make([]bool, len(in.Snapshot.Nodes()))}
+	for i, n := range in.Snapshot.Nodes() {
+		r.preferred[i] = slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Effect == corev1.TaintEffectPreferNoSchedule })
+	}
+	return r
+}
 
 // placementFree: a pod and the taints of its node.
 func (nodeTaints) placementFree(*Input) bool { return true }
@@ -88,10 +94,14 @@ func taintString(t *corev1.Taint) string {
 // untolerated NoSchedule taints.
 type preferNoScheduleRule struct {
 	in *Input
+	// preferred tells, by node index, the nodes with a PreferNoSchedule
+	// taint: the rule is asked about every node a placement filters, and
+	// most have none. Taints do not change with moves.
+	preferred []bool
 }
 
 func (r preferNoScheduleRule) check(_ view, _ string, p *cluster.Pod, n *cluster.Node) (bool, string) {
-	if len(n.Spec.Taints) == 0 {
+	if !r.preferred[n.Index()] {
 		return true, ""
 	}
 	a, ok := r.in.Args(nodeTaintsName, p).(*policy.RemovePodsViolatingNodeTaintsArgs)
