@@ -545,7 +545,9 @@ func (b bands) fitsSomewhere(in *Input, under []int32, p *cluster.Pod) bool {
 	cheapOnly := true
 	for _, i := range under {
 		n := nodes[i]
-		if !admits[i] || staysOnlyAWhile(p, n) || !hasRoom(n, p) || b.wouldExceed(n, p) {
+		// The node's own counts first: its taints are in its object,
+		// which most nodes need not be read for.
+		if !admits[i] || !hasRoom(n, p) || b.wouldExceed(n, p) || staysOnlyAWhile(p, n) {
 			continue
 		}
 		cheapOnly = false

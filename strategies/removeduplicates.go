@@ -50,8 +50,11 @@ func groupedAsDuplicate(in *Input, p *cluster.Pod) bool {
 // of the nodes balanced, they would raise it and keep the crowded node
 // crowded.
 func (removeDuplicates) groups(in *Input, w cluster.Workload) [][]*cluster.Pod {
-	byImages := make(map[string][]*cluster.Pod)
-	var keys []string
+	var (
+		pods  []*cluster.Pod
+		keys  []string
+		mixed bool
+	)
 	usable := in.usable()
 	for _, p := range in.Snapshot.PodsOf(w) {
 		n := in.Snapshot.NodeOf(p)
@@ -59,14 +62,28 @@ func (removeDuplicates) groups(in *Input, w cluster.Workload) [][]*cluster.Pod {
 			continue
 		}
 		k := in.imageKey(p)
+		mixed = mixed || len(keys) > 0 && k != keys[0]
+		pods, keys = append(pods, p), append(keys, k)
+	}
+	if len(pods) < 2 {
+		return nil
+	}
+	// Most workloads run one set of images: their pods are one group.
+	if !mixed {
+		return [][]*cluster.Pod{pods}
+	}
+	byImages := make(map[string][]*cluster.Pod)
+	var distinct []string
+	for i, p := range pods {
+		k := keys[i]
 		if _, seen := byImages[k]; !seen {
-			keys = append(keys, k)
+			distinct = append(distinct, k)
 		}
 		byImages[k] = append(byImages[k], p)
 	}
-	slices.Sort(keys)
+	slices.Sort(distinct)
 	var groups [][]*cluster.Pod
-	for _, k := range keys {
+	for _, k := range distinct {
 		if len(byImages[k]) > 1 {
 			groups = append(groups, byImages[k])
 		}
