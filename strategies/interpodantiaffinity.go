@@ -69,6 +69,9 @@ func (g *conflictGraph) report(w *want) {
 type antiTerm struct {
 	key   string
 	query cluster.PodQuery
+	// bucket names the pods the term selects, by their domain of key: every
+	// pod with the term asks for the same ones.
+	bucket string
 }
 
 // antiTerms parses a pod's required anti-affinity terms, once per spec.
@@ -78,6 +81,18 @@ func (in *Input) antiTerms(p *cluster.Pod) []antiTerm {
 
 func (in *Input) parseAntiTerms(p *cluster.Pod) []antiTerm {
 	terms := p.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+	// Replicas share their terms (cluster.PodSharer) and come in a row:
+	// the previous pod's answer is this one's without writing a key.
+	last := &in.tables.lastAntiTerms
+	if last.pod != nil && last.pod.Namespace == p.Namespace && sameSlice(last.terms, terms) {
+		return last.parsed
+	}
+	out := in.parseAntiTermsByKey(p, terms)
+	last.pod, last.terms, last.parsed = p, terms, out
+	return out
+}
+
+func (in *Input) parseAntiTermsByKey(p *cluster.Pod, terms []corev1.PodAffinityTerm) []antiTerm {
 	b, _ := json.Marshal(terms)
 	key := p.Namespace + "\x00" + string(b)
 	if t, ok := in.tables.antiTerms[key]; ok {
@@ -115,7 +130,7 @@ func parseAntiTerm(namespace string, t *corev1.PodAffinityTerm) (antiTerm, bool)
 	}
 	slices.Sort(q.Namespaces)
 	q.Namespaces = slices.Compact(q.Namespaces)
-	return antiTerm{key: t.TopologyKey, query: q}, true
+	return antiTerm{key: t.TopologyKey, query: q, bucket: q.Key() + "\x00" + t.TopologyKey}, true
 }
 
 // conflictGraph holds the broken pairs: pods are vertices, conflicts edges.
@@ -150,8 +165,7 @@ func conflicts(in *Input) *conflictGraph {
 			if !ok {
 				continue
 			}
-			bkey := t.query.Key() + "\x00" + t.key
-			b, ok := buckets[bkey]
+			b, ok := buckets[t.bucket]
 			if !ok {
 				b = make(map[string][]*cluster.Pod)
 				in.eachPod(t.query, func(y *cluster.Pod) {
@@ -164,7 +178,7 @@ func conflicts(in *Input) *conflictGraph {
 						}
 					}
 				})
-				buckets[bkey] = b
+				buckets[t.bucket] = b
 			}
 			for _, y := range b[value] {
 				if y != x {

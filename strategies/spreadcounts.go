@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -17,6 +18,15 @@ import (
 // it, by kube-scheduler's rules.
 type spreadConstraint struct {
 	cluster.SpreadConstraint
+	*spreadNodes
+}
+
+// spreadNodes is what a constraint says of the nodes and domains. It reads
+// the pods' homes (their placement table), the constraint's topology key
+// and node policies and the keys of the constraints of its kind, not its
+// selector: the specs of one workload's ReplicaSets (whose matchLabelKeys
+// take pod-template-hash), and of workloads placed alike, share it.
+type spreadNodes struct {
 	// eligible says, per node index, whether the node's pods count: it has
 	// the topology keys of every constraint of the same kind and passes
 	// nodeAffinityPolicy and nodeTaintsPolicy.
@@ -31,6 +41,53 @@ type spreadConstraint struct {
 	// eligibleDomains counts the domains with an eligible node, for
 	// minDomains.
 	eligibleDomains int32
+}
+
+// spreadNodesKey tells apart what spreadNodes reads.
+type spreadNodesKey struct {
+	pl                           *placement
+	topologyKey                  string
+	honorsAffinity, honorsTaints bool
+	// kindKeys are the topology keys of the constraints of its kind, each
+	// with its length before it.
+	kindKeys string
+}
+
+// spreadNodesFor returns c's table for pods of placement pl, kind being the
+// constraints of c's kind.
+func (in *Input) spreadNodesFor(pl *placement, c *cluster.SpreadConstraint, kind []cluster.SpreadConstraint) *spreadNodes {
+	k := spreadNodesKey{pl: pl, topologyKey: c.TopologyKey, honorsAffinity: c.HonorsNodeAffinity, honorsTaints: c.HonorsNodeTaints}
+	for i := range kind {
+		k.kindKeys += strconv.Itoa(len(kind[i].TopologyKey)) + ":" + kind[i].TopologyKey
+	}
+	if t, ok := in.tables.spreadNodes[k]; ok {
+		return t
+	}
+	nodes := in.Snapshot.Nodes()
+	t := &spreadNodes{eligible: make([]bool, len(nodes)), receptive: make([]bool, len(c.Domains.Values))}
+	eligibleDomain := make([]bool, len(c.Domains.Values))
+	for ni := range nodes {
+		ok := c.IncludesNode(pl.affinity[ni], pl.tolerated[ni]) && cluster.HasAllTopologyKeys(kind, ni)
+		t.eligible[ni] = ok
+		if !ok {
+			continue
+		}
+		d := c.Domains.Of[ni]
+		eligibleDomain[d] = true
+		if pl.admits[ni] && in.usable()[ni] {
+			t.receptive[d] = true
+		}
+	}
+	for _, e := range eligibleDomain {
+		if e {
+			t.eligibleDomains++
+		}
+	}
+	if in.tables.spreadNodes == nil {
+		in.tables.spreadNodes = make(map[spreadNodesKey]*spreadNodes)
+	}
+	in.tables.spreadNodes[k] = t
+	return t
 }
 
 // domainOf returns node i's domain for the constraint, or -1 when its pods
@@ -107,7 +164,6 @@ func (in *Input) spreadSpecByKey(p *cluster.Pod, own []corev1.TopologySpreadCons
 }
 
 func (in *Input) newSpreadSpec(p *cluster.Pod, own []corev1.TopologySpreadConstraint, key string) *spreadSpec {
-	nodes := in.Snapshot.Nodes()
 	pl := in.placement(p)
 	s := &spreadSpec{key: key, namespace: p.Namespace}
 	compiled := make([]cluster.SpreadConstraint, len(own))
@@ -128,28 +184,8 @@ func (in *Input) newSpreadSpec(p *cluster.Pod, own []corev1.TopologySpreadConstr
 		if !valid[i] {
 			continue
 		}
-		c := spreadConstraint{SpreadConstraint: compiled[i], eligible: make([]bool, len(nodes))}
-		keys := sameKind[c.WhenUnsatisfiable]
-		c.receptive = make([]bool, len(c.Domains.Values))
-		eligibleDomain := make([]bool, len(c.Domains.Values))
-		for ni := range nodes {
-			ok := c.IncludesNode(pl.affinity[ni], pl.tolerated[ni]) && cluster.HasAllTopologyKeys(keys, ni)
-			c.eligible[ni] = ok
-			if !ok {
-				continue
-			}
-			d := c.Domains.Of[ni]
-			eligibleDomain[d] = true
-			if pl.admits[ni] && in.usable()[ni] {
-				c.receptive[d] = true
-			}
-		}
-		for _, e := range eligibleDomain {
-			if e {
-				c.eligibleDomains++
-			}
-		}
-		s.constraints = append(s.constraints, c)
+		c := &compiled[i]
+		s.constraints = append(s.constraints, spreadConstraint{SpreadConstraint: *c, spreadNodes: in.spreadNodesFor(pl, c, sameKind[c.WhenUnsatisfiable])})
 	}
 	return s
 }

@@ -30,6 +30,7 @@ type tables struct {
 	antiTerms   map[string][]antiTerm
 	antiTermsOf cluster.PodTable[[]antiTerm]
 	spreadSpecs map[string]*spreadSpec
+	spreadNodes map[spreadNodesKey]*spreadNodes
 	specOf      cluster.PodTable[*spreadSpec]
 	images      cluster.PodTable[string]
 	usable      []bool
@@ -44,11 +45,16 @@ type tables struct {
 		strategy string
 		byGroup  []groupArgs
 	}
-	// lastPlacement and lastSpread are the answers for the last pod
-	// asked about: a workload's pods come in a row.
+	// lastPlacement, lastAntiTerms and lastSpread are the answers for the
+	// last pod asked about: a workload's pods come in a row.
 	lastPlacement struct {
 		pod *cluster.Pod
 		pl  *placement
+	}
+	lastAntiTerms struct {
+		pod    *cluster.Pod
+		terms  []corev1.PodAffinityTerm
+		parsed []antiTerm
 	}
 	lastSpread struct {
 		pod   *cluster.Pod
