@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
-	"github.com/kube-rebalancer/rebalancer/policy"
 )
 
 // BenchmarkPlanDump plans, again and again, a dump read from the file that
@@ -38,14 +37,7 @@ func BenchmarkPlanDump(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	data, err := os.ReadFile("../test/bench/every-strategy.yaml")
-	if err != nil {
-		b.Fatal(err)
-	}
-	pol, err := policy.Load(data, "every-strategy.yaml")
-	if err != nil {
-		b.Fatal(err)
-	}
+	pol := everyStrategy(b)
 	runtime.GC()
 	var cpu time.Duration
 	b.ResetTimer()

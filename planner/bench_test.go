@@ -31,14 +31,7 @@ strategies:
 	if err != nil {
 		b.Fatal(err)
 	}
-	data, err := os.ReadFile("../test/bench/every-strategy.yaml")
-	if err != nil {
-		b.Fatal(err)
-	}
-	every, err := policy.Load(data, "every-strategy.yaml")
-	if err != nil {
-		b.Fatal(err)
-	}
+	every := everyStrategy(b)
 	policies := []struct {
 		name string
 		pol  *policy.Policy
@@ -62,4 +55,18 @@ strategies:
 			})
 		}
 	}
+}
+
+// everyStrategy is make bench's policy: every strategy but
+// HighNodeUtilization, no limits.
+func everyStrategy(b *testing.B) *policy.Policy {
+	data, err := os.ReadFile("../test/bench/every-strategy.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	pol, err := policy.Load(data, "every-strategy.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return pol
 }
