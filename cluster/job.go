@@ -11,11 +11,10 @@ import (
 // no Job controller (owned is false) or when the snapshot does not hold the
 // Job (owned is true).
 func (s *Snapshot) JobOf(p *Pod) (job *batchv1.Job, owned bool) {
-	c := p.Controller()
-	if c == nil || c.Kind != "Job" || !isBatchGroup(c.APIVersion) {
+	if !p.ofJob {
 		return nil, false
 	}
-	return s.jobs[p.Namespace+"/"+c.Name], true
+	return s.jobs[p.Namespace+"/"+p.Controller().Name], true
 }
 
 func isBatchGroup(apiVersion string) bool {

@@ -67,9 +67,14 @@ type Pod struct {
 	// object.
 	controller   *metav1.OwnerReference
 	daemonSet    bool
+	ofJob        bool
 	terminating  bool
 	localStorage bool
 	claims       bool
+	mirror       bool
+	// restarts and initRestarts add up the restart counts of its
+	// containers and of its init containers.
+	restarts, initRestarts int32
 }
 
 func newPod(p *corev1.Pod, id int) *Pod {
@@ -111,10 +116,31 @@ func newPodWith(p *corev1.Pod, id int, scratch corev1.ResourceList) *Pod {
 		id:                  id,
 		controller:          controller,
 		daemonSet:           controller != nil && controller.Kind == "DaemonSet",
+		ofJob:               controller != nil && controller.Kind == "Job" && isBatchGroup(controller.APIVersion),
 		terminating:         p.DeletionTimestamp != nil,
 		localStorage:        slices.ContainsFunc(p.Spec.Volumes, keepsLocalData),
 		claims:              slices.ContainsFunc(p.Spec.Volumes, usesClaim),
+		mirror:              isMirror(p),
+		restarts:            sumRestarts(p.Status.ContainerStatuses),
+		initRestarts:        sumRestarts(p.Status.InitContainerStatuses),
 	}
+}
+
+func sumRestarts(statuses []corev1.ContainerStatus) int32 {
+	var n int32
+	for i := range statuses {
+		n += statuses[i].RestartCount
+	}
+	return n
+}
+
+// Restarts is how many times the pod's containers restarted, by their
+// statuses, with its init containers' when withInit is set.
+func (p *Pod) Restarts(withInit bool) int32 {
+	if withInit {
+		return p.restarts + p.initRestarts
+	}
+	return p.restarts
 }
 
 // requests returns the pod's requests under opts, and the same with
@@ -197,7 +223,9 @@ func (p *Pod) Controller() *metav1.OwnerReference {
 
 // IsMirror reports whether the pod is the API mirror of a static pod, which
 // the kubelet owns and the Eviction API cannot remove.
-func (p *Pod) IsMirror() bool {
+func (p *Pod) IsMirror() bool { return p.mirror }
+
+func isMirror(p *corev1.Pod) bool {
 	if _, ok := p.Annotations[corev1.MirrorPodAnnotationKey]; ok {
 		return true
 	}

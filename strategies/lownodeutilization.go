@@ -261,7 +261,10 @@ func (lowNodeUtilization) podsToMove(in *Input, args *policy.LowNodeUtilizationA
 	for _, p := range n.Pods() {
 		// A terminating pod is on its way out: it relieves the node
 		// without an eviction.
-		if !p.IsTerminating() && in.Args(lowNodeUtilizationName, p) != nil && args.EvictableNamespaces.Allows(p.Namespace) {
+		// Most policies narrow no namespaces: the pod's object, where its
+		// namespace is, need not be read then.
+		if !p.IsTerminating() && in.Args(lowNodeUtilizationName, p) != nil &&
+			(args.EvictableNamespaces == nil || args.EvictableNamespaces.Allows(p.Namespace)) {
 			pods = append(pods, p)
 		}
 	}

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/policy"
 )
@@ -33,10 +31,7 @@ func (s tooManyRestarts) Run(in *Input) {
 			if !ok {
 				continue
 			}
-			restarts := sumRestarts(p.Status.ContainerStatuses)
-			if a.IncludesInitContainers() {
-				restarts += sumRestarts(p.Status.InitContainerStatuses)
-			}
+			restarts := p.Restarts(a.IncludesInitContainers())
 			if restarts < a.PodRestartThreshold {
 				continue
 			}
@@ -53,14 +48,6 @@ func (s tooManyRestarts) Run(in *Input) {
 	}
 	// The most restarted first.
 	in.offerInOrder(s.Name(), found)
-}
-
-func sumRestarts(statuses []corev1.ContainerStatus) int32 {
-	var n int32
-	for _, s := range statuses {
-		n += s.RestartCount
-	}
-	return n
 }
 
 // matchState reports whether the pod is in one of the states: its phase, or
