@@ -104,22 +104,22 @@ func (s lowNodeUtilization) balance(in *Input, args *policy.LowNodeUtilizationAr
 	}
 	// The most used nodes first: they need relief most. Each node's load
 	// is worked out once, not at each comparison.
-	loads := make([]float64, len(over))
+	type overNode struct {
+		name string
+		load float64
+	}
+	byLoad := make([]overNode, len(over))
 	for i, name := range over {
-		loads[i] = b.load(in.Snapshot.Node(name))
+		byLoad[i] = overNode{name, b.load(in.Snapshot.Node(name))}
 	}
-	order := make([]int, len(over))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, c int) int {
+	slices.SortFunc(byLoad, func(a, c overNode) int {
 		switch {
-		case loads[a] > loads[c]:
+		case a.load > c.load:
 			return -1
-		case loads[a] < loads[c]:
+		case a.load < c.load:
 			return 1
 		}
-		return strings.Compare(over[a], over[c])
+		return strings.Compare(a.name, c.name)
 	})
 
 	accept := func(p *cluster.Pod) func(*cluster.Node) (bool, string) {
@@ -139,19 +139,12 @@ func (s lowNodeUtilization) balance(in *Input, args *policy.LowNodeUtilizationAr
 
 	// The under-utilized nodes' headroom changes only when a move is
 	// planned: compute it again only then, not for every candidate.
-	var (
-		headroom   bool
-		headroomAt uint64
-		known      bool
-	)
+	var headroom untilChange[bool]
 	hasHeadroom := func() bool {
-		if !known || headroomAt != in.Changes() {
-			headroom, headroomAt, known = b.hasHeadroom(in, targets), in.Changes(), true
-		}
-		return headroom
+		return headroom.get(in, func() bool { return b.hasHeadroom(in, targets) })
 	}
-	for _, i := range order {
-		if !s.relieve(in, args, g, over[i], targets, accept, hasHeadroom) {
+	for _, o := range byLoad {
+		if !s.relieve(in, args, g, o.name, targets, accept, hasHeadroom) {
 			return
 		}
 	}
@@ -176,14 +169,9 @@ func (s lowNodeUtilization) relieve(in *Input, args *policy.LowNodeUtilizationAr
 		}
 		need.done()
 	}()
-	// The node and what is over its target change only with a move: they
-	// are looked up again only then, not for every pod.
-	var (
-		node     *cluster.Node
-		hot      []corev1.ResourceName
-		hotAt    uint64
-		hotKnown bool
-	)
+	// What is over target on the node changes only with a move: it is
+	// worked out again only then, not for every pod.
+	var over untilChange[[]corev1.ResourceName]
 	for _, p := range s.podsToMove(in, args, in.Snapshot.Node(name)) {
 		if in.Done() {
 			return false
@@ -192,10 +180,7 @@ func (s lowNodeUtilization) relieve(in *Input, args *policy.LowNodeUtilizationAr
 			klog.V(2).InfoS("LowNodeUtilization: evictionLimits.node reached", "node", name, "limit", limit)
 			break
 		}
-		if !hotKnown || hotAt != in.Changes() {
-			node = in.Snapshot.Node(name)
-			hot, hotAt, hotKnown = b.overResources(node), in.Changes(), true
-		}
+		hot := over.get(in, func() []corev1.ResourceName { return b.overResources(in.Snapshot.Node(name)) })
 		if len(hot) == 0 {
 			break // within target
 		}
@@ -218,7 +203,7 @@ func (s lowNodeUtilization) relieve(in *Input, args *policy.LowNodeUtilizationAr
 		}
 		need.move(Candidate{
 			Pod:     p,
-			Reason:  fmt.Sprintf("%s is over-utilized%s (%s)", name, g.in(), b.describeOver(node, hot)),
+			Reason:  fmt.Sprintf("%s is over-utilized%s (%s)", name, g.in(), b.describeOver(in.Snapshot.Node(name), hot)),
 			Accept:  accept(p),
 			Targets: under,
 		})

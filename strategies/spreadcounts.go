@@ -66,6 +66,7 @@ func (in *Input) spreadNodesFor(pl *placement, c *cluster.SpreadConstraint, kind
 	nodes := in.Snapshot.Nodes()
 	t := &spreadNodes{eligible: make([]bool, len(nodes)), receptive: make([]bool, len(c.Domains.Values))}
 	eligibleDomain := make([]bool, len(c.Domains.Values))
+	usable := in.usable()
 	for ni := range nodes {
 		ok := c.IncludesNode(pl.affinity[ni], pl.tolerated[ni]) && cluster.HasAllTopologyKeys(kind, ni)
 		t.eligible[ni] = ok
@@ -74,7 +75,7 @@ func (in *Input) spreadNodesFor(pl *placement, c *cluster.SpreadConstraint, kind
 		}
 		d := c.Domains.Of[ni]
 		eligibleDomain[d] = true
-		if pl.admits[ni] && in.usable()[ni] {
+		if pl.admits[ni] && usable[ni] {
 			t.receptive[d] = true
 		}
 	}

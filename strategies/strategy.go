@@ -359,3 +359,19 @@ func (in *Input) now() view { return view{in.Snapshot, in.edits} }
 func (in *Input) evictable(strategy string, p *cluster.Pod) bool {
 	return in.Mover.Evictable(strategy, p) == ""
 }
+
+// untilChange keeps a value worked out from the working snapshot until the
+// cycle's next change (Input.Changes): a strategy that asks for it before
+// each proposal computes it again only after a move.
+type untilChange[T any] struct {
+	value T
+	at    uint64
+	known bool
+}
+
+func (u *untilChange[T]) get(in *Input, compute func() T) T {
+	if !u.known || u.at != in.Changes() {
+		u.value, u.at, u.known = compute(), in.Changes(), true
+	}
+	return u.value
+}
