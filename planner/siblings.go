@@ -76,8 +76,9 @@ func (c *cycle) repeatNoFit(strategy string, p *cluster.Pod, from *cluster.Node,
 
 // alike reports whether two running pods are the same to the scheduler,
 // the guard and the strategies' conditions: the same namespace, workload,
-// labels, annotations, owners, spec (their node included), requests,
-// priority and usage sample.
+// labels, annotations, owners, spec (their node included, their volumes as
+// far as a placement reads them: see placedVolumes), requests, priority and
+// usage sample.
 func alike(a, b *cluster.Pod) bool {
 	running := func(p *cluster.Pod) bool {
 		return p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil && p.Status.NominatedNodeName == ""
@@ -94,5 +95,27 @@ func alike(a, b *cluster.Pod) bool {
 		!reflect.DeepEqual(a.Usage, b.Usage) {
 		return false
 	}
-	return equality.Semantic.DeepEqual(a.OwnerReferences, b.OwnerReferences) && equality.Semantic.DeepEqual(&a.Spec, &b.Spec)
+	if !equality.Semantic.DeepEqual(a.OwnerReferences, b.OwnerReferences) ||
+		!equality.Semantic.DeepEqual(placedVolumes(a.Spec.Volumes), placedVolumes(b.Spec.Volumes)) {
+		return false
+	}
+	sa, sb := a.Spec, b.Spec
+	sa.Volumes, sb.Volumes = nil, nil
+	return equality.Semantic.DeepEqual(&sa, &sb)
+}
+
+// placedVolumes returns the volumes a placement reads: those that name a
+// claim, a disk, a driver or an image. The API server gives each pod a
+// projected volume for its service account token under a name of its own
+// (kube-api-access-<random>), so that no two replicas have equal specs;
+// neither that volume nor configMap, secret or downward API volumes are
+// read by a scheduler plugin, the guard or a strategy's condition.
+func placedVolumes(vs []corev1.Volume) []corev1.Volume {
+	var placed []corev1.Volume
+	for _, v := range vs {
+		if v.Projected == nil && v.ConfigMap == nil && v.Secret == nil && v.DownwardAPI == nil {
+			placed = append(placed, v)
+		}
+	}
+	return placed
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
@@ -60,6 +62,23 @@ func TestSiblingsThatFitNowhereAreSearchedOnce(t *testing.T) {
 			want:     2,
 		},
 		{
+			// As the API server admits them: each replica has its service
+			// account token in a volume of its own name.
+			name: "replicas with their own token volumes: one search",
+			pods: []any{web("web-0").Volume(tokenVolume("kube-api-access-7xk2p")), web("web-1").Volume(tokenVolume("kube-api-access-q9f4d")),
+				web("web-2").Volume(tokenVolume("kube-api-access-m2wzs"))},
+			specOnly: true,
+			want:     1,
+		},
+		{
+			// An image volume weighs in the scheduler's image locality.
+			name: "a replica with another image volume: searched for on its own",
+			pods: []any{web("web-0").Volume(imageVolume("models/resnet:1")), web("web-1").Volume(imageVolume("models/resnet:1")),
+				web("web-2").Volume(imageVolume("models/resnet:2"))},
+			specOnly: true,
+			want:     2,
+		},
+		{
 			name: "a placer that may read more than the spec: every replica searched for",
 			pods: []any{web("web-0"), web("web-1"), web("web-2")},
 			want: 3,
@@ -95,4 +114,13 @@ func TestSiblingsThatFitNowhereAreSearchedOnce(t *testing.T) {
 			}
 		})
 	}
+}
+
+func tokenVolume(name string) corev1.Volume {
+	return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
+		Sources: []corev1.VolumeProjection{{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Path: "token"}}}}}}
+}
+
+func imageVolume(reference string) corev1.Volume {
+	return corev1.Volume{Name: "model", VolumeSource: corev1.VolumeSource{Image: &corev1.ImageVolumeSource{Reference: reference}}}
 }

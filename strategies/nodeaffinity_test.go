@@ -39,6 +39,24 @@ func TestRemovePodsViolatingNodeAffinity(t *testing.T) {
 			reason: "nodeSelector disktype=ssd: a has disktype=hdd",
 		},
 		{
+			// Each pod is checked against its own selector, not against
+			// the one of the pod before it on the node.
+			name: "pods of one node with different nodeSelectors",
+			objs: []any{ct.Node("a").Label("disktype", "ssd"), ct.Node("b").Label("disktype", "hdd"),
+				db("db-0", "a").NodeSelector("disktype", "ssd"), db("db-1", "a").NodeSelector("disktype", "hdd")},
+			policy: required,
+			want:   []string{"shop/db-1 a→b"},
+			reason: "nodeSelector disktype=hdd: a has disktype=ssd",
+		},
+		{
+			name: "pods of one node with different required affinities",
+			objs: []any{ct.Node("a").Label("disktype", "ssd"), ct.Node("b").Label("disktype", "hdd"),
+				db("db-0", "a").RequireNodeLabelIn("disktype", "ssd"), db("db-1", "a").RequireNodeLabelIn("disktype", "hdd")},
+			policy: required,
+			want:   []string{"shop/db-1 a→b"},
+			reason: "required node affinity disktype In [hdd]: a has disktype=ssd",
+		},
+		{
 			name: "required affinity is not checked when only preferred is asked for",
 			objs: []any{ct.Node("a"), ct.Node("b").Label("disktype", "ssd"),
 				db("db-0", "a").RequireNodeLabelIn("disktype", "ssd")},
