@@ -47,11 +47,15 @@ fuzz:
 # Not part of `make test`: the table of planning time and peak RSS of
 # `rebalancer plan` on generated dumps of growing clusters (docs/performance.md),
 # then the decoding benchmarks. The dumps are cached in ~/.cache/rebalancer/bench.
+# BENCH_POLICY=test/bench/every-strategy-fixed-share.yaml plans with a
+# scheduler profile that scores the same number of nodes a search at every
+# size (docs/performance.md, "How planning grows").
 BENCH_NODES ?= 1000,2000,5000,10000
 BENCH_RUNS ?= 3
+BENCH_POLICY ?= test/bench/every-strategy.yaml
 
 bench:
-	$(GO) run ./test/bench -nodes $(BENCH_NODES) -runs $(BENCH_RUNS)
+	$(GO) run ./test/bench -nodes $(BENCH_NODES) -runs $(BENCH_RUNS) -policy $(BENCH_POLICY)
 	$(GO) test ./cluster -run '^$$' -bench 'DecodeDump|DecodeGeneratedDump' -benchmem
 
 # Not part of `make test`: pods bound per second by kube-scheduler and by

@@ -3,8 +3,11 @@
 // packs nodes, and no limits (every-strategy.yaml), and prints the
 // planning time (the `Planned … took=` line), the wall time and the peak
 // RSS of the whole process, medians of several runs, and whether they grow
-// within n·log n in pods. `make bench` runs it; the dumps are cached, as
-// writing a 10,000-node dump takes minutes.
+// within n·log n in pods, from each size to the next and over the whole
+// range. It also prints how many moves each plan made: the work a plan
+// does depends on the cluster, not only on its size, and runs of one size
+// that plan differently are an error. `make bench` runs it; the dumps are
+// cached, as writing a 10,000-node dump takes minutes.
 //
 //	go run ./test/bench -nodes 1000,2000,5000,10000 -runs 3
 package main
@@ -97,17 +100,23 @@ func run(args []string, out io.Writer) error {
 				return fmt.Errorf("%d nodes: %w", n, err)
 			}
 			plans, walls, rss = append(plans, m.planning), append(walls, m.wall), append(rss, m.peakRSS)
+			if len(plans) > 1 && m.moves != r.moves {
+				// The same dump and policy give the same plan.
+				return fmt.Errorf("%d nodes: one run planned %d moves, another %d", n, r.moves, m.moves)
+			}
+			r.moves = m.moves
 		}
 		r.planning, r.wall, r.peakRSS = figures.Median(plans), figures.Median(walls), figures.Median(rss)
 		rows = append(rows, r)
-		fmt.Fprintf(os.Stderr, "%d nodes: planning %v, wall %v, peak RSS %s\n", n, r.planning, r.wall, figures.MiB(r.peakRSS))
+		fmt.Fprintf(os.Stderr, "%d nodes: planning %v, wall %v, peak RSS %s, %d moves\n", n, r.planning, r.wall, figures.MiB(r.peakRSS), r.moves)
 	}
-	printTable(out, rows, *runs)
+	printTable(out, rows, *runs, *policy)
 	return nil
 }
 
 type row struct {
 	nodes, pods    int
+	moves          int
 	dumpBytes      int64
 	planning, wall time.Duration
 	peakRSS        int64
@@ -147,9 +156,10 @@ func cachedDump(cache string, nodes, pods int) (string, error) {
 type measurement struct {
 	planning, wall time.Duration
 	peakRSS        int64 // bytes
+	moves          int
 }
 
-var plannedTook = regexp.MustCompile(`"Planned".* took="([^"]+)"`)
+var plannedLine = regexp.MustCompile(`"Planned".* moves=(\d+) .*took="([^"]+)"`)
 
 // measure runs one plan, as a user runs it, and reads the planning time
 // from its log and the peak RSS from the kernel's accounting of the child.
@@ -163,11 +173,15 @@ func measure(binary, dump, policy string) (measurement, error) {
 	if err != nil {
 		return measurement{}, fmt.Errorf("%w: %s", err, figures.LastLines(stderr.String(), 5))
 	}
-	m := plannedTook.FindStringSubmatch(stderr.String())
+	m := plannedLine.FindStringSubmatch(stderr.String())
 	if m == nil {
 		return measurement{}, errors.New("no Planned line in the log")
 	}
-	planning, err := time.ParseDuration(m[1])
+	moves, err := strconv.Atoi(m[1])
+	if err != nil {
+		return measurement{}, err
+	}
+	planning, err := time.ParseDuration(m[2])
 	if err != nil {
 		return measurement{}, err
 	}
@@ -175,7 +189,7 @@ func measure(binary, dump, policy string) (measurement, error) {
 	if !ok {
 		return measurement{}, errors.New("no resource usage of the child on this system")
 	}
-	return measurement{planning: planning, wall: wall, peakRSS: ru.Maxrss * 1024}, nil
+	return measurement{planning: planning, wall: wall, peakRSS: ru.Maxrss * 1024, moves: moves}, nil
 }
 
 // nlogn is the growth allowed from pods a to pods b.
@@ -183,19 +197,29 @@ func nlogn(a, b int) float64 {
 	return float64(b) * math.Log(float64(b)) / (float64(a) * math.Log(float64(a)))
 }
 
-func printTable(out io.Writer, rows []row, runs int) {
+func printTable(out io.Writer, rows []row, runs int, policy string) {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(w, "nodes\tpods\tdump\tplanning\twall\tpeak RSS\tRSS/dump\n")
+	fmt.Fprintf(w, "nodes\tpods\tmoves\tdump\tplanning\twall\tpeak RSS\tRSS/dump\n")
 	for _, r := range rows {
-		fmt.Fprintf(w, "%d\t%d\t%s\t%v\t%v\t%s\t%.2f×\n", r.nodes, r.pods, figures.MiB(r.dumpBytes), r.planning.Round(time.Millisecond),
+		fmt.Fprintf(w, "%d\t%d\t%d\t%s\t%v\t%v\t%s\t%.2f×\n", r.nodes, r.pods, r.moves, figures.MiB(r.dumpBytes), r.planning.Round(time.Millisecond),
 			r.wall.Round(10*time.Millisecond), figures.MiB(r.peakRSS), float64(r.peakRSS)/float64(r.dumpBytes))
 	}
 	_ = w.Flush()
-	fmt.Fprintf(out, "(medians of %d runs; policy test/bench/every-strategy.yaml)\n", runs)
+	fmt.Fprintf(out, "(medians of %d runs; policy %s)\n", runs, policy)
 	bw := bufio.NewWriter(out)
 	defer func() { _ = bw.Flush() }()
+	// Each step, then the whole range: a step's ratio moves with the
+	// plans' contents (a generated cluster of one size is not a scaled
+	// copy of another), the whole range less.
+	steps := make([][2]row, 0, len(rows))
 	for i := 1; i < len(rows); i++ {
-		a, b := rows[i-1], rows[i]
+		steps = append(steps, [2]row{rows[i-1], rows[i]})
+	}
+	if len(rows) > 2 {
+		steps = append(steps, [2]row{rows[0], rows[len(rows)-1]})
+	}
+	for _, step := range steps {
+		a, b := step[0], step[1]
 		allowed := nlogn(a.pods, b.pods)
 		for _, q := range []struct {
 			name string
