@@ -4,13 +4,17 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	appslisters "k8s.io/client-go/listers/apps/v1"
+	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
@@ -18,8 +22,9 @@ import (
 )
 
 // Source keeps what the extender needs in memory, from watches: the
-// intents of the state ConfigMap, and the ReplicaSets that name the
-// workload of each pod.
+// intents of the state ConfigMap, the ReplicaSets that name the workload
+// of each pod, and the pods, of which it keeps only what tells whether an
+// evicted pod has left (name, UID, deletion).
 type Source struct {
 	Client kubernetes.Interface
 	// Namespace and Name are the state ConfigMap's.
@@ -27,7 +32,13 @@ type Source struct {
 	Intents         *Intents
 
 	replicaSets appslisters.ReplicaSetLister
+	pods        corelisters.PodLister
 }
+
+// catchUpWait bounds how long a request waits for the pod watch to hold
+// its pod: the watch lags the API server by milliseconds, and
+// kube-scheduler's call must not wait long.
+const catchUpWait = 2 * time.Second
 
 // Start starts the watches and returns once their caches are filled and
 // the state has been read, or ctx ends.
@@ -47,13 +58,13 @@ func (s *Source) Start(ctx context.Context) error {
 			klog.ErrorS(err, "Ignoring the state ConfigMap's evictions: replacements are not steered until a run replaces it")
 			evs = nil
 		}
-		s.Intents.Set(evs)
+		s.Intents.Set(evs, time.Now())
 		klog.V(2).InfoS("Read the planned placements", "configMap", s.Namespace+"/"+s.Name, "evictions", len(evs))
 	}
 	handled, err := cms.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    load,
 		UpdateFunc: func(_, obj any) { load(obj) },
-		DeleteFunc: func(any) { s.Intents.Set(nil) },
+		DeleteFunc: func(any) { s.Intents.Set(nil, time.Now()) },
 	})
 	if err != nil {
 		return err
@@ -62,6 +73,11 @@ func (s *Source) Start(ctx context.Context) error {
 	rs := all.Apps().V1().ReplicaSets()
 	s.replicaSets = rs.Lister()
 	_ = rs.Informer()
+	pods := all.Core().V1().Pods()
+	if err := pods.Informer().SetTransform(slimPod); err != nil {
+		return err
+	}
+	s.pods = pods.Lister()
 	state.Start(ctx.Done())
 	all.Start(ctx.Done())
 	for _, synced := range []map[reflect.Type]bool{state.WaitForCacheSync(ctx.Done()), all.WaitForCacheSync(ctx.Done())} {
@@ -76,7 +92,7 @@ func (s *Source) Start(ctx context.Context) error {
 		return fmt.Errorf("reading the state ConfigMap: stopped before it was read")
 	}
 	if len(cms.GetStore().List()) == 0 {
-		s.Intents.Set(nil) // no state yet: no run has evicted anything
+		s.Intents.Set(nil, time.Now()) // no state yet: no run has evicted anything
 	}
 	return nil
 }
@@ -90,4 +106,39 @@ func (s *Source) Workload(p *corev1.Pod) cluster.Workload {
 		}
 		return metav1.GetControllerOfNoCopy(rs)
 	})
+}
+
+// slimPod keeps of a pod what Departed reads: a cluster's pods in full
+// would cost the extender as much memory as kube-scheduler's cache.
+func slimPod(obj any) (any, error) {
+	p, ok := obj.(*corev1.Pod)
+	if !ok {
+		return obj, nil
+	}
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name, UID: p.UID,
+		ResourceVersion: p.ResourceVersion, DeletionTimestamp: p.DeletionTimestamp}}, nil
+}
+
+// Departed tells, from the pod watch, whether the pod an intent evicts has
+// left: no pod of its name, one of another UID (a StatefulSet's
+// replacement), or one being deleted. An intent recorded without a UID
+// cannot be told from a replacement of the same name and counts as left.
+func (s *Source) Departed(e cluster.Eviction) bool {
+	if e.UID == "" {
+		return true
+	}
+	namespace, name, _ := strings.Cut(e.Pod, "/")
+	p, err := s.pods.Pods(namespace).Get(name)
+	return err != nil || p.UID != e.UID || p.DeletionTimestamp != nil
+}
+
+// CatchUp waits until the pod watch holds the pod of a request, for at
+// most catchUpWait, and tells whether it does.
+func (s *Source) CatchUp(pod *corev1.Pod) bool {
+	holds := func(context.Context) (bool, error) {
+		p, err := s.pods.Pods(pod.Namespace).Get(pod.Name)
+		return err == nil && p.UID == pod.UID, nil
+	}
+	err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, catchUpWait, true, holds)
+	return err == nil
 }

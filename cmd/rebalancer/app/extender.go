@@ -68,7 +68,8 @@ Also serves /healthz, /readyz (ready once the state has been read) and
 			defer stop()
 			intents := extender.NewIntents(handoffTTL)
 			src := &extender.Source{Client: client, Namespace: store.Namespace, Name: store.Name, Intents: intents}
-			srv := &extender.Server{Intents: intents, Workload: src.Workload, Metrics: extender.NewMetrics()}
+			srv := &extender.Server{Intents: intents, Workload: src.Workload, Departed: src.Departed, CatchUp: src.CatchUp,
+				Metrics: extender.NewMetrics()}
 			return runtimeErr(serveExtender(ctx, src, srv, listen, certFile, keyFile))
 		},
 	}

@@ -42,7 +42,7 @@ func TestExtenderPermissionsMatchTheCallsMade(t *testing.T) {
 	if err := src.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if e, ok := intents.Claim("uid-1", w, time.Now()); !ok || e.To != "n2" {
+	if e, ok, _ := intents.Claim("uid-1", w, time.Now(), src.Departed); !ok || e.To != "n2" {
 		t.Errorf("after the watches filled: claim %v %v, want the state's intent to n2", e, ok)
 	}
 	// The watches start right after the lists that filled the caches.

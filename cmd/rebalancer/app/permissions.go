@@ -110,10 +110,14 @@ func schedulerUsersPermissions() permissions {
 }
 
 // extenderPermissions: `rebalancer extender` watches the ReplicaSets that
-// name a pod's workload, and the state ConfigMap in its namespace.
+// name a pod's workload, the pods (whether an evicted pod has left), and
+// the state ConfigMap in its namespace.
 func extenderPermissions() permissions {
 	return permissions{
-		Cluster:   []rbacv1.PolicyRule{rule("apps", []string{"replicasets"}, "list", "watch")},
+		Cluster: []rbacv1.PolicyRule{
+			rule("apps", []string{"replicasets"}, "list", "watch"),
+			rule("", []string{"pods"}, "list", "watch"),
+		},
 		Namespace: []rbacv1.PolicyRule{rule("", []string{"configmaps"}, "list", "watch")},
 	}
 }
