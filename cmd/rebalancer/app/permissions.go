@@ -111,14 +111,15 @@ func schedulerUsersPermissions() permissions {
 
 // extenderPermissions: `rebalancer extender` watches the ReplicaSets that
 // name a pod's workload, the pods (whether an evicted pod has left), and
-// the state ConfigMap in its namespace.
+// the state ConfigMap in its namespace. Its watch selects the state by
+// name, which the API server authorizes against resourceNames.
 func extenderPermissions() permissions {
 	return permissions{
 		Cluster: []rbacv1.PolicyRule{
 			rule("apps", []string{"replicasets"}, "list", "watch"),
 			rule("", []string{"pods"}, "list", "watch"),
 		},
-		Namespace: []rbacv1.PolicyRule{rule("", []string{"configmaps"}, "list", "watch")},
+		Namespace: []rbacv1.PolicyRule{named(rule("", []string{"configmaps"}, "list", "watch"), defaultStateName)},
 	}
 }
 

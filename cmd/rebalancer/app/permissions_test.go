@@ -237,6 +237,7 @@ func TestNamespaceRulesNameTheirObjects(t *testing.T) {
 	for name, p := range map[string]permissions{
 		"run": runPermissions(false), "run --leader-elect": runPermissions(true),
 		"schedule": schedulePermissions(false), "schedule --leader-elect": schedulePermissions(true),
+		"extender": extenderPermissions(),
 	} {
 		for _, r := range p.Namespace {
 			if len(r.ResourceNames) == 0 && !slices.Equal(r.Verbs, []string{"create"}) {
