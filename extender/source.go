@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -33,6 +34,7 @@ type Source struct {
 
 	replicaSets appslisters.ReplicaSetLister
 	pods        corelisters.PodLister
+	denied      chan error
 }
 
 // catchUpWait bounds how long a request waits for the pod watch to hold
@@ -40,9 +42,29 @@ type Source struct {
 // kube-scheduler's call must not wait long.
 const catchUpWait = 2 * time.Second
 
+// Denied yields the first refusal of a watch's list or watch (forbidden,
+// unauthorized): the extender lacks a permission and cannot keep its
+// caches, which no retry mends.
+func (s *Source) Denied() <-chan error { return s.denied }
+
+// refused is the watch error handler of every informer: it reports a
+// refusal on denied, and handles every error as client-go does.
+func (s *Source) refused(what string) cache.WatchErrorHandlerWithContext {
+	return func(ctx context.Context, r *cache.Reflector, err error) {
+		if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
+			select {
+			case s.denied <- fmt.Errorf("watching %s: %w", what, err):
+			default:
+			}
+		}
+		cache.DefaultWatchErrorHandler(ctx, r, err)
+	}
+}
+
 // Start starts the watches and returns once their caches are filled and
-// the state has been read, or ctx ends.
+// the state has been read, or ctx ends, or a watch is refused.
 func (s *Source) Start(ctx context.Context) error {
+	s.denied = make(chan error, 1)
 	state := informers.NewSharedInformerFactoryWithOptions(s.Client, 0, informers.WithNamespace(s.Namespace),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", s.Name).String()
@@ -79,22 +101,54 @@ func (s *Source) Start(ctx context.Context) error {
 	}
 	s.pods = pods.Lister()
 	state.Start(ctx.Done())
+	for what, inf := range map[string]cache.SharedIndexInformer{
+		"the state ConfigMap " + s.Namespace + "/" + s.Name: cms, "ReplicaSets": rs.Informer(), "pods": pods.Informer(),
+	} {
+		if err := inf.SetWatchErrorHandlerWithContext(s.refused(what)); err != nil {
+			return err
+		}
+	}
+	// A refused list never fills its cache: stop waiting for it.
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case err := <-s.denied:
+			select {
+			case s.denied <- err: // kept for stopped
+			default:
+			}
+			cancel()
+		case <-wctx.Done():
+		}
+	}()
+	state.Start(ctx.Done())
 	all.Start(ctx.Done())
-	for _, synced := range []map[reflect.Type]bool{state.WaitForCacheSync(ctx.Done()), all.WaitForCacheSync(ctx.Done())} {
+	for _, synced := range []map[reflect.Type]bool{state.WaitForCacheSync(wctx.Done()), all.WaitForCacheSync(wctx.Done())} {
 		for kind, ok := range synced {
 			if !ok {
-				return fmt.Errorf("watching %v: the cache did not fill before the end", kind)
+				return s.stopped(fmt.Errorf("watching %v: the cache did not fill before the end", kind))
 			}
 		}
 	}
 	// The handler has seen what the cache holds, not only the cache.
-	if !cache.WaitForCacheSync(ctx.Done(), handled.HasSynced) {
-		return fmt.Errorf("reading the state ConfigMap: stopped before it was read")
+	if !cache.WaitForCacheSync(wctx.Done(), handled.HasSynced) {
+		return s.stopped(fmt.Errorf("reading the state ConfigMap: stopped before it was read"))
 	}
 	if len(cms.GetStore().List()) == 0 {
 		s.Intents.Set(nil, time.Now()) // no state yet: no run has evicted anything
 	}
 	return nil
+}
+
+// stopped returns why the caches did not fill: a refused watch, or err.
+func (s *Source) stopped(err error) error {
+	select {
+	case denied := <-s.denied:
+		return denied
+	default:
+		return err
+	}
 }
 
 // Workload resolves the workload of a pod, as the plan named it.

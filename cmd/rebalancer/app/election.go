@@ -32,16 +32,21 @@ func (e *electionFlags) addFlags(c *cobra.Command) {
 // electionLease is the default name of a command's leader-election Lease.
 func electionLease(command string) string { return "rebalancer-" + command }
 
+// leaseNamespace is the namespace of the election's Lease.
+func (e *electionFlags) leaseNamespace() string {
+	switch {
+	case e.namespace != "":
+		return e.namespace
+	case os.Getenv("POD_NAMESPACE") != "":
+		return os.Getenv("POD_NAMESPACE")
+	}
+	return metav1.NamespaceSystem
+}
+
 // run calls work while this process holds the Lease, and returns when ctx
 // ends or the Lease is lost.
 func (e *electionFlags) run(ctx context.Context, client kubernetes.Interface, work func(context.Context) error) error {
-	ns := e.namespace
-	if ns == "" {
-		ns = os.Getenv("POD_NAMESPACE")
-	}
-	if ns == "" {
-		ns = metav1.NamespaceSystem
-	}
+	ns := e.leaseNamespace()
 	id, err := os.Hostname()
 	if err != nil {
 		return runtimeErr(err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/klog/v2"
 
 	"github.com/kube-rebalancer/rebalancer/extender"
@@ -105,12 +106,19 @@ func serveExtender(ctx context.Context, src *extender.Source, srv *extender.Serv
 	// so: kube-scheduler is never kept waiting.
 	if err := src.Start(ctx); err != nil {
 		_ = hs.Close()
+		if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
+			err = fmt.Errorf("%w; `rebalancer rbac extender` lists the permissions the extender needs", err)
+		}
 		return err
 	}
 	klog.InfoS("Extender ready", "addr", addr, "state", src.Namespace+"/"+src.Name, "tls", certFile != "")
 	select {
 	case err := <-errs:
 		return fmt.Errorf("serving on %s: %w", addr, err)
+	case err := <-src.Denied():
+		// A watch that may not list or watch keeps nothing current.
+		_ = hs.Close()
+		return fmt.Errorf("%w; `rebalancer rbac extender` lists the permissions the extender needs", err)
 	case <-ctx.Done():
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
