@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"sort"
@@ -14,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/evictor"
 	"github.com/kube-rebalancer/rebalancer/test/harness"
 )
@@ -188,4 +191,71 @@ func sorted(m map[string]int) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// TestExtenderSteersNoPodBesideAnEvictionThatNeverHappened: a run killed
+// between recording an eviction and making it leaves its intent in the
+// state while the pod runs on under its UID. A new pod of the workload (a
+// scale-up) is no replacement: kube-scheduler places it on its own. Once
+// the recorded pod has left, its replacement is steered.
+func TestExtenderSteersNoPodBesideAnEvictionThatNeverHappened(t *testing.T) {
+	c := newCrammed(t, "unmade")
+	cp, f, web, ext := c.cp, c.f, c.web, c.ext
+	ctx := t.Context()
+	var recorded corev1.Pod
+	for _, p := range c.before {
+		recorded = p
+		break
+	}
+	// The intent names the crammed node: kube-scheduler, spreading, never
+	// chooses it on its own while three nodes stand empty.
+	body, _ := json.Marshal([]cluster.Eviction{{Pod: f.ns + "/" + recorded.Name, UID: recorded.UID,
+		Workload: cluster.Workload{Kind: "Deployment", Namespace: f.ns, Name: web.Name}, From: f.nodes[0], To: f.nodes[0],
+		Strategy: "LowNodeUtilization", At: time.Now().UTC()}})
+	writeState(t, cp, f.ns, map[string]string{"evictions.json": string(body)})
+	err := harness.WaitFor(ctx, time.Minute, "the extender to read the intent", func(context.Context) (bool, error) {
+		return strings.Contains(ext.stderr.String(), `"Read the planned placements" configMap="`+c.state+`" evictions=1`), ext.exited()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	known := maps.Clone(c.before)
+	// landed waits for the one new pod of web and returns its node.
+	landed := func(why string) string {
+		t.Helper()
+		var node string
+		err := harness.WaitFor(ctx, time.Minute, why, func(context.Context) (bool, error) {
+			for name, p := range pods(t, cp, f.ns, web.Selector()) {
+				if _, old := known[name]; old || p.DeletionTimestamp != nil || p.Spec.NodeName == "" {
+					continue
+				}
+				known[name], node = p, p.Spec.NodeName
+				return true, nil
+			}
+			return false, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return node
+	}
+
+	scale := fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, web.Replicas+1)
+	if _, err := cp.Client.AppsV1().Deployments(f.ns).Patch(ctx, web.Name, types.StrategicMergePatchType, scale, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if node := landed("the scale-up's pod to be bound"); node == f.nodes[0] {
+		t.Errorf("the scale-up's pod landed on %s: steered by the intent of %s, which still runs", node, recorded.Name)
+	}
+	if !strings.Contains(ext.stderr.String(), "still running under their UIDs") {
+		t.Errorf("the extender did not say why it let the scale-up's pod pass")
+	}
+
+	if err := cp.Client.CoreV1().Pods(f.ns).Delete(ctx, recorded.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if node := landed("the replacement of " + recorded.Name + " to be bound"); node != f.nodes[0] {
+		t.Errorf("the replacement of %s landed on %s; the intent put it on %s", recorded.Name, node, f.nodes[0])
+	}
 }
