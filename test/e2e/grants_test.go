@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -85,16 +86,31 @@ func serviceAccountWith(t *testing.T, f *fixture, name string, g grants) (string
 		t.Fatal(err)
 	}
 	// RBAC is enforced from the API server's informer cache: wait until the
-	// grants are in effect, so that a run fails for what it lacks alone.
-	err = harness.WaitFor(ctx, time.Minute, "the ServiceAccount's grants to take effect", func(ctx context.Context) (bool, error) {
-		listPods, err := allowed(ctx, client, authorizationv1.ResourceAttributes{Verb: "list", Resource: "pods"})
-		if err != nil {
-			return false, err
+	// grants are in effect, the ClusterRole's and the Role's, so that a
+	// command fails for what it lacks alone.
+	var probes []authorizationv1.ResourceAttributes
+	for _, p := range []struct {
+		rules     []rbacv1.PolicyRule
+		namespace string
+	}{{g.Cluster, ""}, {g.Namespace, f.ns}} {
+		if len(p.rules) == 0 {
+			continue
 		}
-		// Every command that keeps state may read it: the namespace's
-		// grants are in effect too.
-		readState, err := allowed(ctx, client, authorizationv1.ResourceAttributes{Namespace: f.ns, Verb: "get", Resource: "configmaps", Name: "rebalancer-state"})
-		return listPods && readState, err
+		r := p.rules[0]
+		a := authorizationv1.ResourceAttributes{Namespace: p.namespace, Verb: r.Verbs[0], Group: r.APIGroups[0]}
+		a.Resource, a.Subresource, _ = strings.Cut(r.Resources[0], "/")
+		if len(r.ResourceNames) > 0 {
+			a.Name = r.ResourceNames[0]
+		}
+		probes = append(probes, a)
+	}
+	err = harness.WaitFor(ctx, time.Minute, "the ServiceAccount's grants to take effect", func(ctx context.Context) (bool, error) {
+		for _, a := range probes {
+			if ok, err := allowed(ctx, client, a); !ok || err != nil {
+				return false, err
+			}
+		}
+		return true, nil
 	})
 	if err != nil {
 		t.Fatal(err)
