@@ -38,13 +38,19 @@ extender never changes how kube-scheduler places pods rebalancer did not move.
 
 The planned nodes come from the state ConfigMap that 'rebalancer run' writes
 before its first eviction, kept in memory from a watch: requests are answered
-without an API call. Configure kube-scheduler with this extender (urlPrefix
+without an API call. An eviction steers only once its pod has left (gone,
+or terminating, under the UID the run recorded), which a watch of the pods
+tells: a run killed between recording an eviction and making it steers no
+new pod. --handoff-ttl bounds every decision, whatever the eviction's date:
+one dated in the future counts from when the extender first read it. Configure kube-scheduler with this extender (urlPrefix
 pointing at --listen, filterVerb: filter, prioritizeVerb: prioritize,
 nodeCacheCapable: true, ignorable: true, so that kube-scheduler schedules on
 its own while the extender is down); docs/extender.md has the stanza.
 
 Also serves /healthz, /readyz (ready once the state has been read) and
-/metrics. With --tls-cert-file and --tls-private-key-file it serves HTTPS.`,
+/metrics. With --tls-cert-file and --tls-private-key-file it serves HTTPS.
+Without a permission 'rebalancer rbac extender' lists, it exits 1 at the
+first refused list or watch, naming it.`,
 		Example: `  rebalancer extender --listen :8443 --tls-cert-file tls.crt --tls-private-key-file tls.key`,
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -81,7 +87,7 @@ Also serves /healthz, /readyz (ready once the state has been read) and
 	f.StringVar(&certFile, "tls-cert-file", "", "serve HTTPS with this certificate (PEM)")
 	f.StringVar(&keyFile, "tls-private-key-file", "", "the private key of --tls-cert-file (PEM)")
 	f.StringVar(&state, "state-configmap", "", "NAMESPACE/NAME of the ConfigMap where rebalancer run records its evictions (default: $POD_NAMESPACE/rebalancer-state inside a pod)")
-	f.DurationVar(&handoffTTL, "handoff-ttl", 10*time.Minute, "how long after an eviction its replacement is steered to the planned node")
+	f.DurationVar(&handoffTTL, "handoff-ttl", 10*time.Minute, "how long after an eviction its replacement is steered to the planned node (from when the extender first read the eviction, if that is earlier than its date)")
 	return c
 }
 
