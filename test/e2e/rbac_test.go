@@ -200,7 +200,8 @@ func (p permission) namedIn(output string) bool {
 // read metrics or to record events, a run still evicts: it says so in its
 // log, in the API server's words, and the test asks that of it.
 // `schedule` checks before it starts what it cannot work without (list,
-// watch, its Lease: the latter with --leader-elect only, not run here); a binding, a status or an event it may not write is
+// watch), and so does leader election, of `run` and `schedule`, for its
+// Lease (with --leader-elect, the test covers the Lease rules alone); a binding, a status or an event it may not write is
 // refused request by request (TestBackoffRetriesAFailedBinding), so the
 // test covers its list and watch rules. The extender stops at its first
 // refused list or watch.
@@ -252,8 +253,11 @@ strategies:
 		}
 	}
 
+	leasesOnly := func(p permission) bool { return p.resource != "leases" }
 	commands := []struct {
+		// command, and the flags that change what it needs.
 		command string
+		flags   []string
 		// run runs the command lacking p (none: lacking nothing), after
 		// making what p is needed for, and returns its exit code and log.
 		run func(t *testing.T, kubeconfig string, p *permission) (int, string)
@@ -288,6 +292,12 @@ strategies:
 			r := rebalancer(t, "run", "--kubeconfig", kubeconfig, "--policy", pol, "--state-configmap", state)
 			return r.code, r.stderr
 		}},
+		{command: "run", flags: []string{"--leader-elect"}, run: func(t *testing.T, kubeconfig string, _ *permission) (int, string) {
+			cleanState(t)
+			r := rebalancer(t, "run", "--kubeconfig", kubeconfig, "--policy", requests, "--state-configmap", state,
+				"--leader-elect", "--leader-elect-namespace", f.ns)
+			return r.code, r.stderr
+		}, skip: leasesOnly},
 		{command: "extender", run: func(t *testing.T, kubeconfig string, _ *permission) (int, string) {
 			// An API server that streams a watch's initial list needs no
 			// list permission of client-go's informers; one that does not
@@ -298,6 +308,11 @@ strategies:
 		{command: "schedule", run: func(t *testing.T, kubeconfig string, _ *permission) (int, string) {
 			return exitOf(t, "schedule", "--kubeconfig", kubeconfig, "--scheduler-name", "e2e-"+f.ns, "--state-configmap", state)
 		}, skip: func(p permission) bool { return p.verb != "list" && p.verb != "watch" }, ok: -1},
+		{command: "schedule", flags: []string{"--leader-elect"}, run: func(t *testing.T, kubeconfig string, _ *permission) (int, string) {
+			cleanState(t)
+			return exitOf(t, "schedule", "--kubeconfig", kubeconfig, "--scheduler-name", "e2e-"+f.ns, "--state-configmap", state,
+				"--leader-elect", "--leader-elect-namespace", f.ns)
+		}, skip: leasesOnly, ok: -1},
 		{command: "scheduler-users", run: func(t *testing.T, kubeconfig string, _ *permission) (int, string) {
 			r := rebalancer(t, "scheduler-users", "--kubeconfig", kubeconfig, "--scheduler-name", "e2e-"+f.ns)
 			return r.code, r.stderr
@@ -305,8 +320,9 @@ strategies:
 	}
 	sa := 0
 	for _, c := range commands {
-		all, printed := rbacOf(t, c.command)
-		t.Run(c.command+" with every rule", func(t *testing.T) {
+		all, printed := rbacOf(t, append([]string{c.command}, c.flags...)...)
+		name := strings.Join(append([]string{c.command}, c.flags...), " ")
+		t.Run(name+" with every rule", func(t *testing.T) {
 			sa++
 			kubeconfig, _ := serviceAccountWith(t, f, fmt.Sprintf("sa-%d", sa), all)
 			if code, log := c.run(t, kubeconfig, nil); code != c.ok {
@@ -317,7 +333,7 @@ strategies:
 			if c.skip != nil && c.skip(p) {
 				continue
 			}
-			t.Run(c.command+" without "+p.String(), func(t *testing.T) {
+			t.Run(name+" without "+p.String(), func(t *testing.T) {
 				sa++
 				kubeconfig, client := serviceAccountWith(t, f, fmt.Sprintf("sa-%d", sa), all.without(p))
 				attrs := authorizationv1.ResourceAttributes{Verb: p.verb, Group: p.group}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/leaderelection"
@@ -47,6 +48,14 @@ func (e *electionFlags) leaseNamespace() string {
 // ends or the Lease is lost.
 func (e *electionFlags) run(ctx context.Context, client kubernetes.Interface, work func(context.Context) error) error {
 	ns := e.leaseNamespace()
+	// Without them the election retries for ever, and never leads.
+	lease := permissions{Namespace: []rbacv1.PolicyRule{
+		rule("coordination.k8s.io", []string{"leases"}, "create"),
+		named(rule("coordination.k8s.io", []string{"leases"}, "get", "update"), e.name),
+	}}
+	if err := requirePermissions(ctx, client, "", lease, scope{namespaces: map[string]string{"leases": ns}}); err != nil {
+		return runtimeErr(fmt.Errorf("leader election: %w", err))
+	}
 	id, err := os.Hostname()
 	if err != nil {
 		return runtimeErr(err)

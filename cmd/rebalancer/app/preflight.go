@@ -28,7 +28,8 @@ type scope struct {
 // names everything it may not: list and watch (a watch that may not list
 // retries for ever and fills no cache, quietly), and what leader election
 // needs of its Lease (it would never lead). The command calls it before
-// its watches start, and fails at once saying what to grant. The other
+// its watches start, or its election, and fails at once saying what to
+// grant (and, given its name, where `rebalancer rbac` lists it). The other
 // rules are for single requests (a binding, an event), which the API
 // server refuses one by one with its own message, and which the command
 // retries as it does any failed request. It goes on when the API server
@@ -88,8 +89,11 @@ func requirePermissions(ctx context.Context, client kubernetes.Interface, comman
 			}
 		}
 	}
-	if len(missing) > 0 {
+	switch {
+	case len(missing) > 0 && command != "":
 		return fmt.Errorf("missing permission(s): %s; `rebalancer rbac %s` lists what it needs", strings.Join(missing, "; "), command)
+	case len(missing) > 0:
+		return fmt.Errorf("missing permission(s): %s", strings.Join(missing, "; "))
 	}
 	return nil
 }
@@ -115,16 +119,12 @@ func describeGrant(a authorizationv1.ResourceAttributes) string {
 }
 
 // scheduleScope is where `rebalancer schedule` keeps what its namespace
-// rules name: the state ConfigMap, and with --leader-elect its Lease.
-func scheduleScope(history *kube.HistoryStore, election electionFlags) scope {
+// rules name: the state ConfigMap. The election checks its own Lease.
+func scheduleScope(history *kube.HistoryStore) scope {
 	where := scope{namespaces: map[string]string{}, names: map[string]string{}}
 	if history != nil {
 		where.namespaces["configmaps"] = history.Namespace
 		where.names[defaultStateName] = history.Name
-	}
-	if election.enabled {
-		where.namespaces["leases"] = election.leaseNamespace()
-		where.names[electionLease("schedule")] = election.name
 	}
 	return where
 }

@@ -38,7 +38,8 @@ func reviewing(deny ...string) *fake.Clientset {
 // namespace and under the name it was told; one whose API server cannot
 // review access starts anyway.
 func TestRequirePermissionsNamesWhatIsMissing(t *testing.T) {
-	where := scheduleScope(&kube.HistoryStore{Namespace: "ops", Name: "state"}, electionFlags{enabled: true, namespace: "ops", name: "sched"})
+	where := scheduleScope(&kube.HistoryStore{Namespace: "ops", Name: "state"})
+	where.namespaces["leases"], where.names[electionLease("schedule")] = "ops", "sched"
 	tests := []struct {
 		name string
 		deny []string

@@ -79,7 +79,7 @@ Pods opt in with spec.schedulerName: rebalancer (or --scheduler-name).`,
 			}
 			ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			if err := requirePermissions(ctx, client, "schedule", schedulePermissions(election.enabled), scheduleScope(history, election)); err != nil {
+			if err := requirePermissions(ctx, client, "schedule", schedulePermissions(false), scheduleScope(history)); err != nil {
 				return runtimeErr(err)
 			}
 			m := schedulerd.NewMetrics()
