@@ -29,7 +29,9 @@ import (
 // few seconds for as long as the pod waits. So a pod does not preempt a
 // pod that replaces one of its earlier victims (of the same workload, or a
 // bare pod of the same name): it stays Pending, nominated, and binds when
-// the room frees.
+// the room frees. A pod of the workload that ran already when the pod
+// preempted is no replacement: preempting it frees room no replacement
+// took.
 
 // victimMark is a victim the cache holds as terminating before the watch
 // says so.
@@ -41,14 +43,16 @@ type victimMark struct {
 	deadline time.Time
 }
 
-// preempted is what a pod preempted for itself: by the origin of each
-// victim (its workload, or its name for a bare pod), the victims' keys
-// and UIDs.
-type preempted map[string][]victimID
+// preempted is what a pod preempted for itself, by the origin of each
+// victim (its workload, or its name for a bare pod).
+type preempted map[string]*preemptedFrom
 
-type victimID struct {
-	key string
-	uid types.UID
+// preemptedFrom is one origin's earlier victim, and every pod of that
+// origin the cache held then: a pod of the origin not among them came
+// later, a replacement.
+type preemptedFrom struct {
+	victim string
+	known  map[types.UID]bool
 }
 
 // origin names where a pod comes from: the workload that replaces it, or
@@ -70,7 +74,17 @@ func (c *podCache) markVictims(preemptor types.UID, victims []*cluster.Pod, now 
 	}
 	for _, v := range victims {
 		o := origin(v)
-		mine[o] = append(mine[o], victimID{key: v.Key, uid: v.UID})
+		from := mine[o]
+		if from == nil {
+			from = &preemptedFrom{victim: v.Key, known: map[types.UID]bool{}}
+			mine[o] = from
+		}
+		from.known[v.UID] = true
+		if !v.Workload.IsZero() {
+			for _, p := range c.snap.PodsOf(v.Workload) {
+				from.known[p.UID] = true
+			}
+		}
 		if v.DeletionTimestamp != nil {
 			continue
 		}
@@ -79,23 +93,16 @@ func (c *podCache) markVictims(preemptor types.UID, victims []*cluster.Pod, now 
 	}
 }
 
-// replaced returns, for the first of the victims that replaces an earlier
-// victim of the preemptor, the earlier victim's key; "" when none does.
+// replaced returns the first of the victims that replaces an earlier
+// victim of the preemptor, with the earlier victim's key; nil when none
+// does. A victim that was there already is none, whatever its origin: a
+// victim still there under its UID is one whose deletion failed, and
+// deleting it again is no loop.
 func (c *podCache) replaced(preemptor types.UID, victims []*cluster.Pod) (victim *cluster.Pod, earlier string) {
 	mine := c.preempted[preemptor]
 	for _, v := range victims {
-		ids := mine[origin(v)]
-		if len(ids) == 0 {
-			continue
-		}
-		same := false
-		for _, id := range ids {
-			same = same || id.uid == v.UID
-		}
-		if !same {
-			// A victim still there under its UID is one whose deletion
-			// failed: deleting it again is no loop.
-			return v, ids[len(ids)-1].key
+		if from := mine[origin(v)]; from != nil && !from.known[v.UID] {
+			return v, from.victim
 		}
 	}
 	return nil, ""

@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
@@ -204,4 +205,59 @@ func unschedulableMessage(p *corev1.Pod) string {
 		}
 	}
 	return ""
+}
+
+// Which pods a preemptor does not preempt again: those that came, after its
+// preemption, from where its victims came (the victims' workload, or a
+// bare victim's name). The victims themselves, a pod of the workload that
+// ran already, and pods from elsewhere it may preempt.
+func TestCacheKnowsTheReplacementsOfVictims(t *testing.T) {
+	rsOf := func(namespace, name string) *metav1.OwnerReference {
+		yes := true
+		return &metav1.OwnerReference{APIVersion: "apps/v1", Kind: "Deployment", Name: strings.TrimSuffix(name, "-rs"), Controller: &yes}
+	}
+	pod := func(name, uid, deployment string) corev1.Pod {
+		b := ct.Pod("shop", name).On("n1").Requests("1", "").Priority(10)
+		if deployment != "" {
+			b = b.Deployment(deployment)
+		}
+		p := b.Obj()
+		p.UID = types.UID(uid)
+		return p
+	}
+	web1, web3, batch := pod("web-1", "web-1", "web"), pod("web-3", "web-3", "web"), pod("batch", "batch", "")
+	tests := []struct {
+		name string
+		// later is the pod preemption would take next, added after the
+		// preemption of web-1 and batch.
+		later corev1.Pod
+		want  string
+	}{
+		{name: "a new pod of the victim's workload", later: pod("web-2", "web-2", "web"), want: "shop/web-1"},
+		{name: "a bare pod of the victim's name, re-created", later: pod("batch", "batch-again", ""), want: "shop/batch"},
+		{name: "a pod of the workload that ran already", later: web3},
+		{name: "the victim itself, its deletion failed", later: web1},
+		{name: "a new pod of another workload", later: pod("api-1", "api-1", "api")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newPodCache(rsOf)
+			n1 := ct.Node("n1").CPU("8").Obj()
+			for _, ch := range []change{{node: &n1}, {pod: &web1}, {pod: &web3}, {pod: &batch}} {
+				c.push(ch)
+			}
+			c.apply(time.Unix(1000, 0))
+			c.markVictims("urgent", []*cluster.Pod{c.snap.Pod("shop/web-1"), c.snap.Pod("shop/batch")}, time.Unix(1000, 0))
+			later := tt.later
+			c.push(change{pod: &later})
+			c.apply(time.Unix(1001, 0))
+			_, earlier := c.replaced("urgent", []*cluster.Pod{c.snap.Pod("shop/" + later.Name)})
+			if earlier != tt.want {
+				t.Errorf("replaces %q, want %q", earlier, tt.want)
+			}
+			if _, other := c.replaced("someone-else", []*cluster.Pod{c.snap.Pod("shop/" + later.Name)}); other != "" {
+				t.Errorf("a pod that preempted nothing: replaces %q, want none", other)
+			}
+		})
+	}
 }
