@@ -21,10 +21,10 @@ import (
 // back in that time does not delete more pods for it.
 //
 // A victim's controller replaces it, and the replacement may take back the
-// room the preemption freed before the pod binds: kube-scheduler never
-// lets a pod of lower priority onto a node nominated to a pod of its own,
-// but it does not know this scheduler's nominations, and this scheduler's
-// own pods of equal or higher priority do not yield to them. Preempting
+// room the preemption freed before the pod binds: this scheduler holds
+// the room for the nominated pod against pods of lower priority, as
+// kube-scheduler does for its own, but kube-scheduler does not know this
+// scheduler's nominations and places its pods there. Preempting
 // the replacement would only free the room for the next replacement, every
 // few seconds for as long as the pod waits. So a pod does not preempt a
 // pod that replaces one of its earlier victims (of the same workload, or a
