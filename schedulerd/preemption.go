@@ -56,16 +56,17 @@ func (l *Live) preempt(ctx context.Context, snap *cluster.Snapshot, p *cluster.P
 		klog.InfoS("Not preempting a replacement of an earlier victim", "pod", klog.KObj(p), "node", pre.Node, "victim", klog.KObj(v), "replaces", earlier)
 		return failed.Message + " preemption: " + why, ""
 	}
+	// The victims as the watch showed them, before the cache marks them.
+	victims := make([]*corev1.Pod, len(pre.Victims))
+	for i, v := range pre.Victims {
+		victims[i] = v.Pod
+	}
 	l.cache.nominate(p.Pod, pre.Node)
 	l.cache.markVictims(p.UID, pre.Victims, time.Now())
 	var lose []*corev1.Pod
 	for _, q := range pre.LoseNomination {
 		lose = append(lose, q.Pod)
 		l.cache.nominate(q.Pod, "")
-	}
-	victims := make([]*corev1.Pod, len(pre.Victims))
-	for i, v := range pre.Victims {
-		victims[i] = v.Pod
 	}
 	klog.InfoS("Preempting", "pod", klog.KObj(p), "node", pre.Node, "victims", len(victims))
 	preemptor := p.Pod
