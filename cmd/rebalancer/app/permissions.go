@@ -74,6 +74,8 @@ func schedulePermissions(leaderElect bool) permissions {
 		Cluster: []rbacv1.PolicyRule{
 			rule("", []string{"nodes", "pods", "namespaces"}, "list", "watch"),
 			rule("apps", []string{"replicasets"}, "list", "watch"),
+			// Preemption takes first the victims no budget protects.
+			rule("policy", []string{"poddisruptionbudgets"}, "list", "watch"),
 			// The volume plugins' claims, volumes, classes and CSINodes;
 			// VolumeBinding's PreBind prebinds a volume to a claim or
 			// annotates a claim with the node to provision for.
