@@ -92,6 +92,12 @@ func printTable(out io.Writer, r *Report, verbose bool) error {
 		}
 	}
 
+	if budgets := implicitBudgets(r.Moves); len(budgets) > 0 {
+		fmt.Fprintln(w, "\nIMPLICIT BUDGETS (no PodDisruptionBudget covers these workloads: each keeps to its own maxUnavailable a step)")
+		for _, b := range budgets {
+			fmt.Fprintln(w, b)
+		}
+	}
 	if r.Predicted && len(r.Moves) > 0 {
 		fmt.Fprintln(w, "\nTO is a prediction, not a promise: nothing steers the replacements (replacements: predicted), and their scheduler decides when they are created.")
 	}
@@ -149,6 +155,20 @@ func printTable(out io.Writer, r *Report, verbose bool) error {
 		}
 	}
 	return w.Flush()
+}
+
+// implicitBudgets lists the implicit budgets the moves count against, each
+// once, in the order of the moves.
+func implicitBudgets(moves []Move) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range moves {
+		if b := strings.TrimPrefix(m.Budget, "implicit budget: "); m.Budget != "" && !seen[b] {
+			seen[b] = true
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 func resourceColumns(r *Report) []string {

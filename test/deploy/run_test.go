@@ -22,6 +22,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/cluster/kube"
@@ -264,6 +265,13 @@ func TestRunAndScheduleWithChartServiceAccounts(t *testing.T) {
 	// scheduler, which is not running yet, so the test places them.
 	web := harness.WorkloadSpec{Namespace: apps, Name: "web", Replicas: 6, CPU: "500m", SchedulerName: "rebalancer"}
 	if _, err := cp.CreateDeployment(ctx, web); err != nil {
+		t.Fatal(err)
+	}
+	// The cycle runs before the scheduler that places the replacements:
+	// with the default maxUnavailable of 25% its second step would wait for
+	// them. 100% lets one step take every move.
+	everything := []byte(`{"spec":{"strategy":{"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":"100%"}}}}`)
+	if _, err := cp.Client.AppsV1().Deployments(apps).Patch(ctx, web.Name, types.StrategicMergePatchType, everything, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := cp.BindPendingPods(ctx, apps, web.Selector(), 6, []string{crowded}); err != nil {

@@ -35,6 +35,9 @@ func runPermissions(leaderElect bool) permissions {
 		Cluster: []rbacv1.PolicyRule{
 			rule("", []string{"nodes", "pods", "namespaces"}, "list"),
 			rule("apps", []string{"replicasets", "statefulsets"}, "list"),
+			// How much unavailability a Deployment tolerates: its implicit
+			// budget when no PodDisruptionBudget covers it.
+			rule("apps", []string{"deployments"}, "list"),
 			rule("batch", []string{"jobs"}, "list"),
 			rule("", []string{"persistentvolumes", "persistentvolumeclaims"}, "list"),
 			rule("storage.k8s.io", []string{"storageclasses", "csinodes"}, "list"),
