@@ -32,7 +32,7 @@ func TestRunWithoutEvictionPermission(t *testing.T) {
 	if !removed {
 		t.Fatalf("rbac run lists no create on pods/eviction:\n%s", printed)
 	}
-	kubeconfig, client := serviceAccountWith(t, f, "runner", grants{Cluster: cluster, Namespace: perms.Namespace})
+	kubeconfig, client := serviceAccountWith(t, f, "runner", grants{Cluster: cluster, Namespace: perms.Namespace, RunLease: perms.RunLease})
 	if ok, err := allowed(ctx, client, authorizationv1.ResourceAttributes{Namespace: f.ns, Verb: "create", Resource: "pods", Subresource: "eviction"}); err != nil || ok {
 		t.Fatalf("the ServiceAccount may create pods/eviction (%v, %v); the test needs it not to", ok, err)
 	}

@@ -17,6 +17,15 @@ import (
 type permissions struct {
 	Cluster   []rbacv1.PolicyRule `json:"cluster"`
 	Namespace []rbacv1.PolicyRule `json:"namespace"`
+	// RunLease is what `run` needs in the run Lease's namespace, which is
+	// not its own: the Lease is one per cluster.
+	RunLease *leaseRules `json:"runLease,omitempty"`
+}
+
+// leaseRules are rules in one named namespace.
+type leaseRules struct {
+	Namespace string              `json:"namespace"`
+	Rules     []rbacv1.PolicyRule `json:"rules"`
 }
 
 func rule(group string, resources []string, verbs ...string) rbacv1.PolicyRule {
@@ -24,12 +33,18 @@ func rule(group string, resources []string, verbs ...string) rbacv1.PolicyRule {
 }
 
 // runPermissions: `rebalancer run` reads the cluster with paginated LISTs,
-// evicts, records events, and keeps its state and its Lease in its own
-// namespace, and with --leader-elect takes the election's Lease there too.
+// evicts, records events, keeps its state in its own namespace (and with
+// --leader-elect the election's Lease), and takes the cluster's run Lease
+// in that Lease's namespace.
 func runPermissions(leaderElect bool) permissions {
-	leases := []string{defaultStateName + runLockSuffix}
+	ns := []rbacv1.PolicyRule{
+		rule("", []string{"configmaps"}, "create"),
+		named(rule("", []string{"configmaps"}, "get", "update"), defaultStateName),
+	}
 	if leaderElect {
-		leases = append(leases, electionLease("run"))
+		ns = append(ns,
+			rule("coordination.k8s.io", []string{"leases"}, "create"),
+			named(rule("coordination.k8s.io", []string{"leases"}, "get", "update"), electionLease("run")))
 	}
 	return permissions{
 		Cluster: []rbacv1.PolicyRule{
@@ -52,17 +67,17 @@ func runPermissions(leaderElect bool) permissions {
 			// correlator never needs to patch an earlier one.
 			rule("", []string{"events"}, "create"),
 		},
-		// The state ConfigMap, and the Lease that makes runs that evict
-		// take turns (and, with --leader-elect, replicas). Each is created
-		// on first use, and RBAC cannot limit create by name (the name is
-		// in the body, not the request): create is granted on any, get and
-		// update on these names only.
-		Namespace: []rbacv1.PolicyRule{
-			rule("", []string{"configmaps"}, "create"),
-			named(rule("", []string{"configmaps"}, "get", "update"), defaultStateName),
+		// The state ConfigMap (and, with --leader-elect, the election's
+		// Lease). Each is created on first use, and RBAC cannot limit
+		// create by name (the name is in the body, not the request): create
+		// is granted on any, get and update on these names only.
+		Namespace: ns,
+		// The Lease that makes every run that evicts take turns, created on
+		// first use like the ConfigMap.
+		RunLease: &leaseRules{Namespace: defaultRunLeaseNamespace, Rules: []rbacv1.PolicyRule{
 			rule("coordination.k8s.io", []string{"leases"}, "create"),
-			named(rule("coordination.k8s.io", []string{"leases"}, "get", "update"), leases...),
-		},
+			named(rule("coordination.k8s.io", []string{"leases"}, "get", "update"), defaultRunLeaseName),
+		}},
 	}
 }
 
@@ -131,9 +146,11 @@ func newRBACCommand() *cobra.Command {
 		Short: "Print the RBAC rules a command needs, as YAML",
 		Long: `Print the RBAC rules that COMMAND (run, schedule, scheduler-users or extender) needs:
 the rules cluster-wide, and those in its own namespace, where get and update
-name its objects (the state ConfigMap rebalancer-state, the Leases
-rebalancer-state-lock and, with --leader-elect, the leader election's). The
-Helm chart and the kustomize overlays grant exactly these.`,
+name its objects (the state ConfigMap rebalancer-state and, with
+--leader-elect, the leader election's Lease). For run, also the rules in the
+namespace of the run Lease (runLease: ` + defaultRunLease + `, which every
+run that evicts takes). The Helm chart and the kustomize overlays grant
+exactly these.`,
 		Example: `  rebalancer rbac run
   rebalancer rbac schedule --leader-elect`,
 		Args: cobra.ExactArgs(1),

@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/klog/v2"
 
 	"github.com/kube-rebalancer/rebalancer/cluster/kube"
 	"github.com/kube-rebalancer/rebalancer/rebalance"
@@ -33,6 +32,7 @@ type runOptions struct {
 	metricsFile string
 	state       string
 	noState     bool
+	runLease    string
 	election    electionFlags
 	profiles    profileFlags
 }
@@ -59,10 +59,13 @@ allow the next step's (at most --step-timeout), then goes on; no step starts
 past --max-duration. When a bound is hit the run stops, says why in its
 report, and leaves the rest to the next run.
 
-Runs that evict take turns: each first takes the Lease NAME-lock beside its
-state ConfigMap NAME and renews it while it works. A run that finds the Lease
-held by another exits 0 at once, saying who holds it since when; a crashed
-run's Lease expires after 30s. --dry-run takes no Lease.
+Runs that evict take turns, one at a time in the whole cluster: each first
+takes the Lease ` + defaultRunLease + ` (--run-lease) and renews it while it
+works, whatever its state settings (--no-state, another --state-configmap).
+A run that finds the Lease held by another exits 0 at once, saying who holds
+it since when; a crashed run's Lease expires after 30s. A run that may not
+take it (no RBAC for the Lease) evicts nothing and exits 1 naming the Lease
+and the verb it lacks. --dry-run takes no Lease.
 
 Every run leaves its outcome behind, a failed one's too (an invalid policy, an
 unreachable API server): its metrics (--metrics-addr, --pushgateway,
@@ -119,7 +122,8 @@ run records itself only when it runs in the cluster ($POD_NAMESPACE set).`,
 	f.StringVar(&o.pushgateway, "pushgateway", "", "Prometheus Pushgateway URL to push each cycle's metrics to (for a CronJob, whose process is gone before a scrape)")
 	f.StringVar(&o.pushInst, "pushgateway-instance", "", "the instance label the metrics are pushed under, the same for every run of one installation (default: $POD_NAMESPACE inside a pod, else the host name); give each cluster its own when several push to one Pushgateway")
 	f.StringVar(&o.state, "state-configmap", "", "NAMESPACE/NAME of the ConfigMap that remembers recent evictions across runs, for the policy's cooldown and the scheduler's hand-off (default: $POD_NAMESPACE/"+defaultStateName+" inside a pod; outside one, a run that evicts needs this flag or --no-state)")
-	f.BoolVar(&o.noState, "no-state", false, "keep no state: ignore earlier runs' evictions (the cooldown), record none, take no run Lease")
+	f.BoolVar(&o.noState, "no-state", false, "keep no state: ignore earlier runs' evictions (the cooldown) and record none; the run still takes the run Lease")
+	f.StringVar(&o.runLease, "run-lease", defaultRunLease, "NAMESPACE/NAME of the Lease every run that evicts takes, so that two never evict at once; give both, and the same to every run of the cluster (the CronJob's included)")
 	f.StringVar(&o.metricsFile, "metrics-file", "", "write each cycle's metrics to this file in the Prometheus text format (for node-exporter's textfile collector, which reads *.prom files)")
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "serve /metrics and /healthz on this address (e.g. :8080), for --interval runs")
 	o.election.addFlags(c)
@@ -144,6 +148,10 @@ func (o *runOptions) setUp(c *cobra.Command, s *settings, pub *rebalance.Publish
 	var placer scheduler.Placer
 	if polErr == nil {
 		placer, polErr = checkPolicy(pol, s.plugins)
+	}
+	leaseNS, leaseName, err := parseRunLease(o.runLease)
+	if err != nil {
+		return nil, nil, cmp.Or(polErr, err)
 	}
 	if err := o.checkState(); err != nil {
 		return nil, nil, cmp.Or(polErr, err)
@@ -172,13 +180,11 @@ func (o *runOptions) setUp(c *cobra.Command, s *settings, pub *rebalance.Publish
 		// changes nothing.
 		history.Heal = !o.dryRun
 	}
+	// Every run that evicts takes the one Lease, whatever its state: runs
+	// with different states, or none, would otherwise evict at once.
 	var lock *kube.RunLock
-	switch {
-	case o.dryRun:
-	case history == nil:
-		klog.InfoS("No state ConfigMap: this run takes no Lease, so nothing stops another run from evicting at the same time")
-	default:
-		lock = runLock(client, history)
+	if !o.dryRun {
+		lock = runLock(client, leaseNS, leaseName)
 	}
 	r := rebalance.New(rebalance.Config{
 		Client: client, Policy: pol, Placer: placer, History: history, Lock: lock,
