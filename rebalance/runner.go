@@ -286,6 +286,7 @@ func (r *Runner) evict(ctx context.Context, snap *cluster.Snapshot, plan *planne
 	}
 	events.Flush(flush)
 	rep = report.FromOutcomes(plan, outcomes)
+	rep.EventsLost = events.Lost()
 	if stopped != "" {
 		rep.Stopped = strings.TrimPrefix(strings.Join([]string{rep.Stopped, stopped}, "; "), "; ")
 	}
