@@ -42,8 +42,10 @@ type Config struct {
 	// StepTimeout bounds the wait between two steps of a plan for the
 	// replacements to be Ready and the budgets back; 0: DefaultStepTimeout.
 	StepTimeout time.Duration
-	// MaxDuration bounds a cycle: no step starts, and no wait lasts, past
-	// it; 0: no bound.
+	// MaxDuration bounds a cycle's evictions, from the cycle's start: no
+	// eviction starts, and no wait between steps lasts, past it; what
+	// follows (the last events, the report, the record) is bounded on its
+	// own. 0: no bound.
 	MaxDuration time.Duration
 	// Publisher leaves every cycle's outcome in its metrics and last-run
 	// record; nil: metrics of the Runner's own, and no record.
@@ -131,16 +133,16 @@ func (r *Runner) lock(ctx context.Context) (_ context.Context, unlock func() err
 	if err != nil {
 		return ctx, nil, err
 	}
-	lctx, cancel := context.WithCancel(ctx)
+	lctx, cancel := context.WithCancelCause(ctx)
 	go func() {
 		select {
 		case <-held.Lost():
-			cancel()
+			cancel(held.Err())
 		case <-lctx.Done():
 		}
 	}()
 	return lctx, func() error {
-		cancel()
+		cancel(nil)
 		lost := held.Err()
 		rctx, cancelRelease := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancelRelease()
@@ -157,10 +159,39 @@ func (r *Runner) finish(ctx context.Context, start time.Time, rep *report.Report
 	if rep != nil {
 		klog.InfoS("Cycle done", "moves", len(rep.Moves), "results", rep.Summary.Results, "took", time.Since(start).Round(time.Millisecond))
 	}
-	if errors.Is(err, context.Canceled) {
-		return fmt.Errorf("stopped by a signal; the report lists what was done")
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("%s; the report lists what was done", stopReason(ctx))
 	}
 	return err
+}
+
+// stopReason says why ctx ended: a signal, the run Lease lost (each
+// cancels with its cause), or a caller's cancel.
+func stopReason(ctx context.Context) string {
+	cause := context.Cause(ctx)
+	if cause == nil || cause == context.Canceled {
+		return "stopped"
+	}
+	return "stopped: " + cause.Error()
+}
+
+// maxDurationError is the cause of the end of a cycle's evictions at
+// --max-duration.
+type maxDurationError struct{ d time.Duration }
+
+func (e maxDurationError) Error() string { return fmt.Sprintf("--max-duration %s reached", e.d) }
+
+// until returns a context that ends at the instant with cause. It has no
+// deadline: given one, client-go's rate limiter refuses at once, with its
+// own error, every request it could not start before the deadline, and
+// that error would hide what the run was doing.
+func until(ctx context.Context, at time.Time, cause error) (context.Context, func()) {
+	uctx, cancel := context.WithCancelCause(ctx)
+	t := time.AfterFunc(time.Until(at), func() { cancel(cause) })
+	return uctx, func() {
+		t.Stop()
+		cancel(nil)
+	}
 }
 
 // cycle does the work of Cycle but for publishing it. The report is nil
@@ -230,10 +261,15 @@ func (r *Runner) cycle(ctx context.Context) (*report.Report, error) {
 // on. It returns the report of what was done and the error that stopped the
 // evictions, if any, or in err why it did not start.
 func (r *Runner) evict(ctx context.Context, snap *cluster.Snapshot, plan *planner.Plan, start time.Time) (rep *report.Report, execErr, err error) {
-	var deadline time.Time
+	// The evictions and the waits end at --max-duration; the state is
+	// written with ctx, so that what was done is recorded past it.
+	ectx := ctx
 	if r.cfg.MaxDuration > 0 {
-		deadline = start.Add(r.cfg.MaxDuration)
+		var cancel func()
+		ectx, cancel = until(ctx, start.Add(r.cfg.MaxDuration), maxDurationError{r.cfg.MaxDuration})
+		defer cancel()
 	}
+	bound := func() bool { return ctx.Err() == nil && ectx.Err() != nil }
 	events := evictor.NewEvents(r.cfg.Client)
 	ev := &evictor.Evictor{Client: r.cfg.Client, GracePeriodSeconds: r.cfg.Policy.GracePeriodSeconds, Recorder: events}
 	var (
@@ -244,10 +280,15 @@ func (r *Runner) evict(ctx context.Context, snap *cluster.Snapshot, plan *planne
 	all := steps(plan.Moves)
 	for i, step := range all {
 		if i > 0 {
-			if stopped = r.waitSettled(ctx, snap, i, evicted, step, deadline); stopped != "" {
+			if stopped = r.waitSettled(ectx, snap, i, evicted, step); stopped != "" {
 				outcomes = append(outcomes, notAttempted(flatten(all[i:]), stopped)...)
 				break
 			}
+		}
+		if bound() {
+			stopped = fmt.Sprintf("%s before step %d started; the rest is left to the next run", context.Cause(ectx), i+1)
+			outcomes = append(outcomes, notAttempted(flatten(all[i:]), stopped)...)
+			break
 		}
 		// The ReplicaSet controller recreates an evicted pod within
 		// milliseconds: the scheduler must find where the plan put it
@@ -262,10 +303,18 @@ func (r *Runner) evict(ctx context.Context, snap *cluster.Snapshot, plan *planne
 			outcomes = append(outcomes, notAttempted(flatten(all[i:]), err.Error())...)
 			break
 		}
-		outs, err := ev.Execute(ctx, &planner.Plan{Moves: step})
+		outs, err := ev.Execute(ectx, &planner.Plan{Moves: step})
 		outcomes = append(outcomes, outs...)
 		if rerr := r.retract(ctx, intents, outs); rerr != nil && err == nil {
 			err = rerr
+		}
+		if err != nil && bound() {
+			// Not a failure: the rest of the step waits for the next run,
+			// as the next steps do.
+			stopped = fmt.Sprintf("%s during step %d: its evictions not yet made were not, and their replacements were not waited for; the rest is left to the next run",
+				context.Cause(ectx), i+1)
+			outcomes = append(outcomes, notAttempted(flatten(all[i+1:]), stopped)...)
+			break
 		}
 		if err != nil {
 			execErr = err

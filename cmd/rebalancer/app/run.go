@@ -55,9 +55,12 @@ and the events already recorded are written before the process exits.
 A plan is a sequence of steps: within a step no PodDisruptionBudget and no
 per-node, per-namespace or per-workload limit is exceeded. A run makes a
 step's evictions, waits until their replacements are Ready and the budgets
-allow the next step's (at most --step-timeout), then goes on; no step starts
-past --max-duration. When a bound is hit the run stops, says why in its
-report, and leaves the rest to the next run.
+allow the next step's (at most --step-timeout), then goes on. --max-duration
+bounds the evictions from the cycle's start: past it no eviction starts, a
+step under way makes no more, and no wait goes on. When a bound is hit the
+run stops, says why in its report (what it was waiting for, or which step
+it cut short), and leaves the rest to the next run. A run that loses the run
+Lease, or gets SIGTERM, stops the same way and says which.
 
 Runs that evict take turns, one at a time in the whole cluster: each first
 takes the Lease ` + defaultRunLease + ` (--run-lease) and renews it while it
@@ -118,7 +121,7 @@ run records itself only when it runs in the cluster ($POD_NAMESPACE set).`,
 	f.BoolVar(&o.dryRun, "dry-run", false, "plan and print, evict nothing")
 	f.DurationVar(&o.interval, "interval", 0, "time between cycles; 0 runs one cycle and exits (for a CronJob)")
 	f.DurationVar(&o.stepTimeout, "step-timeout", rebalance.DefaultStepTimeout, "how long to wait, between two steps of a plan, for the replacements to be Ready and the PodDisruptionBudgets to allow the next step; past it the cycle stops and leaves the rest to the next")
-	f.DurationVar(&o.maxDuration, "max-duration", 9*time.Minute, "how long a cycle may take: no step starts past it; keep it below a CronJob's activeDeadlineSeconds; 0: no bound")
+	f.DurationVar(&o.maxDuration, "max-duration", 9*time.Minute, "how long a cycle may evict, from its start (reading and planning included): past it no eviction starts and no wait between steps goes on, and the report says what was still settling; then the run still writes the events of its evictions (at most 10s), its report, and its last-run record and metrics (at most 10s each): keep it below a CronJob's activeDeadlineSeconds by that much; 0: no bound")
 	f.StringVar(&o.pushgateway, "pushgateway", "", "Prometheus Pushgateway URL to push each cycle's metrics to (for a CronJob, whose process is gone before a scrape)")
 	f.StringVar(&o.pushInst, "pushgateway-instance", "", "the instance label the metrics are pushed under, the same for every run of one installation (default: $POD_NAMESPACE inside a pod, else the host name); give each cluster its own when several push to one Pushgateway")
 	f.StringVar(&o.state, "state-configmap", "", "NAMESPACE/NAME of the ConfigMap that remembers recent evictions across runs, for the policy's cooldown and the scheduler's hand-off (default: $POD_NAMESPACE/"+defaultStateName+" inside a pod; outside one, a run that evicts needs this flag or --no-state)")
