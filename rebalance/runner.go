@@ -102,6 +102,7 @@ func (r *Runner) Run(ctx context.Context) error {
 // PodDisruptionBudget refused or admission denied are reported, not failures.
 func (r *Runner) Cycle(ctx context.Context) error {
 	start := time.Now()
+	r.cfg.Publisher.Recall(ctx)
 	lctx, unlock, err := r.lock(ctx)
 	var busy *kube.HeldError
 	if errors.As(err, &busy) {
