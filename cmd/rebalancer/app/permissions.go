@@ -37,6 +37,12 @@ func rule(group string, resources []string, verbs ...string) rbacv1.PolicyRule {
 // --leader-elect the election's Lease), and takes the cluster's run Lease
 // in that Lease's namespace.
 func runPermissions(leaderElect bool) permissions {
+	return runPermissionsWith(leaderElect, defaultRunLeaseNamespace, defaultRunLeaseName)
+}
+
+// runPermissionsWith is runPermissions for a run Lease moved with
+// --run-lease.
+func runPermissionsWith(leaderElect bool, leaseNamespace, leaseName string) permissions {
 	ns := []rbacv1.PolicyRule{
 		rule("", []string{"configmaps"}, "create"),
 		named(rule("", []string{"configmaps"}, "get", "update"), defaultStateName),
@@ -74,9 +80,9 @@ func runPermissions(leaderElect bool) permissions {
 		Namespace: ns,
 		// The Lease that makes every run that evicts take turns, created on
 		// first use like the ConfigMap.
-		RunLease: &leaseRules{Namespace: defaultRunLeaseNamespace, Rules: []rbacv1.PolicyRule{
+		RunLease: &leaseRules{Namespace: leaseNamespace, Rules: []rbacv1.PolicyRule{
 			rule("coordination.k8s.io", []string{"leases"}, "create"),
-			named(rule("coordination.k8s.io", []string{"leases"}, "get", "update"), defaultRunLeaseName),
+			named(rule("coordination.k8s.io", []string{"leases"}, "get", "update"), leaseName),
 		}},
 	}
 }
@@ -140,7 +146,10 @@ func named(r rbacv1.PolicyRule, names ...string) rbacv1.PolicyRule {
 }
 
 func newRBACCommand() *cobra.Command {
-	var leaderElect bool
+	var (
+		leaderElect bool
+		runLease    string
+	)
 	c := &cobra.Command{
 		Use:   "rbac COMMAND",
 		Short: "Print the RBAC rules a command needs, as YAML",
@@ -149,16 +158,21 @@ the rules cluster-wide, and those in its own namespace, where get and update
 name its objects (the state ConfigMap rebalancer-state and, with
 --leader-elect, the leader election's Lease). For run, also the rules in the
 namespace of the run Lease (runLease: ` + defaultRunLease + `, which every
-run that evicts takes). The Helm chart and the kustomize overlays grant
-exactly these.`,
+run that evicts takes; --run-lease names another). The Helm chart and the
+kustomize overlays grant exactly these.`,
 		Example: `  rebalancer rbac run
+  rebalancer rbac run --run-lease ops/rebalancer-run-lock
   rebalancer rbac schedule --leader-elect`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			var p permissions
 			switch args[0] {
 			case "run":
-				p = runPermissions(leaderElect)
+				ns, name, err := parseRunLease(runLease)
+				if err != nil {
+					return err
+				}
+				p = runPermissionsWith(leaderElect, ns, name)
 			case "schedule":
 				p = schedulePermissions(leaderElect)
 			case "scheduler-users":
@@ -177,5 +191,6 @@ exactly these.`,
 		},
 	}
 	c.Flags().BoolVar(&leaderElect, "leader-elect", false, "include what leader election needs")
+	c.Flags().StringVar(&runLease, "run-lease", defaultRunLease, "for run: the run Lease the runs are given with --run-lease, NAMESPACE/NAME")
 	return c
 }

@@ -257,3 +257,18 @@ func TestNamespaceRulesNameTheirObjects(t *testing.T) {
 		}
 	}
 }
+
+// The run Lease's rules follow it where --run-lease moves it, and a Lease
+// named by half is bad usage there as in run.
+func TestRBACRunFollowsTheRunLease(t *testing.T) {
+	out, code, err := execute(t, "rbac", "run", "--run-lease", "ops/cluster-run-lock")
+	if code != exitOK {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "runLease:\n  namespace: ops\n") || !strings.Contains(out, "- cluster-run-lock\n") {
+		t.Errorf("rbac run --run-lease ops/cluster-run-lock does not grant that Lease:\n%s", out)
+	}
+	if _, code, _ := execute(t, "rbac", "run", "--run-lease", "ops"); code != exitUsage {
+		t.Errorf("rbac run --run-lease ops exited %d, want %d", code, exitUsage)
+	}
+}
