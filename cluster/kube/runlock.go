@@ -172,6 +172,10 @@ func (h *Held) renew() {
 			// Another run may hold it now (a conflict), or the API server
 			// is gone: either way this run no longer knows it is alone.
 			h.lostErr = fmt.Errorf("lost the Lease %s: %w", h.lock.lease(), err)
+			var status apierrors.APIStatus
+			if !errors.As(err, &status) {
+				h.lostErr = fmt.Errorf("lost the Lease %s: API server unreachable: %w", h.lock.lease(), err)
+			}
 			close(h.lost)
 			return
 		}
