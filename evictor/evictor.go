@@ -52,8 +52,8 @@ func (e *FatalError) Unwrap() error { return e.Err }
 // Execute carries out the moves in order and returns the outcome of each.
 // When ctx ends (SIGTERM, the run Lease lost, --max-duration) the remaining
 // moves are not attempted and Execute returns ctx's cause; after a fatal
-// error, they are not attempted either, and the error is a *FatalError. Refused and gone pods are outcomes, not
-// errors.
+// error, they are not attempted either, and the error is a *FatalError.
+// Refused and gone pods are outcomes, not errors.
 func (e *Evictor) Execute(ctx context.Context, plan *planner.Plan) ([]Outcome, error) {
 	outcomes := make([]Outcome, 0, len(plan.Moves))
 	var stop error

@@ -117,7 +117,12 @@ func (r *Runner) Cycle(ctx context.Context) error {
 	}
 	rep, err := r.cycle(lctx)
 	if lost := unlock(); lost != nil {
-		err = fmt.Errorf("stopped evicting: %w", lost)
+		if err == nil || errors.Is(err, lost) {
+			err = fmt.Errorf("stopped evicting: %w", lost)
+		} else {
+			// The cycle's own error came first, or at once: keep both.
+			err = fmt.Errorf("%w (and %v)", err, lost)
+		}
 	}
 	return r.finish(ctx, start, rep, err)
 }
@@ -306,13 +311,17 @@ func (r *Runner) evict(ctx context.Context, snap *cluster.Snapshot, plan *planne
 		}
 		outs, err := ev.Execute(ectx, &planner.Plan{Moves: step})
 		outcomes = append(outcomes, outs...)
+		// Not a failure: the rest of the step waits for the next run, as
+		// the next steps do.
+		cut := isMaxDuration(err) && bound()
+		if cut {
+			err = nil
+		}
 		if rerr := r.retract(ctx, intents, outs); rerr != nil && err == nil {
 			err = rerr
 		}
-		if err != nil && bound() {
-			// Not a failure: the rest of the step waits for the next run,
-			// as the next steps do.
-			stopped = fmt.Sprintf("%s during step %d: its evictions not yet made were not, and their replacements were not waited for; the rest is left to the next run",
+		if cut && err == nil {
+			stopped = fmt.Sprintf("%s during step %d: the step's remaining evictions were not made, nor their replacements waited for; the rest is left to the next run",
 				context.Cause(ectx), i+1)
 			outcomes = append(outcomes, notAttempted(flatten(all[i+1:]), stopped)...)
 			break
