@@ -104,6 +104,9 @@ func printTable(out io.Writer, r *Report, verbose bool) error {
 	if r.Stopped != "" {
 		fmt.Fprintf(w, "\nSTOPPED: %s\n", r.Stopped)
 	}
+	if l := r.EventsLost; l != nil {
+		fmt.Fprintf(w, "\nEVENTS LOST: %d of %d (the evictions happened; the pods do not show them): %s\n", l.Lost, l.Recorded, l.Why)
+	}
 	fmt.Fprintf(w, "\nSKIPPED: %d", len(r.Skipped))
 	if cats := r.Summary.skippedCategories(); len(cats) > 0 {
 		parts := make([]string, len(cats))

@@ -327,7 +327,7 @@ func TestRunAndScheduleWithChartServiceAccounts(t *testing.T) {
 		if evs, err := cluster.DecodeEvictions(cm); err != nil || len(evs) > 0 {
 			t.Errorf("the dry run recorded evictions %v (%v)", evs, err)
 		}
-		if _, err := cp.Client.CoordinationV1().Leases(ns).Get(ctx, "rebalancer-state-lock", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		if _, err := cp.Client.CoordinationV1().Leases("kube-system").Get(ctx, "rebalancer-run-lock", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 			t.Errorf("the dry run took the run Lease (err %v)", err)
 		}
 	})

@@ -19,6 +19,14 @@ import (
 type grants struct {
 	Cluster   []rbacv1.PolicyRule `json:"cluster"`
 	Namespace []rbacv1.PolicyRule `json:"namespace"`
+	// RunLease: the rules in the run Lease's namespace (`rbac run` only).
+	RunLease *leaseGrants `json:"runLease,omitempty"`
+}
+
+// leaseGrants are rules in one namespace other than the command's own.
+type leaseGrants struct {
+	Namespace string              `json:"namespace"`
+	Rules     []rbacv1.PolicyRule `json:"rules"`
 }
 
 // rbacOf runs `rebalancer rbac` with args and decodes what it prints.
@@ -36,8 +44,9 @@ func rbacOf(t *testing.T, args ...string) (grants, string) {
 }
 
 // serviceAccountWith creates a ServiceAccount in the fixture's namespace
-// granted g, the cluster rules cluster-wide and the namespace rules in that
-// namespace, as the chart grants them. It waits until the API server
+// granted g, the cluster rules cluster-wide, the namespace rules in that
+// namespace and the run Lease's rules in its namespace, as the chart grants
+// them. It waits until the API server
 // authorizes with them, and returns a kubeconfig and a client that
 // authenticate as it.
 func serviceAccountWith(t *testing.T, f *fixture, name string, g grants) (string, kubernetes.Interface) {
@@ -75,6 +84,23 @@ func serviceAccountWith(t *testing.T, f *fixture, name string, g grants) (string
 		Subjects:   subjects,
 	}, metav1.CreateOptions{})
 	create("RoleBinding", err)
+	if l := g.RunLease; l != nil {
+		// Named after the test's namespace: the Lease's namespace is
+		// shared by every test.
+		_, err = cp.Client.RbacV1().Roles(l.Namespace).Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: global}, Rules: l.Rules}, metav1.CreateOptions{})
+		create("Role in the run Lease's namespace", err)
+		_, err = cp.Client.RbacV1().RoleBindings(l.Namespace).Create(ctx, &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: global},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: global},
+			Subjects:   subjects,
+		}, metav1.CreateOptions{})
+		create("RoleBinding in the run Lease's namespace", err)
+		t.Cleanup(func() {
+			ctx := context.WithoutCancel(t.Context())
+			_ = cp.Client.RbacV1().RoleBindings(l.Namespace).Delete(ctx, global, metav1.DeleteOptions{})
+			_ = cp.Client.RbacV1().Roles(l.Namespace).Delete(ctx, global, metav1.DeleteOptions{})
+		})
+	}
 
 	kubeconfig, cfg, err := cp.ServiceAccountKubeconfig(ctx, f.ns, name)
 	if err != nil {
@@ -94,7 +120,12 @@ func serviceAccountWith(t *testing.T, f *fixture, name string, g grants) (string
 		// Every command that keeps state may read it: the namespace's
 		// grants are in effect too.
 		readState, err := allowed(ctx, client, authorizationv1.ResourceAttributes{Namespace: f.ns, Verb: "get", Resource: "configmaps", Name: "rebalancer-state"})
-		return listPods && readState, err
+		if err != nil || g.RunLease == nil {
+			return listPods && readState, err
+		}
+		getLease, err := allowed(ctx, client, authorizationv1.ResourceAttributes{Namespace: g.RunLease.Namespace, Verb: "get",
+			Group: "coordination.k8s.io", Resource: "leases", Name: runLease})
+		return listPods && readState && getLease, err
 	})
 	if err != nil {
 		t.Fatal(err)

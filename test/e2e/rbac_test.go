@@ -3,6 +3,8 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -32,7 +34,7 @@ func TestRunWithoutEvictionPermission(t *testing.T) {
 	if !removed {
 		t.Fatalf("rbac run lists no create on pods/eviction:\n%s", printed)
 	}
-	kubeconfig, client := serviceAccountWith(t, f, "runner", grants{Cluster: cluster, Namespace: perms.Namespace})
+	kubeconfig, client := serviceAccountWith(t, f, "runner", grants{Cluster: cluster, Namespace: perms.Namespace, RunLease: perms.RunLease})
 	if ok, err := allowed(ctx, client, authorizationv1.ResourceAttributes{Namespace: f.ns, Verb: "create", Resource: "pods", Subresource: "eviction"}); err != nil || ok {
 		t.Fatalf("the ServiceAccount may create pods/eviction (%v, %v); the test needs it not to", ok, err)
 	}
@@ -92,4 +94,57 @@ func allowed(ctx context.Context, client kubernetes.Interface, attrs authorizati
 		return false, fmt.Errorf("access review %+v: %w", attrs, err)
 	}
 	return review.Status.Allowed, nil
+}
+
+// TestRunWithoutEventPermission runs a cycle as a ServiceAccount granted
+// everything `rebalancer rbac run` lists except create on events: the
+// evictions happen and the run exits 0, but it does not report plain
+// success: the report, the log and the metrics say how many events were
+// lost, and that the permission is missing.
+func TestRunWithoutEventPermission(t *testing.T) {
+	cp := sharedControlPlane(t)
+	ctx := t.Context()
+	f := newFixture(t, cp, "noevents", 3, harness.NodeSpec{CPU: "4", Memory: "16Gi"})
+	web := harness.WorkloadSpec{Name: "web", Replicas: 6, CPU: "500m"}
+	f.pile(web, f.nodes[0])
+
+	perms, printed := rbacOf(t, "run")
+	cluster, removed := withoutResource(perms.Cluster, "", "events")
+	if !removed {
+		t.Fatalf("rbac run lists no create on events:\n%s", printed)
+	}
+	perms.Cluster = cluster
+	kubeconfig, client := serviceAccountWith(t, f, "runner", perms)
+	if ok, err := allowed(ctx, client, authorizationv1.ResourceAttributes{Namespace: f.ns, Verb: "create", Resource: "events"}); err != nil || ok {
+		t.Fatalf("the ServiceAccount may create events (%v, %v); the test needs it not to", ok, err)
+	}
+
+	metrics := filepath.Join(t.TempDir(), "rebalancer.prom")
+	r := rebalancer(t, "run", "--kubeconfig", kubeconfig, "--policy", f.policy("limits: {total: 2}\n"+balancing),
+		"--state-configmap", f.ns+"/rebalancer-state", "--metrics-file", metrics, "-o", "json")
+	if r.code != 0 {
+		t.Errorf("exit code %d, want 0: the evictions happened", r.code)
+	}
+	rep := decode(t, r)
+	evicted := rep.Summary.Results[evictor.Evicted]
+	if evicted == 0 {
+		t.Fatalf("nothing evicted; the test needs evictions whose events are lost")
+	}
+	lost := rep.EventsLost
+	if lost == nil || lost.Lost != evicted || lost.Reasons[evictor.LostForbidden] != evicted || !strings.Contains(lost.Why, "lacks create on events") {
+		t.Errorf("report's eventsLost = %+v, want %d lost for want of create on events", lost, evicted)
+	}
+	if !strings.Contains(r.stderr, "Events were lost") || !strings.Contains(r.stderr, "lacks create on events") {
+		t.Errorf("the log does not say that events were lost, and why")
+	}
+	prom, err := os.ReadFile(metrics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf(`rebalancer_last_cycle_events_lost{reason="forbidden"} %d`, evicted); !strings.Contains(string(prom), want+"\n") {
+		t.Errorf("metrics lack %q:\n%s", want, prom)
+	}
+	if evs := rebalancerEvents(t, cp, f.ns); len(evs) > 0 {
+		t.Errorf("%d events recorded although create on events was not granted", len(evs))
+	}
 }
