@@ -5,12 +5,13 @@ import (
 	"slices"
 	"strings"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // DumpCommand is the kubectl command that dumps everything a plan reads.
-const DumpCommand = "kubectl get nodes,pods,pdb,namespaces,replicasets,statefulsets,jobs,priorityclasses,configmaps,pv,pvc,storageclasses,csinodes -A -o yaml"
+const DumpCommand = "kubectl get nodes,pods,pdb,namespaces,deployments,replicasets,statefulsets,jobs,priorityclasses,configmaps,pv,pvc,storageclasses,csinodes -A -o yaml"
 
 // DumpNeeds are what a policy reads from the kinds a dump may leave out; the
 // objects themselves show the rest.
@@ -30,6 +31,10 @@ type DumpNeeds struct {
 	// RequirePDB is true when the policy moves only the pods that a
 	// PodDisruptionBudget covers (evictable.requirePDB).
 	RequirePDB bool
+	// ImplicitBudgets is true when a workload that no budget covers keeps
+	// to its own maxUnavailable (implicitBudgets), which a Deployment
+	// states.
+	ImplicitBudgets bool
 }
 
 // Gap is a kind a dump does not list although the plan depends on it.
@@ -71,8 +76,9 @@ func (g Gap) Warning(path string) string {
 // `kubectl get --raw` return it), empty or not: that kind was listed; and
 // where the cluster cannot lack the kind: every pod's namespace exists, the
 // API server creates the system-* priority classes, and a pod whose
-// controller is a ReplicaSet or a StatefulSet has one (unless it was
-// orphaned). A cluster may
+// controller is a ReplicaSet or a StatefulSet has one, and so does a
+// ReplicaSet whose controller is a Deployment (unless it was orphaned). A
+// cluster may
 // have no PodDisruptionBudget at all, so that gap is only ever a maybe.
 func Gaps(objs Objects, needs DumpNeeds) []Gap {
 	var (
@@ -125,6 +131,14 @@ func Gaps(objs Objects, needs DumpNeeds) []Gap {
 			Because: count(ofReplicaSets, "pod is owned by a ReplicaSet", "pods are owned by ReplicaSets"),
 			Effect: "their Deployments cannot be found, so each ReplicaSet counts as a workload of its own " +
 				"(per-workload limits, the cooldown, duplicates and topology spreading see two ReplicaSets of one rollout as two workloads)",
+		})
+	}
+	if ofDeployments := deploymentReplicaSets(objs.ReplicaSets); needs.ImplicitBudgets && ofDeployments > 0 && missing("Deployment", len(objs.Deployments)) {
+		gaps = append(gaps, Gap{
+			Kind: "Deployment", Resource: "deployments",
+			Because: count(ofDeployments, "ReplicaSet is owned by a Deployment", "ReplicaSets are owned by Deployments"),
+			Effect: "their maxUnavailable is unknown, so the plan takes the default, 25% of each one's pods, " +
+				"as the implicit budget of those no PodDisruptionBudget covers",
 		})
 	}
 	if needs.Replicas && ofStatefulSets > 0 && missing("StatefulSet", len(objs.StatefulSets)) {
@@ -182,6 +196,17 @@ func Gaps(objs Objects, needs DumpNeeds) []Gap {
 		}
 	}
 	return gaps
+}
+
+// deploymentReplicaSets counts the ReplicaSets a Deployment controls.
+func deploymentReplicaSets(rss []appsv1.ReplicaSet) int {
+	n := 0
+	for i := range rss {
+		if c := metav1.GetControllerOfNoCopy(&rss[i]); c != nil && c.Kind == "Deployment" {
+			n++
+		}
+	}
+	return n
 }
 
 func count(n int, one, many string) string {

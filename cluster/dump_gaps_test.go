@@ -50,6 +50,11 @@ metadata:
   namespace: shop
   ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: web, uid: u0, controller: true}]
 `
+	gapDeployment = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec: {replicas: 1, selector: {matchLabels: {app: web}}}
+`
 	gapPDB = `apiVersion: policy/v1
 kind: PodDisruptionBudget
 metadata: {name: web, namespace: shop}
@@ -127,6 +132,21 @@ func TestGaps(t *testing.T) {
 		{
 			name: "a complete dump has no gap",
 			docs: []string{gapNode, gapNamespace, gapPriorityClass, gapReplicaSet, gapPDB, gapDeploymentPod},
+		},
+		{
+			name:  "a ReplicaSet of a Deployment, no Deployment, and implicit budgets",
+			docs:  []string{gapNode, gapNamespace, gapPriorityClass, gapReplicaSet, gapEmptyPDBList, gapDeploymentPod},
+			needs: DumpNeeds{ImplicitBudgets: true},
+			want:  []string{"Deployment"},
+		},
+		{
+			name:  "Deployments listed",
+			docs:  []string{gapNode, gapNamespace, gapPriorityClass, gapDeployment, gapReplicaSet, gapEmptyPDBList, gapDeploymentPod},
+			needs: DumpNeeds{ImplicitBudgets: true},
+		},
+		{
+			name: "no Deployment, and implicit budgets off",
+			docs: []string{gapNode, gapNamespace, gapPriorityClass, gapReplicaSet, gapEmptyPDBList, gapDeploymentPod},
 		},
 		{
 			name: "pods of a Deployment without PDBs or ReplicaSets",

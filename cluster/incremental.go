@@ -56,7 +56,7 @@ func (s *Snapshot) SetPod(obj *corev1.Pod, w Workload) *Pod {
 	// New slices, not shifted ones: a fork shares the old ones.
 	s.pods = slices.Insert(slices.Clip(s.pods), i, p)
 	s.placement = slices.Insert(slices.Clip(s.placement), i, -1)
-	s.pdbsByPod = slices.Insert(slices.Clip(s.pdbsByPod), i, matchPDBs([]*Pod{p}, s.pdbs)[0])
+	s.pdbsByPod = slices.Insert(slices.Clip(s.pdbsByPod), i, s.pdbsCovering(p))
 	for j := i + 1; j < len(s.pods); j++ {
 		s.pods[j].id = j
 	}

@@ -50,7 +50,7 @@ var dumpDecoder = serializer.NewCodecFactory(dumpScheme).UniversalDeserializer()
 
 // ReadFile reads the objects of a cluster dump, as written by
 //
-//	kubectl get nodes,pods,pdb,namespaces,replicasets,statefulsets,jobs,priorityclasses,configmaps,pv,pvc,storageclasses,csinodes -A -o yaml
+//	kubectl get nodes,pods,pdb,namespaces,deployments,replicasets,statefulsets,jobs,priorityclasses,configmaps,pv,pvc,storageclasses,csinodes -A -o yaml
 //
 // The file may hold a List (kind: List or any *List kind), a stream of YAML
 // documents separated by "---", a stream of JSON objects, or a mix. Objects of
@@ -612,6 +612,9 @@ func (o *Objects) addObject(raw json.RawMessage, ignored map[string]int, explain
 	case *appsv1.StatefulSet:
 		TrimStatefulSet(t)
 		o.StatefulSets = append(o.StatefulSets, *t)
+	case *appsv1.Deployment:
+		TrimDeployment(t)
+		o.Deployments = append(o.Deployments, *t)
 	case *nodev1.RuntimeClass:
 		o.RuntimeClasses = append(o.RuntimeClasses, *t)
 	case *batchv1.Job:

@@ -73,9 +73,20 @@ func (s *Snapshot) ReplicasOf(p *Pod) Replicas {
 }
 
 // TrimStatefulSet drops what a snapshot does not read of a StatefulSet (its
-// pod template and claim templates, its status), which is most of the object.
+// pod template and claim templates, its status), which is most of the
+// object: it keeps the replica count and what says how many pods may be
+// down at once.
 func TrimStatefulSet(ss *appsv1.StatefulSet) {
 	ss.ManagedFields = nil
-	ss.Spec = appsv1.StatefulSetSpec{Replicas: ss.Spec.Replicas}
+	ss.Spec = appsv1.StatefulSetSpec{Replicas: ss.Spec.Replicas, Selector: ss.Spec.Selector,
+		PodManagementPolicy: ss.Spec.PodManagementPolicy, UpdateStrategy: ss.Spec.UpdateStrategy}
 	ss.Status = appsv1.StatefulSetStatus{}
+}
+
+// TrimDeployment drops what a snapshot does not read of a Deployment: all
+// but its replica count, selector and strategy.
+func TrimDeployment(d *appsv1.Deployment) {
+	d.ManagedFields = nil
+	d.Spec = appsv1.DeploymentSpec{Replicas: d.Spec.Replicas, Selector: d.Spec.Selector, Strategy: d.Spec.Strategy}
+	d.Status = appsv1.DeploymentStatus{}
 }

@@ -25,8 +25,11 @@ type Objects struct {
 	Namespaces      []corev1.Namespace
 	PriorityClasses []schedulingv1.PriorityClass
 	ReplicaSets     []appsv1.ReplicaSet
-	// StatefulSets give the replica counts of their pods (see ReplicasOf).
+	// StatefulSets give the replica counts of their pods (see ReplicasOf)
+	// and, with Deployments, how much unavailability a workload tolerates
+	// (see MaxUnavailableOf).
 	StatefulSets []appsv1.StatefulSet
+	Deployments  []appsv1.Deployment
 	// RuntimeClasses are read for placing a new pod, whose RuntimeClass adds
 	// overhead and scheduling constraints (see DefaultPod).
 	RuntimeClasses []nodev1.RuntimeClass
@@ -109,6 +112,7 @@ type Snapshot struct {
 	workloads       map[Workload][]*Pod
 	jobs            map[string]*batchv1.Job
 	replicas        replicaCounts
+	tolerances      tolerances
 	vol             volumes
 
 	// usageAt is the moment a node's sample is judged stale against
@@ -188,6 +192,7 @@ func New(objs Objects, now time.Time) (*Snapshot, error) {
 	})
 	owners := newReplicaSetOwners(objs.ReplicaSets)
 	s.replicas = newReplicaCounts(objs.ReplicaSets, objs.StatefulSets)
+	s.tolerances = newTolerances(objs.Deployments, objs.StatefulSets)
 	s.pods = make([]*Pod, len(pods))
 	s.placement = make([]int32, len(pods))
 	scratch := corev1.ResourceList{}

@@ -50,16 +50,16 @@ func (e *FatalError) Error() string { return e.Err.Error() }
 func (e *FatalError) Unwrap() error { return e.Err }
 
 // Execute carries out the moves in order and returns the outcome of each.
-// When ctx ends (SIGTERM) the remaining moves are not attempted and Execute
-// returns ctx's error; after a fatal error, they are not attempted either,
-// and the error is a *FatalError. Refused and gone pods are outcomes, not
-// errors.
+// When ctx ends (SIGTERM, the run Lease lost, --max-duration) the remaining
+// moves are not attempted and Execute returns ctx's cause; after a fatal
+// error, they are not attempted either, and the error is a *FatalError.
+// Refused and gone pods are outcomes, not errors.
 func (e *Evictor) Execute(ctx context.Context, plan *planner.Plan) ([]Outcome, error) {
 	outcomes := make([]Outcome, 0, len(plan.Moves))
 	var stop error
 	for _, m := range plan.Moves {
-		if stop == nil {
-			stop = ctx.Err()
+		if stop == nil && ctx.Err() != nil {
+			stop = context.Cause(ctx)
 		}
 		if stop != nil {
 			outcomes = append(outcomes, Outcome{Move: m, Result: NotAttempted, Message: "run stopped: " + stop.Error()})
@@ -121,7 +121,7 @@ func (e *Evictor) evict(ctx context.Context, m planner.Move) (Outcome, error) {
 			return Outcome{Move: m, Result: Failed, Message: err.Error()},
 				&FatalError{fmt.Errorf("evicting %s: %w (the API server does not accept rebalancer's credentials)", m.Pod, err)}
 		case ctx.Err() != nil:
-			return Outcome{Move: m, Result: NotAttempted, Message: "run stopped: " + ctx.Err().Error()}, ctx.Err()
+			return stopped(ctx, m)
 		}
 		last = err
 		if attempt >= attempts {
@@ -131,7 +131,7 @@ func (e *Evictor) evict(ctx context.Context, m planner.Move) (Outcome, error) {
 		select {
 		case <-time.After(backoff.Step()):
 		case <-ctx.Done():
-			return Outcome{Move: m, Result: NotAttempted, Message: "run stopped: " + ctx.Err().Error()}, ctx.Err()
+			return stopped(ctx, m)
 		}
 	}
 	o := Outcome{Move: m, Result: Failed, Message: last.Error()}
@@ -171,4 +171,12 @@ func refusalMessage(err error) string {
 		return s.Message
 	}
 	return err.Error()
+}
+
+// stopped is the outcome of a move that ctx's end kept from being made,
+// with why ctx ended rather than the error of the request it cut short
+// (the rate limiter's, say).
+func stopped(ctx context.Context, m planner.Move) (Outcome, error) {
+	cause := context.Cause(ctx)
+	return Outcome{Move: m, Result: NotAttempted, Message: "run stopped: " + cause.Error()}, cause
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -239,5 +240,61 @@ func TestEventsAreWrittenBeforeFlushReturns(t *testing.T) {
 	}
 	if src := byPod["p1"].Source.Component; src != "rebalancer" {
 		t.Errorf("event source = %q, want rebalancer", src)
+	}
+}
+
+// Events the API server refuses are not retried by the broadcaster, which
+// only logs them: Flush does not wait for them, and Lost counts them with
+// the API server's answer, so that the run can say that the pods do not
+// show what happened to them.
+func TestLostEventsAreCountedWithTheirReason(t *testing.T) {
+	tests := []struct {
+		name        string
+		refusal     error
+		wantReasons map[string]int
+		wantWhy     string
+	}{
+		{name: "no permission to create events",
+			refusal:     apierrors.NewForbidden(corev1.Resource("events"), "", errors.New(`User "system:serviceaccount:rebalancer:rebalancer" cannot create resource "events"`)),
+			wantReasons: map[string]int{LostForbidden: 2}, wantWhy: "lacks create on events"},
+		{name: "refused by admission",
+			refusal:     apierrors.NewBadRequest("events are read-only here"),
+			wantReasons: map[string]int{LostRejected: 2}, wantWhy: "events are read-only here"},
+		{name: "written", wantReasons: nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			client := fake.NewClientset()
+			if tt.refusal != nil {
+				client.PrependReactor("create", "events", func(k8stesting.Action) (bool, runtime.Object, error) {
+					return true, nil, tt.refusal
+				})
+			}
+			client.PrependReactor("create", "pods", newClient(&fakeAPI{}).ReactionChain[0].React)
+			events := NewEvents(client)
+			e := &Evictor{Client: client, Recorder: events}
+			outs, err := e.Execute(context.Background(), &planner.Plan{Moves: []planner.Move{move("shop/p1"), move("shop/p2")}})
+			if err != nil || outs[0].Result != Evicted || outs[1].Result != Evicted {
+				t.Fatalf("Execute() = %v, %v; want both evicted", outs, err)
+			}
+			start := time.Now()
+			events.Flush(5 * time.Second)
+			if took := time.Since(start); took > 3*time.Second {
+				t.Errorf("Flush waited %s for events the API server had refused", took.Round(time.Millisecond))
+			}
+			lost := events.Lost()
+			if tt.wantReasons == nil {
+				if lost != nil {
+					t.Errorf("Lost() = %+v, want nil: every event was written", lost)
+				}
+				return
+			}
+			if lost == nil {
+				t.Fatal("Lost() = nil, want the refused events")
+			}
+			if lost.Recorded != 2 || lost.Lost != 2 || !maps.Equal(lost.Reasons, tt.wantReasons) || !strings.Contains(lost.Why, tt.wantWhy) {
+				t.Errorf("Lost() = %+v, want 2 of 2 lost by %v, why saying %q", lost, tt.wantReasons, tt.wantWhy)
+			}
+		})
 	}
 }

@@ -21,8 +21,8 @@ const (
 	Gone Result = "gone"
 	// Failed: the eviction failed for another reason, after retries.
 	Failed Result = "failed"
-	// NotAttempted: the run stopped (signal, or a fatal error) before this
-	// move.
+	// NotAttempted: the run stopped (a signal, the run Lease lost,
+	// --max-duration, or a fatal error) before this move.
 	NotAttempted Result = "not-attempted"
 )
 

@@ -13,7 +13,11 @@ const vDecisions = 4
 
 func logMoved(strategy string, p *cluster.Pod, m *Move) {
 	if v := klog.V(vDecisions); v.Enabled() {
-		v.InfoSDepth(1, "Candidate moved", "strategy", strategy, "pod", p.Key, "from", m.From, "to", m.To, "score", m.Score, "reason", m.Reason)
+		kv := []any{"strategy", strategy, "pod", p.Key, "from", m.From, "to", m.To, "score", m.Score, "step", m.Step, "reason", m.Reason}
+		if m.Budget != "" {
+			kv = append(kv, "budget", m.Budget)
+		}
+		v.InfoSDepth(1, "Candidate moved", kv...)
 	}
 }
 

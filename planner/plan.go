@@ -81,9 +81,15 @@ type Move struct {
 	Reason   string `json:"reason"`
 	// Step is the move's step, from 1: a run makes a step's moves, waits
 	// until their replacements are Ready and the PodDisruptionBudgets allow
-	// the next step's, then goes on. Within a step no budget and no
-	// per-node, per-namespace or per-workload limit is exceeded.
+	// the next step's, then goes on. Within a step no budget (a
+	// PodDisruptionBudget, or the implicit budget of a workload none
+	// covers) and no per-node, per-namespace or per-workload limit is
+	// exceeded.
 	Step int `json:"step"`
+	// Budget names the implicit budget the move counts against, when no
+	// PodDisruptionBudget covers the pod: "implicit budget: maxUnavailable
+	// 25% of Deployment shop/web: 1 of 4 replicas a step".
+	Budget string `json:"budget,omitempty"`
 	// Score is To's total score; RunnerUp is the next best node, so that a
 	// reader sees how clear the choice was.
 	Score         int64  `json:"score,omitempty"`

@@ -48,7 +48,7 @@ func (pl *Planner) newCycle(snap *cluster.Snapshot) *cycle {
 		planner:   pl,
 		snap:      snap.Fork(),
 		counts:    newCounts(),
-		budgets:   newBudgets(),
+		budgets:   newBudgets(implicitBudgetsOf(pl.Policy)),
 		step:      1,
 		moved:     make(map[*cluster.Pod]bool),
 		standings: make(map[string]*cluster.PodTable[int32]),
@@ -205,10 +205,20 @@ func (c *cycle) Move(strategy string, cand strategies.Candidate) strategies.Outc
 		c.snap.Remove(p)
 	}
 	m.Step = c.admit(p, from)
+	m.Budget = c.budgets.applied(c.snap, p)
 	c.moved[p] = true
 	c.plan.Moves = append(c.plan.Moves, m)
 	logMoved(strategy, p, &m)
 	return strategies.Outcome{Moved: true, To: m.To}
+}
+
+// implicitBudgetsOf returns the resolver of the implicit budgets, nil when
+// the policy turns them off.
+func implicitBudgetsOf(pol *policy.Policy) *implicitBudgets {
+	if !pol.UsesImplicitBudgets() {
+		return nil
+	}
+	return newImplicitBudgets()
 }
 
 // admit counts an eviction against the limits and budgets, in the current
@@ -220,7 +230,7 @@ func (c *cycle) admit(p *cluster.Pod, from *cluster.Node) int {
 	if c.counts.stepExceeded(pol.Limits, s.PerNamespaceLimit, p, from) != "" || c.budgets.blocked(c.snap, p) != "" {
 		c.step++
 		c.counts.newStep()
-		c.budgets = newBudgets()
+		c.budgets = c.budgets.next()
 	}
 	c.counts.add(p, from)
 	c.budgets.spend(c.snap, p)

@@ -155,7 +155,9 @@ func TestLimits(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			plan := propose(t, loadPolicy(t, tt.policy), busyCluster(t), nil, all...)
+			// The limits alone: TestImplicitBudgets has the workloads'
+			// own budgets.
+			plan := propose(t, loadPolicy(t, "implicitBudgets: false\n"+tt.policy), busyCluster(t), nil, all...)
 			if got := movedPods(plan); got != tt.moved {
 				t.Errorf("moved %s\nwant  %s", got, tt.moved)
 			}

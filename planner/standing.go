@@ -80,14 +80,13 @@ func (c *cycle) stand(strategy string, p *cluster.Pod) standing {
 	}
 	// The per-step limits and the budgets allow the pod in a later step
 	// when they do not in this one; only what no step allows refuses it.
-	var fresh struct {
-		counts  counts
-		budgets budgets
-	}
-	if why := fresh.counts.stepExceeded(pol.Limits, s.PerNamespaceLimit, p, c.boundNode(p)); why != "" {
+	var none counts
+	if why := none.stepExceeded(pol.Limits, s.PerNamespaceLimit, p, c.boundNode(p)); why != "" {
 		return standing{last: verdict{LimitReached, why}}
 	}
-	if why := fresh.budgets.blocked(c.snap, p); why != "" {
+	// Nil maps: a fresh step's budgets, read only.
+	fresh := budgets{implicit: c.budgets.implicit}
+	if why := fresh.blocked(c.snap, p); why != "" {
 		return standing{last: verdict{PDBBudget, why}}
 	}
 	return standing{}

@@ -215,6 +215,10 @@ func (p *Policy) build(doc RebalancePolicy) field.ErrorList {
 	if doc.Replacements == "" {
 		doc.Replacements = ReplacementsSteered
 	}
+	if doc.ImplicitBudgets == nil {
+		on := true
+		doc.ImplicitBudgets = &on
+	}
 	doc.Evictable.defaults()
 	for _, n := range doc.Strategies.List() {
 		n.Args.Default()

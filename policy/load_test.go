@@ -243,6 +243,11 @@ overrides:
 			want: []string{`policy.yaml: limits.total: a string where a whole number is expected`},
 		},
 		{
+			name: "implicitBudgets is true or false",
+			yaml: header + "implicitBudgets: 1\n",
+			want: []string{`policy.yaml: implicitBudgets: a number where true or false is expected`},
+		},
+		{
 			name: "values of the wrong type do not hide unknown fields, bad values or each other",
 			yaml: header + `
 limits: {perNode: five, total: -2}
@@ -348,6 +353,9 @@ func TestLoadDefaults(t *testing.T) {
 	}
 	if p.Cooldown.Duration != 5*time.Minute {
 		t.Errorf("cooldown = %v, want 5m", p.Cooldown.Duration)
+	}
+	if p.ImplicitBudgets == nil || !*p.ImplicitBudgets || !p.UsesImplicitBudgets() {
+		t.Errorf("implicitBudgets = %v, want true", p.ImplicitBudgets)
 	}
 	if got := p.Enabled(); len(got) != 1 || got[0] != "RemoveDuplicates" {
 		t.Errorf("Enabled() = %v, want [RemoveDuplicates]", got)

@@ -33,6 +33,13 @@ type RebalancePolicy struct {
 	// judged again and two cycles never undo each other. Default 5m; 0
 	// turns it off. Runs remember their evictions in a ConfigMap.
 	Cooldown *metav1.Duration `json:"cooldown,omitempty"`
+	// ImplicitBudgets makes a workload that no PodDisruptionBudget covers
+	// keep to its own statement of how many of its pods may be down at
+	// once, as its budget in each step: a Deployment's
+	// spec.strategy.rollingUpdate.maxUnavailable (25% by default), a
+	// StatefulSet's one pod at a time. Default true; false lets a step
+	// evict every pod of such a workload at once, as the descheduler does.
+	ImplicitBudgets *bool `json:"implicitBudgets,omitempty"`
 	// Evictable says which pods may be evicted at all.
 	Evictable Evictable `json:"evictable,omitempty"`
 	// Strategies maps a strategy name to its arguments. A strategy runs when
@@ -55,6 +62,13 @@ type RebalancePolicy struct {
 	// settings are the global ones overlaid by the first override that
 	// matches its namespace.
 	Overrides []Override `json:"overrides,omitempty"`
+}
+
+// UsesImplicitBudgets reports whether workloads without a
+// PodDisruptionBudget keep to their own maxUnavailable (ImplicitBudgets,
+// on unless set false).
+func (p *RebalancePolicy) UsesImplicitBudgets() bool {
+	return p.ImplicitBudgets == nil || *p.ImplicitBudgets
 }
 
 // Namespaces selects namespaces by name: either only the included ones, or

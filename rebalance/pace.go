@@ -2,6 +2,7 @@ package rebalance
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -149,26 +150,28 @@ func byName(name string) metav1.ListOptions {
 }
 
 // waitSettled waits until the next step may start, at most stepTimeout and
-// not past deadline (zero: none). It returns why it stopped waiting
-// without that, "" when the step may start.
-func (r *Runner) waitSettled(ctx context.Context, snap *cluster.Snapshot, step int, evicted, next []planner.Move, deadline time.Time) string {
+// not past the end of ctx (--max-duration, a signal, the run Lease lost).
+// It returns why it stopped waiting without that, naming what it was
+// waiting for, "" when the step may start.
+func (r *Runner) waitSettled(ctx context.Context, snap *cluster.Snapshot, step int, evicted, next []planner.Move) string {
 	timeout := r.cfg.StepTimeout
 	if timeout <= 0 {
 		timeout = DefaultStepTimeout
 	}
-	bound, reason := time.Now().Add(timeout), fmt.Sprintf("--step-timeout %s", timeout)
-	if !deadline.IsZero() && deadline.Before(bound) {
-		bound, reason = deadline, fmt.Sprintf("--max-duration %s", r.cfg.MaxDuration)
-	}
-	var waiting string
-	wctx, cancel := context.WithDeadline(ctx, bound)
+	wctx, cancel := until(ctx, time.Now().Add(timeout), fmt.Errorf("--step-timeout %s reached", timeout))
 	defer cancel()
+	var waiting string
 	start := time.Now()
 	err := wait.PollUntilContextCancel(wctx, settlePoll, true, func(ctx context.Context) (bool, error) {
 		why, err := r.settled(ctx, snap, evicted, next)
-		if err != nil {
+		switch {
+		case err != nil && ctx.Err() != nil:
+			// Cut short by the bound: what was waited for is the last
+			// answer, not this request's error.
+			return false, nil
+		case err != nil:
 			// A failed read is one more reason to wait, not to stop.
-			why = err.Error()
+			why = "an answer from the API server: " + err.Error()
 		}
 		if why != waiting && why != "" {
 			klog.V(1).InfoS("Waiting before the next step", "step", step+1, "for", why)
@@ -180,10 +183,18 @@ func (r *Runner) waitSettled(ctx context.Context, snap *cluster.Snapshot, step i
 		klog.InfoS("Step settled", "step", step, "waited", time.Since(start).Round(time.Second))
 		return ""
 	}
-	if ctx.Err() != nil {
-		return "stopped by a signal while waiting for step " + fmt.Sprint(step) + " to settle"
+	if waiting == "" {
+		waiting = fmt.Sprintf("the first look at step %d's replacements", step)
 	}
-	return fmt.Sprintf("step %d had not settled within %s (%s); the rest is left to the next run", step, reason, waiting)
+	if ctx.Err() != nil && !isMaxDuration(context.Cause(ctx)) {
+		return fmt.Sprintf("%s while waiting for step %d to settle (waiting for: %s)", stopReason(ctx), step, waiting)
+	}
+	return fmt.Sprintf("step %d had not settled when %s (waiting for: %s); the rest is left to the next run", step, context.Cause(wctx), waiting)
+}
+
+func isMaxDuration(err error) bool {
+	var m maxDurationError
+	return errors.As(err, &m)
 }
 
 // notAttempted are the outcomes of moves a run did not make, and why.

@@ -32,7 +32,7 @@ func TestStepsWaitUntilTheReplacementsAreReady(t *testing.T) {
 	}{
 		{name: "the replacement is Ready: both steps", ready: true, wantResults: []evictor.Result{evictor.Evicted, evictor.Evicted}},
 		{name: "the replacement is not Ready: the run stops after step 1", wantResults: []evictor.Result{evictor.Evicted, evictor.NotAttempted},
-			wantStopped: "step 1 had not settled within --step-timeout 100ms (ReplicaSet shop/web-rs has 7 of 8 replicas Ready)"},
+			wantStopped: "step 1 had not settled when --step-timeout 100ms reached (waiting for: ReplicaSet shop/web-rs has 7 of 8 replicas Ready)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -104,5 +104,45 @@ func TestStepsWaitUntilTheReplacementsAreReady(t *testing.T) {
 				t.Errorf("stopped %q, want %q", printed.Stopped, tt.wantStopped)
 			}
 		})
+	}
+}
+
+// --max-duration bounds the evictions themselves, not only the waits: a
+// step under way when it is reached makes no more evictions, and the run
+// says so, as a stop rather than a failure.
+func TestMaxDurationCutsAStepShort(t *testing.T) {
+	client := kubetest.Imbalanced()
+	// Each eviction takes longer than the whole bound.
+	client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if a.GetSubresource() == "eviction" {
+			time.Sleep(300 * time.Millisecond)
+		}
+		return false, nil, nil
+	})
+	var printed *report.Report
+	cfg := testConfig(t, client, &printed)
+	cfg.MaxDuration = 200 * time.Millisecond
+	start := time.Now()
+	if err := New(cfg).Cycle(context.Background()); err != nil {
+		t.Fatalf("Cycle() = %v, want a stop, not a failure", err)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("the cycle took %s with --max-duration 200ms", took.Round(time.Millisecond))
+	}
+	var got []evictor.Result
+	for _, m := range printed.Moves {
+		got = append(got, m.Result)
+		if m.Step != 1 {
+			t.Fatalf("move %s in step %d; the test needs one step", m.Pod, m.Step)
+		}
+	}
+	if len(got) != 2 || got[0] != evictor.Evicted || got[1] != evictor.NotAttempted {
+		t.Errorf("results %v, want evicted then not-attempted", got)
+	}
+	if want := "--max-duration 200ms reached during step 1"; !strings.Contains(printed.Stopped, want) {
+		t.Errorf("stopped %q, want it to say %q", printed.Stopped, want)
+	}
+	if msg := printed.Moves[1].Message; msg != "run stopped: --max-duration 200ms reached" {
+		t.Errorf("the move not attempted says %q", msg)
 	}
 }

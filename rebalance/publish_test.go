@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -18,10 +19,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/klog/v2"
 
 	"github.com/kube-rebalancer/rebalancer/cluster/kube"
 	"github.com/kube-rebalancer/rebalancer/cluster/kube/kubetest"
 	"github.com/kube-rebalancer/rebalancer/report"
+	"github.com/kube-rebalancer/rebalancer/test/klogtest"
 )
 
 // pushgateway stands in for a Prometheus Pushgateway: it keeps the body of
@@ -152,3 +155,75 @@ func hasLine(text, line string) bool {
 
 // promFloat formats a value as the text exposition format does.
 func promFloat(v float64) string { return strings.ToLower(fmt.Sprintf("%g", v)) }
+
+// A run that fails because the API server stopped answering still exports
+// when the last success was: it read the last-run record at its start,
+// while the API server answered. When it could not read it at all, the
+// metric is absent and the log says why.
+func TestLastSuccessSurvivesAnUnreachableAPIServer(t *testing.T) {
+	client := kubetest.Imbalanced()
+	var printed *report.Report
+	cfg := testConfig(t, client, &printed)
+	cfg.Publisher = &Publisher{Record: cfg.History}
+	if err := New(cfg).Cycle(context.Background()); err != nil {
+		t.Fatalf("first cycle: %v", err)
+	}
+	ok := lastRun(t, cfg.History)
+
+	var down atomic.Bool
+	client.PrependReactor("*", "*", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if down.Load() {
+			return true, nil, fmt.Errorf("dial tcp 10.96.0.1:443: connect: connection refused")
+		}
+		return false, nil, nil
+	})
+	tests := []struct {
+		name string
+		// down: the API server stops answering after the record was read
+		// at the start of the run (mid), or before it (start).
+		downAt   string
+		wantLine string
+		wantLog  string
+	}{
+		{name: "unreachable mid-run: the record read at the start",
+			downAt: "mid", wantLine: fmt.Sprintf("rebalancer_last_success_timestamp_seconds %s", promFloat(float64(ok.End.UnixNano())/1e9))},
+		{name: "unreachable from the start: absent, and the log says why",
+			downAt: "start", wantLog: "connection refused"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			logs := klogtest.Capture(t, 0)
+			down.Store(tt.downAt == "start")
+			// A new process, as a CronJob's next run is.
+			file := filepath.Join(t.TempDir(), "rebalancer.prom")
+			cfg.Publisher = &Publisher{Record: cfg.History, MetricsFile: file}
+			if tt.downAt == "mid" {
+				client.PrependReactor("list", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
+					down.Store(true)
+					return false, nil, nil
+				})
+			}
+			if err := New(cfg).Cycle(context.Background()); err == nil {
+				t.Fatal("the cycle succeeded with the API server unreachable")
+			}
+			prom, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !hasLine(string(prom), "rebalancer_last_cycle_success 0") {
+				t.Errorf("metrics do not show the failed run:\n%s", prom)
+			}
+			exported := strings.Contains(string(prom), "rebalancer_last_success_timestamp_seconds ")
+			switch {
+			case tt.wantLine != "" && !hasLine(string(prom), tt.wantLine):
+				t.Errorf("metrics lack %q:\n%s", tt.wantLine, prom)
+			case tt.wantLine == "" && exported:
+				t.Errorf("metrics claim a last success although none could be read:\n%s", prom)
+			}
+			klog.Flush()
+			if tt.wantLog != "" && (!strings.Contains(logs.String(), "rebalancer_last_success_timestamp_seconds is not exported") || !strings.Contains(logs.String(), tt.wantLog)) {
+				t.Errorf("the log does not say why the last success is not exported:\n%s", logs)
+			}
+		})
+	}
+}

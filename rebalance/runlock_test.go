@@ -2,15 +2,22 @@ package rebalance
 
 import (
 	"context"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 
 	"github.com/kube-rebalancer/rebalancer/cluster/kube"
 	"github.com/kube-rebalancer/rebalancer/cluster/kube/kubetest"
+	"github.com/kube-rebalancer/rebalancer/evictor"
 	"github.com/kube-rebalancer/rebalancer/report"
 )
 
@@ -91,5 +98,41 @@ func TestCycleTakesTurnsOnTheRunLease(t *testing.T) {
 				t.Error("a run that found the Lease held wrote the state or evicted")
 			}
 		})
+	}
+}
+
+// A run that loses its Lease mid-step stops evicting, and says so: the
+// moves it did not make and its error name the lost Lease, not a signal.
+func TestCycleLosingTheRunLeaseSaysSo(t *testing.T) {
+	client := kubetest.Imbalanced()
+	// The Lease on a client of its own: a fake client answers one call at
+	// a time, and the renewals must go on during the slow eviction.
+	leases := fake.NewClientset()
+	var acquired atomic.Bool
+	leases.PrependReactor("update", "leases", func(k8stesting.Action) (bool, runtime.Object, error) {
+		if acquired.Load() {
+			return true, nil, apierrors.NewServiceUnavailable("etcd is down")
+		}
+		return false, nil, nil
+	})
+	client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if a.GetSubresource() == "eviction" {
+			acquired.Store(true)
+			time.Sleep(200 * time.Millisecond) // long enough for a renewal to fail
+		}
+		return false, nil, nil
+	})
+	var printed *report.Report
+	cfg := testConfig(t, client, &printed)
+	cfg.Lock = &kube.RunLock{Client: leases, Namespace: "kube-system", Name: "rebalancer-run-lock", Identity: "laptop_42", Duration: 60 * time.Millisecond}
+	err := New(cfg).Cycle(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "lost the Lease kube-system/rebalancer-run-lock") || strings.Contains(err.Error(), "signal") {
+		t.Errorf("Cycle() = %v, want it to say that the Lease was lost", err)
+	}
+	if printed == nil || len(printed.Moves) != 2 {
+		t.Fatalf("report %+v, want both moves", printed)
+	}
+	if m := printed.Moves[1]; m.Result != evictor.NotAttempted || !strings.Contains(m.Message, "lost the Lease") {
+		t.Errorf("second move: %s (%s), want not-attempted because the Lease was lost", m.Result, m.Message)
 	}
 }

@@ -42,8 +42,10 @@ type Config struct {
 	// StepTimeout bounds the wait between two steps of a plan for the
 	// replacements to be Ready and the budgets back; 0: DefaultStepTimeout.
 	StepTimeout time.Duration
-	// MaxDuration bounds a cycle: no step starts, and no wait lasts, past
-	// it; 0: no bound.
+	// MaxDuration bounds a cycle's evictions, from the cycle's start: no
+	// eviction starts, and no wait between steps lasts, past it; what
+	// follows (the last events, the report, the record) is bounded on its
+	// own. 0: no bound.
 	MaxDuration time.Duration
 	// Publisher leaves every cycle's outcome in its metrics and last-run
 	// record; nil: metrics of the Runner's own, and no record.
@@ -100,6 +102,7 @@ func (r *Runner) Run(ctx context.Context) error {
 // PodDisruptionBudget refused or admission denied are reported, not failures.
 func (r *Runner) Cycle(ctx context.Context) error {
 	start := time.Now()
+	r.cfg.Publisher.Recall(ctx)
 	lctx, unlock, err := r.lock(ctx)
 	var busy *kube.HeldError
 	if errors.As(err, &busy) {
@@ -114,7 +117,12 @@ func (r *Runner) Cycle(ctx context.Context) error {
 	}
 	rep, err := r.cycle(lctx)
 	if lost := unlock(); lost != nil {
-		err = fmt.Errorf("stopped evicting: %w", lost)
+		if err == nil || errors.Is(err, lost) {
+			err = fmt.Errorf("stopped evicting: %w", lost)
+		} else {
+			// The cycle's own error came first, or at once: keep both.
+			err = fmt.Errorf("%w (and %v)", err, lost)
+		}
 	}
 	return r.finish(ctx, start, rep, err)
 }
@@ -131,16 +139,16 @@ func (r *Runner) lock(ctx context.Context) (_ context.Context, unlock func() err
 	if err != nil {
 		return ctx, nil, err
 	}
-	lctx, cancel := context.WithCancel(ctx)
+	lctx, cancel := context.WithCancelCause(ctx)
 	go func() {
 		select {
 		case <-held.Lost():
-			cancel()
+			cancel(held.Err())
 		case <-lctx.Done():
 		}
 	}()
 	return lctx, func() error {
-		cancel()
+		cancel(nil)
 		lost := held.Err()
 		rctx, cancelRelease := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancelRelease()
@@ -157,10 +165,39 @@ func (r *Runner) finish(ctx context.Context, start time.Time, rep *report.Report
 	if rep != nil {
 		klog.InfoS("Cycle done", "moves", len(rep.Moves), "results", rep.Summary.Results, "took", time.Since(start).Round(time.Millisecond))
 	}
-	if errors.Is(err, context.Canceled) {
-		return fmt.Errorf("stopped by a signal; the report lists what was done")
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("%s; the report lists what was done", stopReason(ctx))
 	}
 	return err
+}
+
+// stopReason says why ctx ended: a signal, the run Lease lost (each
+// cancels with its cause), or a caller's cancel.
+func stopReason(ctx context.Context) string {
+	cause := context.Cause(ctx)
+	if cause == nil || cause == context.Canceled {
+		return "stopped"
+	}
+	return "stopped: " + cause.Error()
+}
+
+// maxDurationError is the cause of the end of a cycle's evictions at
+// --max-duration.
+type maxDurationError struct{ d time.Duration }
+
+func (e maxDurationError) Error() string { return fmt.Sprintf("--max-duration %s reached", e.d) }
+
+// until returns a context that ends at the instant with cause. It has no
+// deadline: given one, client-go's rate limiter refuses at once, with its
+// own error, every request it could not start before the deadline, and
+// that error would hide what the run was doing.
+func until(ctx context.Context, at time.Time, cause error) (context.Context, func()) {
+	uctx, cancel := context.WithCancelCause(ctx)
+	t := time.AfterFunc(time.Until(at), func() { cancel(cause) })
+	return uctx, func() {
+		t.Stop()
+		cancel(nil)
+	}
 }
 
 // cycle does the work of Cycle but for publishing it. The report is nil
@@ -230,10 +267,15 @@ func (r *Runner) cycle(ctx context.Context) (*report.Report, error) {
 // on. It returns the report of what was done and the error that stopped the
 // evictions, if any, or in err why it did not start.
 func (r *Runner) evict(ctx context.Context, snap *cluster.Snapshot, plan *planner.Plan, start time.Time) (rep *report.Report, execErr, err error) {
-	var deadline time.Time
+	// The evictions and the waits end at --max-duration; the state is
+	// written with ctx, so that what was done is recorded past it.
+	ectx := ctx
 	if r.cfg.MaxDuration > 0 {
-		deadline = start.Add(r.cfg.MaxDuration)
+		var cancel func()
+		ectx, cancel = until(ctx, start.Add(r.cfg.MaxDuration), maxDurationError{r.cfg.MaxDuration})
+		defer cancel()
 	}
+	bound := func() bool { return ctx.Err() == nil && ectx.Err() != nil }
 	events := evictor.NewEvents(r.cfg.Client)
 	ev := &evictor.Evictor{Client: r.cfg.Client, GracePeriodSeconds: r.cfg.Policy.GracePeriodSeconds, Recorder: events}
 	var (
@@ -244,10 +286,15 @@ func (r *Runner) evict(ctx context.Context, snap *cluster.Snapshot, plan *planne
 	all := steps(plan.Moves)
 	for i, step := range all {
 		if i > 0 {
-			if stopped = r.waitSettled(ctx, snap, i, evicted, step, deadline); stopped != "" {
+			if stopped = r.waitSettled(ectx, snap, i, evicted, step); stopped != "" {
 				outcomes = append(outcomes, notAttempted(flatten(all[i:]), stopped)...)
 				break
 			}
+		}
+		if bound() {
+			stopped = fmt.Sprintf("%s before step %d started; the rest is left to the next run", context.Cause(ectx), i+1)
+			outcomes = append(outcomes, notAttempted(flatten(all[i:]), stopped)...)
+			break
 		}
 		// The ReplicaSet controller recreates an evicted pod within
 		// milliseconds: the scheduler must find where the plan put it
@@ -262,10 +309,22 @@ func (r *Runner) evict(ctx context.Context, snap *cluster.Snapshot, plan *planne
 			outcomes = append(outcomes, notAttempted(flatten(all[i:]), err.Error())...)
 			break
 		}
-		outs, err := ev.Execute(ctx, &planner.Plan{Moves: step})
+		outs, err := ev.Execute(ectx, &planner.Plan{Moves: step})
 		outcomes = append(outcomes, outs...)
+		// Not a failure: the rest of the step waits for the next run, as
+		// the next steps do.
+		cut := isMaxDuration(err) && bound()
+		if cut {
+			err = nil
+		}
 		if rerr := r.retract(ctx, intents, outs); rerr != nil && err == nil {
 			err = rerr
+		}
+		if cut && err == nil {
+			stopped = fmt.Sprintf("%s during step %d: the step's remaining evictions were not made, nor their replacements waited for; the rest is left to the next run",
+				context.Cause(ectx), i+1)
+			outcomes = append(outcomes, notAttempted(flatten(all[i+1:]), stopped)...)
+			break
 		}
 		if err != nil {
 			execErr = err
@@ -286,6 +345,7 @@ func (r *Runner) evict(ctx context.Context, snap *cluster.Snapshot, plan *planne
 	}
 	events.Flush(flush)
 	rep = report.FromOutcomes(plan, outcomes)
+	rep.EventsLost = events.Lost()
 	if stopped != "" {
 		rep.Stopped = strings.TrimPrefix(strings.Join([]string{rep.Stopped, stopped}, "; "), "; ")
 	}

@@ -25,6 +25,7 @@ type Metrics struct {
 	lastDryRun    prometheus.Gauge
 	lastEvictions *prometheus.GaugeVec
 	lastSteps     *prometheus.GaugeVec
+	lastLost      *prometheus.GaugeVec
 	// lastSuccess has no labels; a vector so that it can be absent while no
 	// cycle is known to have succeeded, rather than claim 1970.
 	lastSuccess *prometheus.GaugeVec
@@ -69,12 +70,15 @@ func NewMetrics() *Metrics {
 		lastSteps: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "rebalancer_last_cycle_steps", Help: "Steps of the last cycle's plan (state planned) and how many it started (state started); fewer started than planned: it stopped early, and its report says why.",
 		}, []string{"state"}),
+		lastLost: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "rebalancer_last_cycle_events_lost", Help: "Events the last cycle recorded on the pods it touched that never reached the API server, by reason (forbidden: no permission to create events; rejected: refused otherwise; unwritten: not written before the run ended).",
+		}, []string{"reason"}),
 		lastSuccess: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "rebalancer_last_success_timestamp_seconds", Help: "When the last cycle that succeeded ended, in Unix seconds; carried across CronJob runs by the state ConfigMap's last-run record.",
 		}, nil),
 	}
 	m.Registry.MustRegister(m.planned, m.evictions, m.skipped, m.duration, m.lastRun, m.lastOK, m.lastMoves,
-		m.lastDryRun, m.lastEvictions, m.lastSteps, m.lastSuccess)
+		m.lastDryRun, m.lastEvictions, m.lastSteps, m.lastLost, m.lastSuccess)
 	return m
 }
 
@@ -94,6 +98,13 @@ func (m *Metrics) Observe(rec RunRecord, rep *Report) {
 	}
 	for _, res := range results {
 		m.lastEvictions.WithLabelValues(string(res)).Set(float64(rec.Results[res]))
+	}
+	for _, reason := range evictor.LostReasons {
+		n := 0
+		if rep != nil && rep.EventsLost != nil {
+			n = rep.EventsLost.Reasons[reason]
+		}
+		m.lastLost.WithLabelValues(reason).Set(float64(n))
 	}
 	m.lastSteps.WithLabelValues("planned").Set(float64(rec.Steps))
 	m.lastSteps.WithLabelValues("started").Set(float64(rec.StepsStarted))

@@ -92,11 +92,20 @@ func printTable(out io.Writer, r *Report, verbose bool) error {
 		}
 	}
 
+	if budgets := implicitBudgets(r.Moves); len(budgets) > 0 {
+		fmt.Fprintln(w, "\nIMPLICIT BUDGETS (no PodDisruptionBudget covers these workloads: each keeps to its own maxUnavailable a step)")
+		for _, b := range budgets {
+			fmt.Fprintln(w, b)
+		}
+	}
 	if r.Predicted && len(r.Moves) > 0 {
 		fmt.Fprintln(w, "\nTO is a prediction, not a promise: nothing steers the replacements (replacements: predicted), and their scheduler decides when they are created.")
 	}
 	if r.Stopped != "" {
 		fmt.Fprintf(w, "\nSTOPPED: %s\n", r.Stopped)
+	}
+	if l := r.EventsLost; l != nil {
+		fmt.Fprintf(w, "\nEVENTS LOST: %d of %d (the evictions happened; the pods do not show them): %s\n", l.Lost, l.Recorded, l.Why)
 	}
 	fmt.Fprintf(w, "\nSKIPPED: %d", len(r.Skipped))
 	if cats := r.Summary.skippedCategories(); len(cats) > 0 {
@@ -149,6 +158,20 @@ func printTable(out io.Writer, r *Report, verbose bool) error {
 		}
 	}
 	return w.Flush()
+}
+
+// implicitBudgets lists the implicit budgets the moves count against, each
+// once, in the order of the moves.
+func implicitBudgets(moves []Move) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range moves {
+		if b := strings.TrimPrefix(m.Budget, "implicit budget: "); m.Budget != "" && !seen[b] {
+			seen[b] = true
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 func resourceColumns(r *Report) []string {

@@ -29,6 +29,9 @@ type Report struct {
 	Usage   *planner.UsageSummary `json:"usage,omitempty"`
 	Notes   []planner.Note        `json:"notes,omitempty"`
 	Summary Summary               `json:"summary"`
+	// EventsLost, when set, says how many of the events the run recorded
+	// on the pods it touched never reached the API server, and why.
+	EventsLost *evictor.EventsLost `json:"eventsLost,omitempty"`
 }
 
 // Move is a planned move and, once executed, its result.

@@ -259,3 +259,44 @@ func TestPredictedTo(t *testing.T) {
 		}
 	}
 }
+
+// The implicit budgets the moves count against are named in the table, each
+// once, and on each move in JSON.
+func TestImplicitBudgetsShown(t *testing.T) {
+	const budget = "implicit budget: maxUnavailable 25% of Deployment shop/web: 1 of 4 replicas a step"
+	p := samplePlan()
+	p.Moves[0].Budget, p.Moves[0].Step = budget, 1
+	p.Moves[1].Budget, p.Moves[1].Step = budget, 2
+	p.Moves[2].Step = 2
+	var table, js bytes.Buffer
+	if err := Print(&table, FromPlan(p), Table, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := Print(&js, FromPlan(p), JSON, false); err != nil {
+		t.Fatal(err)
+	}
+	text := table.String()
+	head := "IMPLICIT BUDGETS (no PodDisruptionBudget covers these workloads: each keeps to its own maxUnavailable a step)\n" +
+		"maxUnavailable 25% of Deployment shop/web: 1 of 4 replicas a step\n\n"
+	if !strings.Contains(text, head) {
+		t.Errorf("the table does not name the budget once under IMPLICIT BUDGETS:\n%s", text)
+	}
+	var doc struct {
+		Moves []struct {
+			Budget string `json:"budget"`
+		} `json:"moves"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Moves) != 3 || doc.Moves[0].Budget != budget || doc.Moves[2].Budget != "" {
+		t.Errorf("JSON moves %+v, want the budget on the first two", doc.Moves)
+	}
+	table.Reset()
+	if err := Print(&table, FromPlan(samplePlan()), Table, false); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(table.String(), "IMPLICIT BUDGETS") {
+		t.Errorf("a plan without implicit budgets lists some:\n%s", table.String())
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -34,6 +35,11 @@ type podCache struct {
 	// node's resources from the moment of the decision, as kube-scheduler's
 	// nominator does.
 	nominations map[types.UID]string
+	// victims are the victims of this scheduler's preemptions that the
+	// watch does not show terminating yet; preempted, by preemptor, what
+	// each preempted (see preemption_guard.go).
+	victims   map[types.UID]victimMark
+	preempted map[types.UID]preempted
 	// rsController resolves a ReplicaSet's own controller, for the
 	// workload of a pod (the plan hand-off matches workloads).
 	rsController func(namespace, name string) *metav1.OwnerReference
@@ -63,15 +69,19 @@ type change struct {
 	// volume is a claim, PersistentVolume, StorageClass or CSINode (see
 	// applyVolume).
 	volume any
+	// pdb is a PodDisruptionBudget, for preemption.
+	pdb *policyv1.PodDisruptionBudget
 	// volumesListed: the informers of the four volume kinds have listed
 	// everything.
 	volumesListed bool
-	// deleted: the pod, node, namespace or volume object is gone.
+	// deleted: the pod, node, namespace, budget or volume object is gone.
 	deleted bool
 	// bound or bindFailed: the outcome of the Binding of an assumed pod,
 	// and when it came.
 	bound, bindFailed types.UID
 	at                time.Time
+	// victimKept: the deletion of a victim of preemption failed.
+	victimKept types.UID
 }
 
 func newPodCache(rsController func(namespace, name string) *metav1.OwnerReference) *podCache {
@@ -79,7 +89,8 @@ func newPodCache(rsController func(namespace, name string) *metav1.OwnerReferenc
 	if err != nil {
 		panic(err) // an empty snapshot is always valid
 	}
-	return &podCache{snap: snap, assumed: map[types.UID]assumption{}, nominations: map[types.UID]string{}, rsController: rsController}
+	return &podCache{snap: snap, assumed: map[types.UID]assumption{}, nominations: map[types.UID]string{},
+		victims: map[types.UID]victimMark{}, preempted: map[types.UID]preempted{}, rsController: rsController}
 }
 
 // push records a change for the next apply; safe from any goroutine.
@@ -102,6 +113,8 @@ func (c *podCache) apply(now time.Time) {
 		case ch.pod != nil && ch.deleted:
 			c.forget(ch.pod.UID)
 			delete(c.nominations, ch.pod.UID)
+			delete(c.victims, ch.pod.UID)
+			delete(c.preempted, ch.pod.UID)
 			if p := c.snap.Pod(ch.pod.Namespace + "/" + ch.pod.Name); p != nil && p.UID == ch.pod.UID {
 				c.snap.DeletePod(p.Key)
 			}
@@ -123,6 +136,8 @@ func (c *podCache) apply(now time.Time) {
 			c.snap.DeleteNamespace(ch.namespace.Name)
 		case ch.namespace != nil:
 			c.snap.SetNamespace(ch.namespace)
+		case ch.pdb != nil:
+			c.applyPDB(ch.pdb, ch.deleted)
 		case ch.volume != nil:
 			c.applyVolume(ch.volume, ch.deleted)
 		case ch.volumesListed:
@@ -134,6 +149,13 @@ func (c *podCache) apply(now time.Time) {
 			}
 		case ch.bindFailed != "":
 			c.forget(ch.bindFailed)
+		case ch.victimKept != "":
+			c.unmark(ch.victimKept)
+		}
+	}
+	for uid, m := range c.victims {
+		if now.After(m.deadline) {
+			c.unmark(uid)
 		}
 	}
 	for uid, a := range c.assumed {
@@ -148,6 +170,10 @@ func (c *podCache) apply(now time.Time) {
 // node confirms the assumption; until it does, the pod stays on the node it
 // was assumed on.
 func (c *podCache) setPod(obj *corev1.Pod) {
+	obj = c.asVictim(obj)
+	if obj.Spec.NodeName != "" {
+		delete(c.preempted, obj.UID) // bound: it preempts no more
+	}
 	if node, ok := c.nominations[obj.UID]; ok {
 		if obj.Status.NominatedNodeName == node || obj.Spec.NodeName != "" {
 			delete(c.nominations, obj.UID)

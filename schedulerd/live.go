@@ -238,6 +238,8 @@ func (l *Live) watch(factory informers.SharedInformerFactory) ([]cache.InformerS
 		factory.Core().V1().Namespaces().Informer(): namespaces,
 	}
 	maps.Copy(handlers, l.volumeInformers(factory))
+	budgets, onBudget := l.budgetInformer(factory)
+	handlers[budgets] = onBudget
 	var synced []cache.InformerSynced
 	for inf, h := range handlers {
 		reg, err := inf.AddEventHandler(h)

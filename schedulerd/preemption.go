@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -47,15 +48,25 @@ func (l *Live) preempt(ctx context.Context, snap *cluster.Snapshot, p *cluster.P
 		}
 		return message, ""
 	}
+	if v, earlier := l.cache.replaced(p.UID, pre.Victims); v != nil {
+		// The room an earlier preemption freed went to a replacement of
+		// its victim: deleting that too would go round in circles. The
+		// pod keeps its nomination and binds when the room frees.
+		why := fmt.Sprintf("not preempting %s on node %s again: it replaces %s, which was preempted for this pod.", v.Key, pre.Node, earlier)
+		klog.InfoS("Not preempting a replacement of an earlier victim", "pod", klog.KObj(p), "node", pre.Node, "victim", klog.KObj(v), "replaces", earlier)
+		return failed.Message + " preemption: " + why, ""
+	}
+	// The victims as the watch showed them, before the cache marks them.
+	victims := make([]*corev1.Pod, len(pre.Victims))
+	for i, v := range pre.Victims {
+		victims[i] = v.Pod
+	}
 	l.cache.nominate(p.Pod, pre.Node)
+	l.cache.markVictims(p.UID, pre.Victims, time.Now())
 	var lose []*corev1.Pod
 	for _, q := range pre.LoseNomination {
 		lose = append(lose, q.Pod)
 		l.cache.nominate(q.Pod, "")
-	}
-	victims := make([]*corev1.Pod, len(pre.Victims))
-	for i, v := range pre.Victims {
-		victims[i] = v.Pod
 	}
 	klog.InfoS("Preempting", "pod", klog.KObj(p), "node", pre.Node, "victims", len(victims))
 	preemptor := p.Pod
@@ -85,6 +96,7 @@ func (l *Live) evictVictim(ctx context.Context, victim, preemptor *corev1.Pod, n
 	err := l.Client.CoreV1().Pods(victim.Namespace).Delete(ctx, victim.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
 	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 		klog.ErrorS(err, "Could not delete a victim of preemption", "pod", klog.KObj(victim), "preemptor", klog.KObj(preemptor))
+		l.cache.push(change{victimKept: victim.UID})
 		return
 	}
 	l.recorder.Eventf(victim, corev1.EventTypeNormal, "Preempted", "Preempted by pod %v on node %v", preemptor.UID, node)

@@ -13,7 +13,10 @@ import (
 // any age and allows at most four evictions a step; shop keeps the global
 // settings.
 func TestOverridesTuneStrategiesPerNamespace(t *testing.T) {
+	// The pods are of one Deployment, whose own budget would pace them:
+	// the limits alone here.
 	const policy = `
+implicitBudgets: false
 strategies:
   RemovePodsHavingTooManyRestarts: {podRestartThreshold: 10}
   PodLifeTime: {maxPodLifeTimeSeconds: 604800}

@@ -244,6 +244,15 @@ func ScaledReplicaSet(namespace, name string, replicas int32) appsv1.ReplicaSet 
 	return rs
 }
 
+// Deployment is a Deployment whose pods are those built with
+// Deployment(name), through DeploymentReplicaSet(namespace, name); strategy
+// is its spec.strategy (the zero value: the API server's default).
+func Deployment(namespace, name string, replicas int32, strategy appsv1.DeploymentStrategy) appsv1.Deployment {
+	return appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
+		Spec: appsv1.DeploymentSpec{Replicas: &replicas, Strategy: strategy,
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}}}}
+}
+
 // StatefulSet is a StatefulSet whose pods are those built with
 // OwnedBy("StatefulSet", name).
 func StatefulSet(namespace, name string, replicas int32) appsv1.StatefulSet {
@@ -310,6 +319,8 @@ func Objects(objs ...any) cluster.Objects {
 			o.ReplicaSets = append(o.ReplicaSets, v)
 		case appsv1.StatefulSet:
 			o.StatefulSets = append(o.StatefulSets, v)
+		case appsv1.Deployment:
+			o.Deployments = append(o.Deployments, v)
 		case batchv1.Job:
 			o.Jobs = append(o.Jobs, v)
 		case cluster.NodeMetrics:

@@ -40,7 +40,7 @@ const (
 )
 
 // ReadObjects reads the objects a cluster.Snapshot needs from the API server with
-// paginated LISTs, the twelve kinds in parallel. Each object is trimmed as its
+// paginated LISTs, the thirteen kinds in parallel. Each object is trimmed as its
 // page arrives (cluster.Trim, and its managedFields dropped), and a page is let
 // go before the next is asked for, so that what the process holds grows with
 // the trimmed cluster, not with the API server's full objects.
@@ -100,6 +100,14 @@ func ReadObjects(ctx context.Context, client kubernetes.Interface) (cluster.Obje
 			&objs.StatefulSets, func(ss *appsv1.StatefulSet) {
 				trimmed(ss)
 				cluster.TrimStatefulSet(ss)
+			})
+	})
+	read("deployments", func(ctx context.Context) error {
+		return listPages(ctx, pageSize, apps.Deployments(all).List,
+			func(l *appsv1.DeploymentList) []appsv1.Deployment { return l.Items },
+			&objs.Deployments, func(d *appsv1.Deployment) {
+				trimmed(d)
+				cluster.TrimDeployment(d)
 			})
 	})
 	read("jobs", func(ctx context.Context) error {

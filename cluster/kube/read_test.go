@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 )
@@ -199,6 +200,39 @@ func TestReadObjectsReadsStatefulSets(t *testing.T) {
 		}
 	}
 	t.Error("no LIST of statefulsets")
+}
+
+// Deployments are read, in pages, for how much unavailability each
+// tolerates; of each only its replicas, selector and strategy are kept.
+func TestReadObjectsReadsDeployments(t *testing.T) {
+	four, one := int32(4), intstr.FromInt32(1)
+	client := fake.NewClientset(&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"},
+		Spec: appsv1.DeploymentSpec{Replicas: &four, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+			Strategy: appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType, RollingUpdate: &appsv1.RollingUpdateDeployment{MaxUnavailable: &one}},
+			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx"}}}}}})
+	objs, err := ReadObjects(context.Background(), client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objs.Deployments) != 1 || objs.Deployments[0].Name != "web" {
+		t.Fatalf("read Deployments %v, want shop/web", objs.Deployments)
+	}
+	d := objs.Deployments[0]
+	if d.Spec.Replicas == nil || *d.Spec.Replicas != 4 || d.Spec.Strategy.RollingUpdate == nil || d.Spec.Strategy.RollingUpdate.MaxUnavailable.IntValue() != 1 || d.Spec.Selector == nil {
+		t.Errorf("kept spec %+v, want its replicas, selector and strategy", d.Spec)
+	}
+	if len(d.Spec.Template.Spec.Containers) != 0 {
+		t.Errorf("kept the pod template %+v", d.Spec.Template)
+	}
+	for _, a := range client.Actions() {
+		if a.GetVerb() == "list" && a.GetResource().Resource == "deployments" {
+			if l := a.(k8stesting.ListActionImpl).ListOptions.Limit; l != pageSize {
+				t.Errorf("Deployment LIST with limit %d, want pages of %d", l, pageSize)
+			}
+			return
+		}
+	}
+	t.Error("no LIST of deployments")
 }
 
 // ReadObjects reads the volume kinds too, and says it did even when the

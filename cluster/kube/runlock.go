@@ -49,6 +49,22 @@ func (e *HeldError) Error() string {
 		e.Since.UTC().Format(time.RFC3339), e.Renewed.UTC().Format(time.RFC3339))
 }
 
+// DeniedError is Acquire's answer when RBAC (or admission) forbids a call
+// the Lease needs: the run must not evict, since it cannot know it is alone.
+type DeniedError struct {
+	Lease, Namespace, Name string
+	// Verb is the call that was forbidden: get, create or update.
+	Verb string
+	Err  error
+}
+
+func (e *DeniedError) Error() string {
+	return fmt.Sprintf("taking the run Lease %s: %v (the identity rebalancer runs as lacks %s on leases.coordination.k8s.io %q in namespace %s; "+
+		"`rebalancer rbac run` lists what a run needs); nothing was evicted", e.Lease, e.Err, e.Verb, e.Name, e.Namespace)
+}
+
+func (e *DeniedError) Unwrap() error { return e.Err }
+
 // Held is the Lease while a run holds it.
 type Held struct {
 	lock   *RunLock
@@ -86,9 +102,11 @@ func (l *RunLock) Acquire(ctx context.Context) (*Held, error) {
 		AcquireTime:          now,
 		RenewTime:            now,
 	}
+	verb := "get"
 	old, _, err := lease.Get(ctx)
 	switch {
 	case apierrors.IsNotFound(err):
+		verb = "create"
 		err = lease.Create(ctx, record)
 	case err != nil:
 	case old.HolderIdentity != "" && old.HolderIdentity != l.Identity &&
@@ -101,6 +119,7 @@ func (l *RunLock) Acquire(ctx context.Context) (*Held, error) {
 				"renewed", old.RenewTime.UTC().Format(time.RFC3339))
 		}
 		record.LeaderTransitions = old.LeaderTransitions + 1
+		verb = "update"
 		err = lease.Update(ctx, record)
 	}
 	if err != nil {
@@ -111,7 +130,10 @@ func (l *RunLock) Acquire(ctx context.Context) (*Held, error) {
 				return nil, &HeldError{Lease: l.lease(), Holder: cur.HolderIdentity, Since: cur.AcquireTime.Time, Renewed: cur.RenewTime.Time}
 			}
 		}
-		return nil, fmt.Errorf("taking the Lease %s: %w", l.lease(), err)
+		if apierrors.IsForbidden(err) {
+			return nil, &DeniedError{Lease: l.lease(), Namespace: l.Namespace, Name: l.Name, Verb: verb, Err: err}
+		}
+		return nil, fmt.Errorf("taking the run Lease %s: %w", l.lease(), err)
 	}
 	h := &Held{lock: l, lease: lease, record: record, lost: make(chan struct{}), stop: make(chan struct{}), stopped: make(chan struct{})}
 	go h.renew()
@@ -150,6 +172,10 @@ func (h *Held) renew() {
 			// Another run may hold it now (a conflict), or the API server
 			// is gone: either way this run no longer knows it is alone.
 			h.lostErr = fmt.Errorf("lost the Lease %s: %w", h.lock.lease(), err)
+			var status apierrors.APIStatus
+			if !errors.As(err, &status) {
+				h.lostErr = fmt.Errorf("lost the Lease %s: API server unreachable: %w", h.lock.lease(), err)
+			}
 			close(h.lost)
 			return
 		}

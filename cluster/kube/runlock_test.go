@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -114,5 +115,47 @@ func TestRunLockLostWhenRenewalFails(t *testing.T) {
 	}
 	if err := held.Release(context.Background()); err != nil {
 		t.Errorf("Release() of a lost Lease = %v, want nil: it is not ours to give back", err)
+	}
+}
+
+// A run that RBAC forbids a call the Lease needs learns which one: the verb
+// and the Lease are in the error, which is not the Lease being held.
+func TestRunLockDenied(t *testing.T) {
+	forbid := func(verb string) k8stesting.ReactionFunc {
+		return func(k8stesting.Action) (bool, runtime.Object, error) {
+			return true, nil, apierrors.NewForbidden(coordinationv1.Resource("leases"), "rebalancer-state-lock",
+				errors.New(`User "system:serviceaccount:shop:laptop" cannot `+verb+` resource "leases"`))
+		}
+	}
+	tests := []struct {
+		name     string
+		existing *coordinationv1.Lease
+		verb     string
+	}{
+		{name: "get forbidden", verb: "get"},
+		{name: "no Lease yet, create forbidden", verb: "create"},
+		{name: "a released Lease, update forbidden", existing: lease("", 0, 1), verb: "update"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			client := fake.NewClientset()
+			if tt.existing != nil {
+				client = fake.NewClientset(tt.existing)
+			}
+			client.PrependReactor(tt.verb, "leases", forbid(tt.verb))
+			_, err := testLock(client, "laptop_42").Acquire(context.Background())
+			var denied *DeniedError
+			if !errors.As(err, &denied) {
+				t.Fatalf("Acquire() = %v, want a DeniedError", err)
+			}
+			if IsHeld(err) {
+				t.Errorf("a denied Lease reads as held: the run would exit 0")
+			}
+			for _, want := range []string{"rebalancer/rebalancer-state-lock", "lacks " + tt.verb + " on leases", "nothing was evicted"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not say %q", err, want)
+				}
+			}
+		})
 	}
 }

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kube-rebalancer/rebalancer/policy"
@@ -63,7 +65,9 @@ func TestChartDefaults(t *testing.T) {
 		"ConfigMap rebalancer/rebalancer-validate",
 		"CronJob rebalancer/rebalancer",
 		"Job rebalancer/rebalancer-validate",
+		"Role kube-system/rebalancer-run-lease",
 		"Role rebalancer/rebalancer",
+		"RoleBinding kube-system/rebalancer-run-lease",
 		"RoleBinding rebalancer/rebalancer",
 		"ServiceAccount rebalancer/rebalancer",
 	}
@@ -141,8 +145,10 @@ func TestChartCustomValues(t *testing.T) {
 		"Deployment ops/rb-rebalancer-scheduler",
 		"Job ops/rb-rebalancer-uninstall-guard",
 		"Job ops/rb-rebalancer-validate",
+		"Role kube-system/rb-rebalancer-run-lease",
 		"Role ops/rb-rebalancer",
 		"Role ops/rb-rebalancer-scheduler",
+		"RoleBinding kube-system/rb-rebalancer-run-lease",
 		"RoleBinding ops/rb-rebalancer",
 		"RoleBinding ops/rb-rebalancer-scheduler",
 		"ServiceAccount ops/rb-rebalancer",
@@ -268,6 +274,9 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		{"typo in monitoring", "monitoring: {serviceMonitor: {enable: true}}", "/monitoring/serviceMonitor"},
 		{"scheduler named like the default one", "scheduler: {schedulerName: default-scheduler}", "/scheduler/schedulerName"},
 		{"scheduler profile names itself", "scheduler: {profile: {schedulerName: x}}", "/scheduler/profile"},
+		{"run Lease without a name", "runLease: {namespace: ops, name: \"\"}", "/runLease/name"},
+		{"run Lease without a namespace", "runLease: {namespace: \"\", name: lock}", "/runLease/namespace"},
+		{"unknown key in the run Lease", "runLease: {namespace: ops, lease: lock}", "/runLease"},
 		{"unknown top-level value", "replicaCount: 2", "replicaCount"},
 	}
 	for _, c := range cases {
@@ -384,4 +393,29 @@ func notesOf(t testing.TB, install string) string {
 		t.Fatalf("no NOTES in:\n%s", install)
 	}
 	return notes
+}
+
+// TestChartRunLease: the run Lease moves only as a whole, and where it
+// goes the CronJob's runs are told (--run-lease) and the ServiceAccount is
+// granted it; at its default the args say nothing of it.
+func TestChartRunLease(t *testing.T) {
+	objs := helmTemplate(t, docRelease, docNamespace, "--set", "runLease.namespace=ops,runLease.name=cluster-run-lock")
+	args := containerArgs(t, find(t, objs, "CronJob", "rebalancer"), "rebalancer")
+	if !slices.Contains(args, "--run-lease=ops/cluster-run-lock") {
+		t.Errorf("CronJob args %q lack --run-lease=ops/cluster-run-lock", args)
+	}
+	var role rbacv1.Role
+	for _, o := range ofKind(objs, "Role") {
+		if o.GetNamespace() == "ops" && o.GetName() == "rebalancer-run-lease" {
+			toTyped(t, o, &role)
+		}
+	}
+	if len(role.Rules) != 2 || !slices.Equal(role.Rules[1].ResourceNames, []string{"cluster-run-lock"}) {
+		t.Errorf("Role ops/rebalancer-run-lease rules %+v, want get and update on cluster-run-lock", role.Rules)
+	}
+	if defaults := containerArgs(t, find(t, helmTemplate(t, docRelease, docNamespace), "CronJob", "rebalancer"), "rebalancer"); slices.ContainsFunc(defaults, func(a string) bool {
+		return strings.HasPrefix(a, "--run-lease")
+	}) {
+		t.Errorf("default CronJob args %q name the run Lease", defaults)
+	}
 }

@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -17,6 +18,22 @@ import (
 type codePermissions struct {
 	Cluster   []rbacv1.PolicyRule `json:"cluster"`
 	Namespace []rbacv1.PolicyRule `json:"namespace"`
+	// RunLease: the rules in the run Lease's namespace (`rbac run` only).
+	RunLease *leaseRules `json:"runLease,omitempty"`
+}
+
+type leaseRules struct {
+	Namespace string              `json:"namespace"`
+	Rules     []rbacv1.PolicyRule `json:"rules"`
+}
+
+// inNamespace is p with the run Lease's rules moved to namespace, as an
+// overlay's namespace: moves them.
+func (p codePermissions) inNamespace(namespace string) codePermissions {
+	if p.RunLease != nil {
+		p.RunLease = &leaseRules{Namespace: namespace, Rules: p.RunLease.Rules}
+	}
+	return p
 }
 
 func rbacOf(t *testing.T, args ...string) codePermissions {
@@ -100,45 +117,58 @@ func toTyped(t *testing.T, o *unstructured.Unstructured, into any) {
 // used which roles were reached.
 func boundRules(t *testing.T, objs []*unstructured.Unstructured, namespace, sa string, used map[string]bool) (cluster, ns []rbacv1.PolicyRule) {
 	t.Helper()
-	subject := func(subjects []rbacv1.Subject) bool {
-		for _, s := range subjects {
-			if s.Kind == "ServiceAccount" && s.Name == sa && s.Namespace == namespace {
-				return true
-			}
-		}
-		return false
-	}
-	role := func(kind, name string) []rbacv1.PolicyRule {
-		for _, o := range ofKind(objs, kind) {
-			if o.GetName() == name && (kind == "ClusterRole" || o.GetNamespace() == namespace) {
-				var r rbacv1.ClusterRole // Role has the same rules field
-				toTyped(t, o, &r)
-				used[key(o)] = true
-				return r.Rules
-			}
-		}
-		t.Errorf("a binding refers to %s %s, which is not rendered", kind, name)
-		return nil
-	}
 	for _, o := range ofKind(objs, "ClusterRoleBinding") {
 		var b rbacv1.ClusterRoleBinding
 		toTyped(t, o, &b)
-		if subject(b.Subjects) {
-			cluster = append(cluster, role(b.RoleRef.Kind, b.RoleRef.Name)...)
+		if boundTo(b.Subjects, namespace, sa) {
+			cluster = append(cluster, roleRules(t, objs, b.RoleRef.Kind, b.RoleRef.Name, "", used)...)
 		}
 	}
+	return cluster, rulesIn(t, objs, namespace, namespace, sa, used)
+}
+
+// rulesIn collects the rules that RoleBindings of namespace give the
+// ServiceAccount saNamespace/sa.
+func rulesIn(t *testing.T, objs []*unstructured.Unstructured, namespace, saNamespace, sa string, used map[string]bool) []rbacv1.PolicyRule {
+	t.Helper()
+	var rules []rbacv1.PolicyRule
 	for _, o := range ofKind(objs, "RoleBinding") {
 		var b rbacv1.RoleBinding
 		toTyped(t, o, &b)
-		if o.GetNamespace() != namespace || !subject(b.Subjects) {
+		if o.GetNamespace() != namespace || !boundTo(b.Subjects, saNamespace, sa) {
 			continue
 		}
 		if b.RoleRef.Kind != "Role" {
 			t.Errorf("%s binds %s %s: namespace rules belong in a Role", key(o), b.RoleRef.Kind, b.RoleRef.Name)
 		}
-		ns = append(ns, role(b.RoleRef.Kind, b.RoleRef.Name)...)
+		rules = append(rules, roleRules(t, objs, b.RoleRef.Kind, b.RoleRef.Name, namespace, used)...)
 	}
-	return cluster, ns
+	return rules
+}
+
+func boundTo(subjects []rbacv1.Subject, namespace, sa string) bool {
+	for _, s := range subjects {
+		if s.Kind == "ServiceAccount" && s.Name == sa && s.Namespace == namespace {
+			return true
+		}
+	}
+	return false
+}
+
+// roleRules are the rules of the role a binding refers to; namespace is the
+// binding's, empty for a ClusterRoleBinding.
+func roleRules(t *testing.T, objs []*unstructured.Unstructured, kind, name, namespace string, used map[string]bool) []rbacv1.PolicyRule {
+	t.Helper()
+	for _, o := range ofKind(objs, kind) {
+		if o.GetName() == name && (kind == "ClusterRole" || o.GetNamespace() == namespace) {
+			var r rbacv1.ClusterRole // Role has the same rules field
+			toTyped(t, o, &r)
+			used[key(o)] = true
+			return r.Rules
+		}
+	}
+	t.Errorf("a binding refers to %s %s, which is not rendered", kind, name)
+	return nil
 }
 
 // checkRBAC compares what a rendering grants the ServiceAccount of the
@@ -160,7 +190,16 @@ func checkRBAC(t *testing.T, name string, objs []*unstructured.Unstructured, con
 	cluster, ns := boundRules(t, objs, w.GetNamespace(), sa, used)
 	where := fmt.Sprintf("%s: ServiceAccount %s/%s", name, w.GetNamespace(), sa)
 	compareGrants(t, where+" cluster-wide", grants(t, where, cluster), grants(t, "the code", code.Cluster))
-	compareGrants(t, where+" in its namespace", grants(t, where, ns), grants(t, "the code", code.Namespace))
+	nsCode := code.Namespace
+	if l := code.RunLease; l != nil && l.Namespace == w.GetNamespace() {
+		// Moved by an overlay's namespace: into the ServiceAccount's own.
+		nsCode = append(slices.Clone(nsCode), l.Rules...)
+	}
+	compareGrants(t, where+" in its namespace", grants(t, where, ns), grants(t, "the code", nsCode))
+	if l := code.RunLease; l != nil && l.Namespace != w.GetNamespace() {
+		lease := rulesIn(t, objs, l.Namespace, w.GetNamespace(), sa, used)
+		compareGrants(t, where+" in the run Lease's namespace "+l.Namespace, grants(t, where, lease), grants(t, "the code", l.Rules))
+	}
 }
 
 func mustSlice(obj map[string]any, path ...string) []any {

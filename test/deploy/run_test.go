@@ -22,6 +22,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/cluster/kube"
@@ -266,6 +267,13 @@ func TestRunAndScheduleWithChartServiceAccounts(t *testing.T) {
 	if _, err := cp.CreateDeployment(ctx, web); err != nil {
 		t.Fatal(err)
 	}
+	// The cycle runs before the scheduler that places the replacements:
+	// with the default maxUnavailable of 25% its second step would wait for
+	// them. 100% lets one step take every move.
+	everything := []byte(`{"spec":{"strategy":{"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":"100%"}}}}`)
+	if _, err := cp.Client.AppsV1().Deployments(apps).Patch(ctx, web.Name, types.StrategicMergePatchType, everything, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := cp.BindPendingPods(ctx, apps, web.Selector(), 6, []string{crowded}); err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +327,7 @@ func TestRunAndScheduleWithChartServiceAccounts(t *testing.T) {
 		if evs, err := cluster.DecodeEvictions(cm); err != nil || len(evs) > 0 {
 			t.Errorf("the dry run recorded evictions %v (%v)", evs, err)
 		}
-		if _, err := cp.Client.CoordinationV1().Leases(ns).Get(ctx, "rebalancer-state-lock", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		if _, err := cp.Client.CoordinationV1().Leases("kube-system").Get(ctx, "rebalancer-run-lock", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 			t.Errorf("the dry run took the run Lease (err %v)", err)
 		}
 	})

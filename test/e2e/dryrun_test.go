@@ -93,7 +93,7 @@ func TestDryRunMatchesPlanOfADump(t *testing.T) {
 
 	// configmaps: the dump carries the state ConfigMap, and with it the
 	// cooldown, as users are told to make it.
-	dump := writeFile(t, "dump.yaml", kubectl(t, "--kubeconfig", cp.Kubeconfig, "get", "nodes,pods,pdb,namespaces,replicasets,statefulsets,jobs,priorityclasses,configmaps,pv,pvc,storageclasses,csinodes", "-A", "-o", "yaml"))
+	dump := writeFile(t, "dump.yaml", kubectl(t, "--kubeconfig", cp.Kubeconfig, "get", "nodes,pods,pdb,namespaces,deployments,replicasets,statefulsets,jobs,priorityclasses,configmaps,pv,pvc,storageclasses,csinodes", "-A", "-o", "yaml"))
 	offline := rebalancer(t, "plan", "--snapshot", dump, "--policy", pol, "--now", at.Format(time.RFC3339), "-o", "json")
 	if offline.code != 0 {
 		t.Fatalf("plan exited %d", offline.code)

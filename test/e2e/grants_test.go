@@ -20,6 +20,14 @@ import (
 type grants struct {
 	Cluster   []rbacv1.PolicyRule `json:"cluster"`
 	Namespace []rbacv1.PolicyRule `json:"namespace"`
+	// RunLease: the rules in the run Lease's namespace (`rbac run` only).
+	RunLease *leaseGrants `json:"runLease,omitempty"`
+}
+
+// leaseGrants are rules in one namespace other than the command's own.
+type leaseGrants struct {
+	Namespace string              `json:"namespace"`
+	Rules     []rbacv1.PolicyRule `json:"rules"`
 }
 
 // rbacOf runs `rebalancer rbac` with args and decodes what it prints.
@@ -37,8 +45,9 @@ func rbacOf(t *testing.T, args ...string) (grants, string) {
 }
 
 // serviceAccountWith creates a ServiceAccount in the fixture's namespace
-// granted g, the cluster rules cluster-wide and the namespace rules in that
-// namespace, as the chart grants them. It waits until the API server
+// granted g, the cluster rules cluster-wide, the namespace rules in that
+// namespace and the run Lease's rules in its namespace, as the chart grants
+// them. It waits until the API server
 // authorizes with them, and returns a kubeconfig and a client that
 // authenticate as it.
 func serviceAccountWith(t *testing.T, f *fixture, name string, g grants) (string, kubernetes.Interface) {
@@ -76,6 +85,23 @@ func serviceAccountWith(t *testing.T, f *fixture, name string, g grants) (string
 		Subjects:   subjects,
 	}, metav1.CreateOptions{})
 	create("RoleBinding", err)
+	if l := g.RunLease; l != nil {
+		// Named after the test's namespace: the Lease's namespace is
+		// shared by every test.
+		_, err = cp.Client.RbacV1().Roles(l.Namespace).Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: global}, Rules: l.Rules}, metav1.CreateOptions{})
+		create("Role in the run Lease's namespace", err)
+		_, err = cp.Client.RbacV1().RoleBindings(l.Namespace).Create(ctx, &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: global},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: global},
+			Subjects:   subjects,
+		}, metav1.CreateOptions{})
+		create("RoleBinding in the run Lease's namespace", err)
+		t.Cleanup(func() {
+			ctx := context.WithoutCancel(t.Context())
+			_ = cp.Client.RbacV1().RoleBindings(l.Namespace).Delete(ctx, global, metav1.DeleteOptions{})
+			_ = cp.Client.RbacV1().Roles(l.Namespace).Delete(ctx, global, metav1.DeleteOptions{})
+		})
+	}
 
 	kubeconfig, cfg, err := cp.ServiceAccountKubeconfig(ctx, f.ns, name)
 	if err != nil {
@@ -86,13 +112,13 @@ func serviceAccountWith(t *testing.T, f *fixture, name string, g grants) (string
 		t.Fatal(err)
 	}
 	// RBAC is enforced from the API server's informer cache: wait until the
-	// grants are in effect, the ClusterRole's and the Role's, so that a
+	// grants are in effect, the ClusterRole's and each Role's, so that a
 	// command fails for what it lacks alone.
 	var probes []authorizationv1.ResourceAttributes
 	for _, p := range []struct {
 		rules     []rbacv1.PolicyRule
 		namespace string
-	}{{g.Cluster, ""}, {g.Namespace, f.ns}} {
+	}{{g.Cluster, ""}, {g.Namespace, f.ns}, {g.runLeaseRules(), g.runLeaseNamespace()}} {
 		if len(p.rules) == 0 {
 			continue
 		}
@@ -116,4 +142,18 @@ func serviceAccountWith(t *testing.T, f *fixture, name string, g grants) (string
 		t.Fatal(err)
 	}
 	return kubeconfig, client
+}
+
+func (g grants) runLeaseRules() []rbacv1.PolicyRule {
+	if g.RunLease == nil {
+		return nil
+	}
+	return g.RunLease.Rules
+}
+
+func (g grants) runLeaseNamespace() string {
+	if g.RunLease == nil {
+		return ""
+	}
+	return g.RunLease.Namespace
 }

@@ -18,6 +18,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kube-rebalancer/rebalancer/report"
 	"github.com/kube-rebalancer/rebalancer/test/harness"
@@ -148,7 +149,8 @@ func newFixture(t *testing.T, cp *harness.ControlPlane, name string, nodes int, 
 }
 
 // pile creates a Deployment whose pods the test binds round-robin to the
-// given nodes, and waits until they all run there.
+// given nodes, and waits until they all run there. The Deployment tolerates
+// all its pods down at once (maxUnavailable 100%).
 func (f *fixture) pile(spec harness.WorkloadSpec, nodes ...string) map[string]corev1.Pod {
 	f.t.Helper()
 	ctx := f.t.Context()
@@ -159,6 +161,15 @@ func (f *fixture) pile(spec harness.WorkloadSpec, nodes ...string) map[string]co
 		spec.SchedulerName = manualScheduler
 	}
 	if _, err := f.cp.CreateDeployment(ctx, spec); err != nil {
+		f.t.Fatal(err)
+	}
+	// The test binds the pods, and no one their replacements: a run that
+	// took the Deployment's pods in several steps would wait for
+	// replacements nothing places. Its own maxUnavailable of 100% lets a
+	// step take them all (TestImplicitBudgetPacesATaintedDeployment has a
+	// Deployment that keeps the default).
+	everything := []byte(`{"spec":{"strategy":{"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":"100%"}}}}`)
+	if _, err := f.cp.Client.AppsV1().Deployments(spec.Namespace).Patch(ctx, spec.Name, types.StrategicMergePatchType, everything, metav1.PatchOptions{}); err != nil {
 		f.t.Fatal(err)
 	}
 	if _, err := f.cp.BindPendingPods(ctx, spec.Namespace, spec.Selector(), int(spec.Replicas), nodes); err != nil {

@@ -91,3 +91,34 @@ func TestCrammedDeploymentIsBalancedInOneRun(t *testing.T) {
 		t.Errorf("a dry run after the run plans %d moves (exit %d), want none", len(moves), dry.code)
 	}
 }
+
+// TestMaxDurationBoundsTheRun: a run slowed by its API rate, whose first
+// step's replacement never becomes Ready (no scheduler binds it), stops
+// waiting at --max-duration and says what it was waiting for, in its own
+// words rather than the rate limiter's; the process ends soon after.
+func TestMaxDurationBoundsTheRun(t *testing.T) {
+	cp := sharedControlPlane(t)
+	f := newFixture(t, cp, "bounded", 3, harness.NodeSpec{CPU: "4", Memory: "16Gi"})
+	web := harness.WorkloadSpec{Name: "web", Replicas: 6, CPU: "500m"}
+	f.pile(web, f.nodes[0])
+	// One eviction off the crowded node a step.
+	pol := f.policy("limits: {perNode: 1}\n" + balancing)
+	const bound = 12 * time.Second
+	r := rebalancer(t, "run", "--kubeconfig", cp.Kubeconfig, "--policy", pol, "--no-state", "--qps", "2", "--burst", "1",
+		"--max-duration", bound.String(), "-o", "json")
+	if r.code != 0 {
+		t.Errorf("exit code %d, want 0: a bound reached is a stop, not a failure", r.code)
+	}
+	rep := decode(t, r)
+	if rep.Steps() < 2 || rep.Summary.Results[evictor.Evicted] == 0 {
+		t.Fatalf("%d steps, %d evicted; the test needs a first step made and more to wait for", rep.Steps(), rep.Summary.Results[evictor.Evicted])
+	}
+	want := "step 1 had not settled when --max-duration 12s reached (waiting for: ReplicaSet " + f.ns + "/"
+	if !strings.Contains(rep.Stopped, want) || strings.Contains(rep.Stopped, "rate limiter") {
+		t.Errorf("stopped %q, want it to say %q…", rep.Stopped, want)
+	}
+	// After the bound: releasing the Lease, the event already written.
+	if slack := 6 * time.Second; r.wall() > bound+slack {
+		t.Errorf("the run took %s with --max-duration %s", r.wall().Round(time.Millisecond), bound)
+	}
+}

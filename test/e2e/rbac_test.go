@@ -3,6 +3,8 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -36,7 +38,7 @@ func TestRunWithoutEvictionPermission(t *testing.T) {
 	if !removed {
 		t.Fatalf("rbac run lists no create on pods/eviction:\n%s", printed)
 	}
-	kubeconfig, client := serviceAccountWith(t, f, "runner", grants{Cluster: cluster, Namespace: perms.Namespace})
+	kubeconfig, client := serviceAccountWith(t, f, "runner", grants{Cluster: cluster, Namespace: perms.Namespace, RunLease: perms.RunLease})
 	if ok, err := allowed(ctx, client, authorizationv1.ResourceAttributes{Namespace: f.ns, Verb: "create", Resource: "pods", Subresource: "eviction"}); err != nil || ok {
 		t.Fatalf("the ServiceAccount may create pods/eviction (%v, %v); the test needs it not to", ok, err)
 	}
@@ -99,12 +101,16 @@ func allowed(ctx context.Context, client kubernetes.Interface, attrs authorizati
 }
 
 // permission is one verb on one resource that a rule of `rebalancer rbac
-// COMMAND` grants, cluster-wide or in the command's namespace.
+// COMMAND` grants: cluster-wide (namespace ""), in the command's own
+// namespace (ownNamespace), or in the run Lease's.
 type permission struct {
-	namespaced            bool
+	namespace             string
 	group, resource, verb string
 	names                 []string
 }
+
+// ownNamespace stands for the command's namespace in a permission.
+const ownNamespace = "(own)"
 
 func (p permission) String() string {
 	s := p.verb + " " + p.resource
@@ -114,10 +120,13 @@ func (p permission) String() string {
 	if len(p.names) > 0 {
 		s += " " + strings.Join(p.names, ",")
 	}
-	if p.namespaced {
+	switch p.namespace {
+	case "":
+		return s
+	case ownNamespace:
 		return s + " (namespace)"
 	}
-	return s
+	return s + " (namespace " + p.namespace + ")"
 }
 
 // permissionsOf lists every permission the rules grant, one a verb and a
@@ -125,14 +134,14 @@ func (p permission) String() string {
 func permissionsOf(g grants) []permission {
 	var out []permission
 	for _, scope := range []struct {
-		rules      []rbacv1.PolicyRule
-		namespaced bool
-	}{{g.Cluster, false}, {g.Namespace, true}} {
+		rules     []rbacv1.PolicyRule
+		namespace string
+	}{{g.Cluster, ""}, {g.Namespace, ownNamespace}, {g.runLeaseRules(), g.runLeaseNamespace()}} {
 		for _, r := range scope.rules {
 			for _, group := range r.APIGroups {
 				for _, res := range r.Resources {
 					for _, verb := range r.Verbs {
-						out = append(out, permission{namespaced: scope.namespaced, group: group, resource: res, verb: verb, names: r.ResourceNames})
+						out = append(out, permission{namespace: scope.namespace, group: group, resource: res, verb: verb, names: r.ResourceNames})
 					}
 				}
 			}
@@ -166,10 +175,16 @@ func (g grants) without(p permission) grants {
 		}
 		return out
 	}
-	if p.namespaced {
-		return grants{Cluster: g.Cluster, Namespace: cut(g.Namespace)}
+	out := grants{Cluster: g.Cluster, Namespace: g.Namespace, RunLease: g.RunLease}
+	switch p.namespace {
+	case "":
+		out.Cluster = cut(g.Cluster)
+	case ownNamespace:
+		out.Namespace = cut(g.Namespace)
+	default:
+		out.RunLease = &leaseGrants{Namespace: g.RunLease.Namespace, Rules: cut(g.RunLease.Rules)}
 	}
-	return grants{Cluster: cut(g.Cluster), Namespace: g.Namespace}
+	return out
 }
 
 // names tells whether output names the permission as missing: in the API
@@ -251,9 +266,15 @@ strategies:
 				t.Fatal(err)
 			}
 		}
+		// The cluster's run Lease: free, as a run long gone left it.
+		err = cp.Client.CoordinationV1().Leases(runLeaseNamespace).Delete(ctx, runLease, metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			t.Fatal(err)
+		}
 	}
 
-	leasesOnly := func(p permission) bool { return p.resource != "leases" }
+	// With --leader-elect: the election's Lease, in the command's namespace.
+	leasesOnly := func(p permission) bool { return p.resource != "leases" || p.namespace != ownNamespace }
 	commands := []struct {
 		// command, and the flags that change what it needs.
 		command string
@@ -279,7 +300,11 @@ strategies:
 					writeState(t, cp, f.ns, map[string]string{"evictions.json": "[]"})
 				case "leases":
 					long := metav1.NewMicroTime(time.Now().Add(-time.Hour))
-					_, err := cp.Client.CoordinationV1().Leases(f.ns).Create(ctx, &coordinationv1.Lease{
+					ns := p.namespace
+					if ns == ownNamespace {
+						ns = f.ns
+					}
+					_, err := cp.Client.CoordinationV1().Leases(ns).Create(ctx, &coordinationv1.Lease{
 						ObjectMeta: metav1.ObjectMeta{Name: p.names[0]},
 						Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("a-run-long-gone"), LeaseDurationSeconds: ptr.To[int32](30),
 							AcquireTime: &long, RenewTime: &long},
@@ -338,7 +363,8 @@ strategies:
 				kubeconfig, client := serviceAccountWith(t, f, fmt.Sprintf("sa-%d", sa), all.without(p))
 				attrs := authorizationv1.ResourceAttributes{Verb: p.verb, Group: p.group}
 				attrs.Resource, attrs.Subresource, _ = strings.Cut(p.resource, "/")
-				if p.namespaced {
+				attrs.Namespace = p.namespace
+				if p.namespace == ownNamespace {
 					attrs.Namespace = f.ns
 				}
 				if len(p.names) > 0 {
@@ -356,5 +382,58 @@ strategies:
 				}
 			})
 		}
+	}
+}
+
+// TestRunWithoutEventPermission runs a cycle as a ServiceAccount granted
+// everything `rebalancer rbac run` lists except create on events: the
+// evictions happen and the run exits 0, but it does not report plain
+// success: the report, the log and the metrics say how many events were
+// lost, and that the permission is missing.
+func TestRunWithoutEventPermission(t *testing.T) {
+	cp := sharedControlPlane(t)
+	ctx := t.Context()
+	f := newFixture(t, cp, "noevents", 3, harness.NodeSpec{CPU: "4", Memory: "16Gi"})
+	web := harness.WorkloadSpec{Name: "web", Replicas: 6, CPU: "500m"}
+	f.pile(web, f.nodes[0])
+
+	perms, printed := rbacOf(t, "run")
+	cluster, removed := withoutResource(perms.Cluster, "", "events")
+	if !removed {
+		t.Fatalf("rbac run lists no create on events:\n%s", printed)
+	}
+	perms.Cluster = cluster
+	kubeconfig, client := serviceAccountWith(t, f, "runner", perms)
+	if ok, err := allowed(ctx, client, authorizationv1.ResourceAttributes{Namespace: f.ns, Verb: "create", Resource: "events"}); err != nil || ok {
+		t.Fatalf("the ServiceAccount may create events (%v, %v); the test needs it not to", ok, err)
+	}
+
+	metrics := filepath.Join(t.TempDir(), "rebalancer.prom")
+	r := rebalancer(t, "run", "--kubeconfig", kubeconfig, "--policy", f.policy("limits: {total: 2}\n"+balancing),
+		"--state-configmap", f.ns+"/rebalancer-state", "--metrics-file", metrics, "-o", "json")
+	if r.code != 0 {
+		t.Errorf("exit code %d, want 0: the evictions happened", r.code)
+	}
+	rep := decode(t, r)
+	evicted := rep.Summary.Results[evictor.Evicted]
+	if evicted == 0 {
+		t.Fatalf("nothing evicted; the test needs evictions whose events are lost")
+	}
+	lost := rep.EventsLost
+	if lost == nil || lost.Lost != evicted || lost.Reasons[evictor.LostForbidden] != evicted || !strings.Contains(lost.Why, "lacks create on events") {
+		t.Errorf("report's eventsLost = %+v, want %d lost for want of create on events", lost, evicted)
+	}
+	if !strings.Contains(r.stderr, "Events were lost") || !strings.Contains(r.stderr, "lacks create on events") {
+		t.Errorf("the log does not say that events were lost, and why")
+	}
+	prom, err := os.ReadFile(metrics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf(`rebalancer_last_cycle_events_lost{reason="forbidden"} %d`, evicted); !strings.Contains(string(prom), want+"\n") {
+		t.Errorf("metrics lack %q:\n%s", want, prom)
+	}
+	if evs := rebalancerEvents(t, cp, f.ns); len(evs) > 0 {
+		t.Errorf("%d events recorded although create on events was not granted", len(evs))
 	}
 }

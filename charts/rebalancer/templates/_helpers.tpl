@@ -69,6 +69,15 @@ to make one.
 {{- end }}
 
 {{/* Several replicas of the loop must not evict at the same time. */}}
+{{/*
+The run Lease, NAMESPACE/NAME; the values may lack it after an upgrade with
+--reuse-values.
+*/}}
+{{- define "rebalancer.runLease" -}}
+{{- $l := .Values.runLease | default dict -}}
+{{ $l.namespace | default "kube-system" }}/{{ $l.name | default "rebalancer-run-lock" }}
+{{- end }}
+
 {{- define "rebalancer.leaderElect" -}}
 {{- if and (eq .Values.mode "deployment") (gt (int .Values.deployment.replicas) 1) }}true{{ end }}
 {{- end }}

@@ -39,6 +39,11 @@ defaults to $POD_NAMESPACE/rebalancer-state, the one the scheduler reads.
     {{- if include "rebalancer.leaderElect" . }}
     - --leader-elect
     {{- end }}
+    {{- with include "rebalancer.runLease" . }}
+    {{- if ne . "kube-system/rebalancer-run-lock" }}
+    - --run-lease={{ . }}
+    {{- end }}
+    {{- end }}
   {{- include "rebalancer.podNamespaceEnv" . | nindent 2 }}
   {{- if and (eq .Values.mode "deployment") (gt (int .Values.metrics.port) 0) }}
   ports:

@@ -41,6 +41,9 @@ func Clientset(objs cluster.Objects) *fake.Clientset {
 	for i := range objs.StatefulSets {
 		rt = append(rt, &objs.StatefulSets[i])
 	}
+	for i := range objs.Deployments {
+		rt = append(rt, &objs.Deployments[i])
+	}
 	for i := range objs.Jobs {
 		rt = append(rt, &objs.Jobs[i])
 	}

@@ -78,8 +78,18 @@ func (e *electionFlags) run(ctx context.Context, client kubernetes.Interface, wo
 		ReleaseOnCancel: true,
 		Name:            e.name,
 		Callbacks: leaderelection.LeaderCallbacks{
-			OnStartedLeading: func(ctx context.Context) {
-				l.lead(ctx, work)
+			OnStartedLeading: func(leading context.Context) {
+				// The work's context ends with leading, and says why: a
+				// signal, or this replica no longer leads.
+				wctx, cancelWork := context.WithCancelCause(ctx)
+				defer cancelWork(nil)
+				stop := context.AfterFunc(leading, func() {
+					if ctx.Err() == nil {
+						cancelWork(fmt.Errorf("lost the Lease %s/%s: another replica may lead now", ns, e.name))
+					}
+				})
+				defer stop()
+				l.lead(wctx, work)
 				cancel()
 			},
 			OnStoppedLeading: func() { klog.InfoS("Leader election: not leading", "lease", ns+"/"+e.name) },
@@ -97,7 +107,7 @@ func (e *electionFlags) run(ctx context.Context, client kubernetes.Interface, wo
 	case ctx.Err() != nil:
 		return nil // stopped by a signal
 	}
-	return runtimeErr(fmt.Errorf("lost the Lease %s/%s", ns, e.name))
+	return runtimeErr(fmt.Errorf("lost the Lease %s/%s: another replica may lead now", ns, e.name))
 }
 
 // leadership is the work done while leading. RunOrDie starts it in a

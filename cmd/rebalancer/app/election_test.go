@@ -3,11 +3,15 @@ package app
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 )
 
 // The work done while leading ends in one of three ways, and run returns
@@ -68,5 +72,35 @@ func TestElectionWaitsForTheWork(t *testing.T) {
 				t.Errorf("run() = %v, want %v", err, tt.want)
 			}
 		})
+	}
+}
+
+// A replica that can no longer renew its Lease stops its work and says
+// that it lost the Lease: the work's context carries that as its cause,
+// which the run reports, not as a signal.
+func TestElectionLostLeaseIsTheCause(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for the renew deadline")
+	}
+	client := fake.NewClientset()
+	var leading atomic.Bool
+	client.PrependReactor("update", "leases", func(k8stesting.Action) (bool, runtime.Object, error) {
+		if leading.Load() {
+			return true, nil, apierrors.NewServiceUnavailable("etcd is down")
+		}
+		return false, nil, nil
+	})
+	work := func(ctx context.Context) error {
+		leading.Store(true)
+		<-ctx.Done()
+		return runtimeErr(context.Cause(ctx))
+	}
+	e := electionFlags{enabled: true, namespace: stateNamespace, name: electionLease("run")}
+	err := e.run(context.Background(), client, work)
+	if err == nil || !strings.Contains(err.Error(), "lost the Lease rebalancer/rebalancer-run") {
+		t.Errorf("run() = %v, want it to say the Lease was lost", err)
+	}
+	if exitCode(err) != exitRuntime {
+		t.Errorf("exit code %d, want %d", exitCode(err), exitRuntime)
 	}
 }

@@ -49,5 +49,5 @@ func checkHasNodes(path string, objs cluster.Objects, ignored map[string]int) er
 	if len(ignored) > 0 {
 		found = cluster.IgnoredSummary(ignored)
 	}
-	return fmt.Errorf("%s: no Node in the file (it holds %s): --snapshot wants a cluster dump, such as `kubectl get nodes,pods,pdb,namespaces,replicasets,statefulsets,jobs,priorityclasses,configmaps,pv,pvc,storageclasses,csinodes -A -o yaml`", path, found)
+	return fmt.Errorf("%s: no Node in the file (it holds %s): --snapshot wants a cluster dump, such as `kubectl get nodes,pods,pdb,namespaces,deployments,replicasets,statefulsets,jobs,priorityclasses,configmaps,pv,pvc,storageclasses,csinodes -A -o yaml`", path, found)
 }

@@ -17,6 +17,15 @@ import (
 type permissions struct {
 	Cluster   []rbacv1.PolicyRule `json:"cluster"`
 	Namespace []rbacv1.PolicyRule `json:"namespace"`
+	// RunLease is what `run` needs in the run Lease's namespace, which is
+	// not its own: the Lease is one per cluster.
+	RunLease *leaseRules `json:"runLease,omitempty"`
+}
+
+// leaseRules are rules in one named namespace.
+type leaseRules struct {
+	Namespace string              `json:"namespace"`
+	Rules     []rbacv1.PolicyRule `json:"rules"`
 }
 
 func rule(group string, resources []string, verbs ...string) rbacv1.PolicyRule {
@@ -24,17 +33,32 @@ func rule(group string, resources []string, verbs ...string) rbacv1.PolicyRule {
 }
 
 // runPermissions: `rebalancer run` reads the cluster with paginated LISTs,
-// evicts, records events, and keeps its state and its Lease in its own
-// namespace, and with --leader-elect takes the election's Lease there too.
+// evicts, records events, keeps its state in its own namespace (and with
+// --leader-elect the election's Lease), and takes the cluster's run Lease
+// in that Lease's namespace.
 func runPermissions(leaderElect bool) permissions {
-	leases := []string{defaultStateName + runLockSuffix}
+	return runPermissionsWith(leaderElect, defaultRunLeaseNamespace, defaultRunLeaseName)
+}
+
+// runPermissionsWith is runPermissions for a run Lease moved with
+// --run-lease.
+func runPermissionsWith(leaderElect bool, leaseNamespace, leaseName string) permissions {
+	ns := []rbacv1.PolicyRule{
+		rule("", []string{"configmaps"}, "create"),
+		named(rule("", []string{"configmaps"}, "get", "update"), defaultStateName),
+	}
 	if leaderElect {
-		leases = append(leases, electionLease("run"))
+		ns = append(ns,
+			rule("coordination.k8s.io", []string{"leases"}, "create"),
+			named(rule("coordination.k8s.io", []string{"leases"}, "get", "update"), electionLease("run")))
 	}
 	return permissions{
 		Cluster: []rbacv1.PolicyRule{
 			rule("", []string{"nodes", "pods", "namespaces"}, "list"),
 			rule("apps", []string{"replicasets", "statefulsets"}, "list"),
+			// How much unavailability a Deployment tolerates: its implicit
+			// budget when no PodDisruptionBudget covers it.
+			rule("apps", []string{"deployments"}, "list"),
 			rule("batch", []string{"jobs"}, "list"),
 			rule("", []string{"persistentvolumes", "persistentvolumeclaims"}, "list"),
 			rule("storage.k8s.io", []string{"storageclasses", "csinodes"}, "list"),
@@ -52,17 +76,17 @@ func runPermissions(leaderElect bool) permissions {
 			// correlator never needs to patch an earlier one.
 			rule("", []string{"events"}, "create"),
 		},
-		// The state ConfigMap, and the Lease that makes runs that evict
-		// take turns (and, with --leader-elect, replicas). Each is created
-		// on first use, and RBAC cannot limit create by name (the name is
-		// in the body, not the request): create is granted on any, get and
-		// update on these names only.
-		Namespace: []rbacv1.PolicyRule{
-			rule("", []string{"configmaps"}, "create"),
-			named(rule("", []string{"configmaps"}, "get", "update"), defaultStateName),
+		// The state ConfigMap (and, with --leader-elect, the election's
+		// Lease). Each is created on first use, and RBAC cannot limit
+		// create by name (the name is in the body, not the request): create
+		// is granted on any, get and update on these names only.
+		Namespace: ns,
+		// The Lease that makes every run that evicts take turns, created on
+		// first use like the ConfigMap.
+		RunLease: &leaseRules{Namespace: leaseNamespace, Rules: []rbacv1.PolicyRule{
 			rule("coordination.k8s.io", []string{"leases"}, "create"),
-			named(rule("coordination.k8s.io", []string{"leases"}, "get", "update"), leases...),
-		},
+			named(rule("coordination.k8s.io", []string{"leases"}, "get", "update"), leaseName),
+		}},
 	}
 }
 
@@ -74,6 +98,8 @@ func schedulePermissions(leaderElect bool) permissions {
 		Cluster: []rbacv1.PolicyRule{
 			rule("", []string{"nodes", "pods", "namespaces"}, "list", "watch"),
 			rule("apps", []string{"replicasets"}, "list", "watch"),
+			// Preemption takes first the victims no budget protects.
+			rule("policy", []string{"poddisruptionbudgets"}, "list", "watch"),
 			// The volume plugins' claims, volumes, classes and CSINodes;
 			// VolumeBinding's PreBind prebinds a volume to a claim or
 			// annotates a claim with the node to provision for.
@@ -130,23 +156,33 @@ func named(r rbacv1.PolicyRule, names ...string) rbacv1.PolicyRule {
 }
 
 func newRBACCommand() *cobra.Command {
-	var leaderElect bool
+	var (
+		leaderElect bool
+		runLease    string
+	)
 	c := &cobra.Command{
 		Use:   "rbac COMMAND",
 		Short: "Print the RBAC rules a command needs, as YAML",
 		Long: `Print the RBAC rules that COMMAND (run, schedule, scheduler-users or extender) needs:
 the rules cluster-wide, and those in its own namespace, where get and update
-name its objects (the state ConfigMap rebalancer-state, the Leases
-rebalancer-state-lock and, with --leader-elect, the leader election's). The
-Helm chart and the kustomize overlays grant exactly these.`,
+name its objects (the state ConfigMap rebalancer-state and, with
+--leader-elect, the leader election's Lease). For run, also the rules in the
+namespace of the run Lease (runLease: ` + defaultRunLease + `, which every
+run that evicts takes; --run-lease names another). The Helm chart and the
+kustomize overlays grant exactly these.`,
 		Example: `  rebalancer rbac run
+  rebalancer rbac run --run-lease ops/rebalancer-run-lock
   rebalancer rbac schedule --leader-elect`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			var p permissions
 			switch args[0] {
 			case "run":
-				p = runPermissions(leaderElect)
+				ns, name, err := parseRunLease(runLease)
+				if err != nil {
+					return err
+				}
+				p = runPermissionsWith(leaderElect, ns, name)
 			case "schedule":
 				p = schedulePermissions(leaderElect)
 			case "scheduler-users":
@@ -165,5 +201,6 @@ Helm chart and the kustomize overlays grant exactly these.`,
 		},
 	}
 	c.Flags().BoolVar(&leaderElect, "leader-elect", false, "include what leader election needs")
+	c.Flags().StringVar(&runLease, "run-lease", defaultRunLease, "for run: the run Lease the runs are given with --run-lease, NAMESPACE/NAME")
 	return c
 }

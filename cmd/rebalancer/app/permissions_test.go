@@ -61,7 +61,7 @@ func runCycles(t *testing.T, leaderElect bool, strategies string) []k8stesting.A
 	}
 	history := &kube.HistoryStore{Client: client, Namespace: stateNamespace, Name: defaultStateName, Keep: time.Hour}
 	r := rebalance.New(rebalance.Config{Client: client, Policy: pol, Placer: placer, History: history,
-		Lock: runLock(client, history), Publisher: &rebalance.Publisher{Record: history}})
+		Lock: runLock(client, defaultRunLeaseNamespace, defaultRunLeaseName), Publisher: &rebalance.Publisher{Record: history}})
 	// Two cycles: the first creates the state ConfigMap, the second updates it.
 	work := func(ctx context.Context) error {
 		for range 2 {
@@ -170,8 +170,8 @@ func TestRunReadsMetricsOnlyForAUsagePolicy(t *testing.T) {
 }
 
 // checkPermissions fails for every call no rule grants (cluster rules in any
-// namespace, namespace rules in the state namespace only) and for every rule
-// no call used.
+// namespace, namespace rules in the state namespace only, the run Lease's in
+// its namespace only) and for every rule no call used.
 func checkPermissions(t *testing.T, perms permissions, actions []k8stesting.Action) {
 	t.Helper()
 	used := map[string]bool{}
@@ -201,9 +201,19 @@ func checkPermissions(t *testing.T, perms permissions, actions []k8stesting.Acti
 			used[grant("namespace", r, res, verb, name)] = true
 			continue
 		}
+		if l := perms.RunLease; l != nil && a.GetNamespace() == l.Namespace {
+			if r, ok := covers(l.Rules, group, res, verb, name); ok {
+				used[grant("runLease", r, res, verb, name)] = true
+				continue
+			}
+		}
 		t.Errorf("call without a rule: %s %s %q in namespace %q", verb, res, name, a.GetNamespace())
 	}
-	for scope, rules := range map[string][]rbacv1.PolicyRule{"cluster": perms.Cluster, "namespace": perms.Namespace} {
+	scopes := map[string][]rbacv1.PolicyRule{"cluster": perms.Cluster, "namespace": perms.Namespace}
+	if perms.RunLease != nil {
+		scopes["runLease"] = perms.RunLease.Rules
+	}
+	for scope, rules := range scopes {
 		for _, r := range rules {
 			names := r.ResourceNames
 			if len(names) == 0 {
@@ -244,7 +254,11 @@ func TestNamespaceRulesNameTheirObjects(t *testing.T) {
 		"schedule": schedulePermissions(false), "schedule --leader-elect": schedulePermissions(true),
 		"extender": extenderPermissions(),
 	} {
-		for _, r := range p.Namespace {
+		rules := p.Namespace
+		if p.RunLease != nil {
+			rules = append(slices.Clone(rules), p.RunLease.Rules...)
+		}
+		for _, r := range rules {
 			if len(r.ResourceNames) == 0 && !slices.Equal(r.Verbs, []string{"create"}) {
 				t.Errorf("rbac %s: %v on %v in its namespace is not limited to named objects", name, r.Verbs, r.Resources)
 			}
@@ -254,9 +268,24 @@ func TestNamespaceRulesNameTheirObjects(t *testing.T) {
 	if code != exitOK {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"- " + defaultStateName + "\n", "- " + defaultStateName + "-lock\n", "- rebalancer-run\n"} {
+	for _, want := range []string{"- " + defaultStateName + "\n", "- " + defaultRunLeaseName + "\n", "- rebalancer-run\n", "namespace: kube-system\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("rbac run --leader-elect does not name %q:\n%s", strings.TrimSpace(want), out)
 		}
+	}
+}
+
+// The run Lease's rules follow it where --run-lease moves it, and a Lease
+// named by half is bad usage there as in run.
+func TestRBACRunFollowsTheRunLease(t *testing.T) {
+	out, code, err := execute(t, "rbac", "run", "--run-lease", "ops/cluster-run-lock")
+	if code != exitOK {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "runLease:\n  namespace: ops\n") || !strings.Contains(out, "- cluster-run-lock\n") {
+		t.Errorf("rbac run --run-lease ops/cluster-run-lock does not grant that Lease:\n%s", out)
+	}
+	if _, code, _ := execute(t, "rbac", "run", "--run-lease", "ops"); code != exitUsage {
+		t.Errorf("rbac run --run-lease ops exited %d, want %d", code, exitUsage)
 	}
 }

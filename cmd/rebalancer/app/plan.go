@@ -36,7 +36,7 @@ kubectl command.
 Without --policy, the built-in default policy runs:
 
 ` + indent(string(policy.DefaultYAML()), "  "),
-		Example: `  kubectl get nodes,pods,pdb,namespaces,replicasets,statefulsets,jobs,priorityclasses,configmaps,pv,pvc,storageclasses,csinodes -A -o yaml > dump.yaml
+		Example: `  kubectl get nodes,pods,pdb,namespaces,deployments,replicasets,statefulsets,jobs,priorityclasses,configmaps,pv,pvc,storageclasses,csinodes -A -o yaml > dump.yaml
   rebalancer plan --snapshot dump.yaml
   rebalancer plan --snapshot dump.yaml --policy policy.yaml -o json`,
 		Args: cobra.NoArgs,
@@ -112,7 +112,7 @@ Without --policy, the built-in default policy runs:
 			return report.Print(c.OutOrStdout(), report.FromPlan(plan), output, verbose(c))
 		},
 	}
-	c.Flags().StringVar(&snapshot, "snapshot", "", "cluster dump to plan against: a List or multi-document YAML/JSON of nodes, pods, PDBs, namespaces, ReplicaSets, StatefulSets, Jobs, priority classes, PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes and (for the cooldown) rebalancer's state ConfigMap")
+	c.Flags().StringVar(&snapshot, "snapshot", "", "cluster dump to plan against: a List or multi-document YAML/JSON of nodes, pods, PDBs, namespaces, Deployments, ReplicaSets, StatefulSets, Jobs, priority classes, PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes and (for the cooldown) rebalancer's state ConfigMap")
 	c.Flags().StringVar(&policyFile, "policy", "", "RebalancePolicy file (default: the built-in policy)")
 	c.Flags().StringVar(&now, "now", "", "evaluate pod ages at this RFC 3339 time instead of the current time, for reproducible plans")
 	profiles.addFlags(c)
@@ -122,7 +122,8 @@ Without --policy, the built-in default policy runs:
 
 // dumpNeeds says what of the kinds a dump may leave out the policy reads.
 func dumpNeeds(pol *policy.Policy) cluster.DumpNeeds {
-	needs := cluster.DumpNeeds{PriorityClasses: pol.PriorityClassNames(), NamespaceSelectors: pol.Evictable.NamespaceSelector != nil}
+	needs := cluster.DumpNeeds{PriorityClasses: pol.PriorityClassNames(), NamespaceSelectors: pol.Evictable.NamespaceSelector != nil,
+		ImplicitBudgets: pol.UsesImplicitBudgets()}
 	for _, o := range pol.Overrides {
 		needs.NamespaceSelectors = needs.NamespaceSelectors || o.NamespaceSelector != nil
 	}

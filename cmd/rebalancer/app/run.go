@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/klog/v2"
 
 	"github.com/kube-rebalancer/rebalancer/cluster/kube"
 	"github.com/kube-rebalancer/rebalancer/rebalance"
@@ -33,6 +32,7 @@ type runOptions struct {
 	metricsFile string
 	state       string
 	noState     bool
+	runLease    string
 	election    electionFlags
 	profiles    profileFlags
 }
@@ -55,14 +55,20 @@ and the events already recorded are written before the process exits.
 A plan is a sequence of steps: within a step no PodDisruptionBudget and no
 per-node, per-namespace or per-workload limit is exceeded. A run makes a
 step's evictions, waits until their replacements are Ready and the budgets
-allow the next step's (at most --step-timeout), then goes on; no step starts
-past --max-duration. When a bound is hit the run stops, says why in its
-report, and leaves the rest to the next run.
+allow the next step's (at most --step-timeout), then goes on. --max-duration
+bounds the evictions from the cycle's start: past it no eviction starts, a
+step under way makes no more, and no wait goes on. When a bound is hit the
+run stops, says why in its report (what it was waiting for, or which step
+it cut short), and leaves the rest to the next run. A run that loses the run
+Lease, or gets SIGTERM, stops the same way and says which.
 
-Runs that evict take turns: each first takes the Lease NAME-lock beside its
-state ConfigMap NAME and renews it while it works. A run that finds the Lease
-held by another exits 0 at once, saying who holds it since when; a crashed
-run's Lease expires after 30s. --dry-run takes no Lease.
+Runs that evict take turns, one at a time in the whole cluster: each first
+takes the Lease ` + defaultRunLease + ` (--run-lease) and renews it while it
+works, whatever its state settings (--no-state, another --state-configmap).
+A run that finds the Lease held by another exits 0 at once, saying who holds
+it since when; a crashed run's Lease expires after 30s. A run that may not
+take it (no RBAC for the Lease) evicts nothing and exits 1 naming the Lease
+and the verb it lacks. --dry-run takes no Lease.
 
 Every run leaves its outcome behind, a failed one's too (an invalid policy, an
 unreachable API server): its metrics (--metrics-addr, --pushgateway,
@@ -115,11 +121,12 @@ run records itself only when it runs in the cluster ($POD_NAMESPACE set).`,
 	f.BoolVar(&o.dryRun, "dry-run", false, "plan and print, evict nothing")
 	f.DurationVar(&o.interval, "interval", 0, "time between cycles; 0 runs one cycle and exits (for a CronJob)")
 	f.DurationVar(&o.stepTimeout, "step-timeout", rebalance.DefaultStepTimeout, "how long to wait, between two steps of a plan, for the replacements to be Ready and the PodDisruptionBudgets to allow the next step; past it the cycle stops and leaves the rest to the next")
-	f.DurationVar(&o.maxDuration, "max-duration", 9*time.Minute, "how long a cycle may take: no step starts past it; keep it below a CronJob's activeDeadlineSeconds; 0: no bound")
+	f.DurationVar(&o.maxDuration, "max-duration", 9*time.Minute, "how long a cycle may evict, from its start (reading and planning included): past it no eviction starts and no wait between steps goes on, and the report says what was still settling; then the run still writes the events of its evictions (at most 10s), its report, and its last-run record and metrics (at most 10s each): keep it below a CronJob's activeDeadlineSeconds by that much; 0: no bound")
 	f.StringVar(&o.pushgateway, "pushgateway", "", "Prometheus Pushgateway URL to push each cycle's metrics to (for a CronJob, whose process is gone before a scrape)")
 	f.StringVar(&o.pushInst, "pushgateway-instance", "", "the instance label the metrics are pushed under, the same for every run of one installation (default: $POD_NAMESPACE inside a pod, else the host name); give each cluster its own when several push to one Pushgateway")
 	f.StringVar(&o.state, "state-configmap", "", "NAMESPACE/NAME of the ConfigMap that remembers recent evictions across runs, for the policy's cooldown and the scheduler's hand-off (default: $POD_NAMESPACE/"+defaultStateName+" inside a pod; outside one, a run that evicts needs this flag or --no-state)")
-	f.BoolVar(&o.noState, "no-state", false, "keep no state: ignore earlier runs' evictions (the cooldown), record none, take no run Lease")
+	f.BoolVar(&o.noState, "no-state", false, "keep no state: ignore earlier runs' evictions (the cooldown) and record none; the run still takes the run Lease")
+	f.StringVar(&o.runLease, "run-lease", defaultRunLease, "NAMESPACE/NAME of the Lease every run that evicts takes, so that two never evict at once; give both, and the same to every run of the cluster (the CronJob's included)")
 	f.StringVar(&o.metricsFile, "metrics-file", "", "write each cycle's metrics to this file in the Prometheus text format (for node-exporter's textfile collector, which reads *.prom files)")
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "serve /metrics and /healthz on this address (e.g. :8080), for --interval runs")
 	o.election.addFlags(c)
@@ -144,6 +151,10 @@ func (o *runOptions) setUp(c *cobra.Command, s *settings, pub *rebalance.Publish
 	var placer scheduler.Placer
 	if polErr == nil {
 		placer, polErr = checkPolicy(pol, s.plugins)
+	}
+	leaseNS, leaseName, err := parseRunLease(o.runLease)
+	if err != nil {
+		return nil, nil, cmp.Or(polErr, err)
 	}
 	if err := o.checkState(); err != nil {
 		return nil, nil, cmp.Or(polErr, err)
@@ -172,13 +183,11 @@ func (o *runOptions) setUp(c *cobra.Command, s *settings, pub *rebalance.Publish
 		// changes nothing.
 		history.Heal = !o.dryRun
 	}
+	// Every run that evicts takes the one Lease, whatever its state: runs
+	// with different states, or none, would otherwise evict at once.
 	var lock *kube.RunLock
-	switch {
-	case o.dryRun:
-	case history == nil:
-		klog.InfoS("No state ConfigMap: this run takes no Lease, so nothing stops another run from evicting at the same time")
-	default:
-		lock = runLock(client, history)
+	if !o.dryRun {
+		lock = runLock(client, leaseNS, leaseName)
 	}
 	r := rebalance.New(rebalance.Config{
 		Client: client, Policy: pol, Placer: placer, History: history, Lock: lock,

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
@@ -52,22 +54,43 @@ func keepEvictions(h *kube.HistoryStore, pol *policy.Policy) {
 	}
 }
 
-// runLockSuffix names the run Lease after its state ConfigMap.
-const runLockSuffix = "-lock"
+// The run Lease: one per cluster, in a namespace every cluster has, so that
+// every run that evicts finds the same one without being told where it is
+// (the CronJob, its next tick, a laptop run with or without a state), and
+// two runs never evict at once whatever their state settings.
+const (
+	defaultRunLeaseNamespace = metav1.NamespaceSystem
+	defaultRunLeaseName      = "rebalancer-run-lock"
+	defaultRunLease          = defaultRunLeaseNamespace + "/" + defaultRunLeaseName
+)
 
 // runLockDuration is how long a run's Lease outlives its last renewal: a
 // crashed run holds off the next ones this long.
 const runLockDuration = 30 * time.Second
 
-// runLock is the Lease beside the state ConfigMap that runs that evict
-// take turns on: one per state, since runs that share a state share the
-// cooldown and the limits that two overlapping runs would exceed.
-func runLock(client kubernetes.Interface, state *kube.HistoryStore) *kube.RunLock {
+// parseRunLease reads --run-lease, NAMESPACE/NAME: both or none, since a
+// name alone would move the Lease away from the one the other runs take.
+func parseRunLease(flag string) (namespace, name string, err error) {
+	namespace, name, ok := strings.Cut(flag, "/")
+	if !ok || namespace == "" || name == "" || strings.Contains(name, "/") {
+		return "", "", fmt.Errorf("--run-lease %q: want NAMESPACE/NAME, both given (default %s)", flag, defaultRunLease)
+	}
+	if errs := validation.IsDNS1123Label(namespace); len(errs) > 0 {
+		return "", "", fmt.Errorf("--run-lease %q: namespace %q: %s", flag, namespace, strings.Join(errs, "; "))
+	}
+	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
+		return "", "", fmt.Errorf("--run-lease %q: name %q: %s", flag, name, strings.Join(errs, "; "))
+	}
+	return namespace, name, nil
+}
+
+// runLock is the Lease that every run that evicts takes turns on.
+func runLock(client kubernetes.Interface, namespace, name string) *kube.RunLock {
 	host, err := os.Hostname()
 	if err != nil {
 		host = "unknown-host"
 	}
-	return &kube.RunLock{Client: client, Namespace: state.Namespace, Name: state.Name + runLockSuffix,
+	return &kube.RunLock{Client: client, Namespace: namespace, Name: name,
 		// In a pod the hostname is the pod's name.
 		Identity: fmt.Sprintf("%s_%d", host, os.Getpid()), Duration: runLockDuration}
 }

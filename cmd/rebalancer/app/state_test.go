@@ -40,3 +40,31 @@ func TestRealRunNeedsState(t *testing.T) {
 		})
 	}
 }
+
+// The run Lease is moved only as a whole: a namespace without a name, or a
+// name without a namespace, would leave a run alone on a Lease no other run
+// takes. Bad usage, before any call to the cluster.
+func TestRunLeaseFlag(t *testing.T) {
+	noCluster := writeFile(t, "kubeconfig", "apiVersion: v1\nkind: Config\n")
+	tests := []struct {
+		lease     string
+		wantError string
+	}{
+		{lease: "kube-system/rebalancer-run-lock", wantError: "no cluster to talk to"},
+		{lease: "ops/rebalancer-run-lock", wantError: "no cluster to talk to"},
+		{lease: "kube-system", wantError: `--run-lease "kube-system": want NAMESPACE/NAME, both given`},
+		{lease: "/rebalancer-run-lock", wantError: "want NAMESPACE/NAME, both given"},
+		{lease: "ops/", wantError: "want NAMESPACE/NAME, both given"},
+		{lease: "a/b/c", wantError: "want NAMESPACE/NAME, both given"},
+		{lease: "Ops/lock", wantError: `--run-lease "Ops/lock": namespace "Ops"`},
+		{lease: "ops/Lock_1", wantError: `--run-lease "ops/Lock_1": name "Lock_1"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.lease, func(t *testing.T) {
+			_, code, err := execute(t, "run", "--no-state", "--run-lease", tt.lease, "--kubeconfig", noCluster)
+			if code != exitUsage || err == nil || !strings.Contains(err.Error(), tt.wantError) {
+				t.Errorf("exit code %d (%v), want %d with %q", code, err, exitUsage, tt.wantError)
+			}
+		})
+	}
+}
