@@ -42,16 +42,17 @@ type Source struct {
 // kube-scheduler's call must not wait long.
 const catchUpWait = 2 * time.Second
 
-// Denied yields the first refusal of a watch's list or watch (forbidden,
-// unauthorized): the extender lacks a permission and cannot keep its
-// caches, which no retry mends.
+// Denied yields the first refusal of a watch's list or watch (forbidden):
+// the extender lacks a permission and cannot keep its caches, which no
+// retry mends. Unauthorized is left to client-go's retries: credentials
+// are refreshed, permissions are not.
 func (s *Source) Denied() <-chan error { return s.denied }
 
 // refused is the watch error handler of every informer: it reports a
 // refusal on denied, and handles every error as client-go does.
 func (s *Source) refused(what string) cache.WatchErrorHandlerWithContext {
 	return func(ctx context.Context, r *cache.Reflector, err error) {
-		if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
+		if apierrors.IsForbidden(err) {
 			select {
 			case s.denied <- fmt.Errorf("watching %s: %w", what, err):
 			default:

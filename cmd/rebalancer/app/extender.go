@@ -112,7 +112,7 @@ func serveExtender(ctx context.Context, src *extender.Source, srv *extender.Serv
 	// so: kube-scheduler is never kept waiting.
 	if err := src.Start(ctx); err != nil {
 		_ = hs.Close()
-		if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
+		if apierrors.IsForbidden(err) {
 			err = fmt.Errorf("%w; `rebalancer rbac extender` lists the permissions the extender needs", err)
 		}
 		return err

@@ -165,7 +165,7 @@ func newRBACCommand() *cobra.Command {
 		Short: "Print the RBAC rules a command needs, as YAML",
 		Long: `Print the RBAC rules that COMMAND (run, schedule, scheduler-users or extender) needs:
 the rules cluster-wide, and those in its own namespace, where get and update
-name its objects (the state ConfigMap rebalancer-state and, with
+(and the extender's list and watch) name its objects (the state ConfigMap rebalancer-state and, with
 --leader-elect, the leader election's Lease). For run, also the rules in the
 namespace of the run Lease (runLease: ` + defaultRunLease + `, which every
 run that evicts takes; --run-lease names another). The Helm chart and the
