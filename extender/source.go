@@ -101,7 +101,6 @@ func (s *Source) Start(ctx context.Context) error {
 		return err
 	}
 	s.pods = pods.Lister()
-	state.Start(ctx.Done())
 	for what, inf := range map[string]cache.SharedIndexInformer{
 		"the state ConfigMap " + s.Namespace + "/" + s.Name: cms, "ReplicaSets": rs.Informer(), "pods": pods.Informer(),
 	} {
