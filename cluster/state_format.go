@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -167,18 +168,43 @@ func gzipped(b []byte) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// ClampToNow dates at now every eviction recorded after it, and returns
-// how many were. A clock that ran ahead (another machine's, a restored
-// backup) must not make an eviction's cooldown last until that future.
-func ClampToNow(evictions []Eviction, now time.Time) int {
-	n := 0
-	for i := range evictions {
-		if evictions[i].At.After(now) {
-			evictions[i].At = now
-			n++
+// Healing counts what HealEvictions changed in a state's evictions.
+type Healing struct {
+	// Ahead were dated after now: re-dated at now.
+	Ahead int
+	// Expired were older than the state keeps evictions: dropped.
+	Expired int
+	// Invalid named no pod as namespace/name, or no date: dropped.
+	Invalid int
+}
+
+// Any tells whether the evictions needed healing.
+func (h Healing) Any() bool { return h.Ahead+h.Expired+h.Invalid > 0 }
+
+// HealEvictions returns the evictions as a state written at now keeps
+// them, and what it changed. One dated after now (a clock ahead, a hand
+// edit, a restored backup) is dated at now: its cooldown then runs from the
+// moment a run first saw it, not until that future. One older than keep,
+// or that names no pod or date, can steer nothing and is dropped.
+func HealEvictions(evictions []Eviction, now time.Time, keep time.Duration) ([]Eviction, Healing) {
+	var h Healing
+	out := make([]Eviction, 0, len(evictions))
+	for _, e := range evictions {
+		ns, name, ok := strings.Cut(e.Pod, "/")
+		switch {
+		case !ok || ns == "" || name == "" || e.At.IsZero():
+			h.Invalid++
+			continue
+		case e.At.After(now):
+			e.At = now
+			h.Ahead++
+		case now.Sub(e.At) > keep:
+			h.Expired++
+			continue
 		}
+		out = append(out, e)
 	}
-	return n
+	return out, h
 }
 
 // NotCarriedOut returns the recorded evictions that did not happen: their

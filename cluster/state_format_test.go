@@ -163,16 +163,45 @@ func contains(s, sub string) bool {
 	return len(sub) == 0 || len(s) >= len(sub) && (s[:len(sub)] == sub || contains(s[1:], sub))
 }
 
-func TestClampToNow(t *testing.T) {
-	evs := evictions(3)
-	evs[1].At = stateNow.Add(48 * time.Hour) // written by a clock two days ahead
-	if n := cluster.ClampToNow(evs, stateNow); n != 1 {
-		t.Errorf("clamped %d, want 1", n)
+// A state keeps what can still matter, dated no later than now: an
+// eviction dated ahead is re-dated at now, and what expired or names no pod
+// is dropped.
+func TestHealEvictions(t *testing.T) {
+	at := func(d time.Duration) cluster.Eviction {
+		return cluster.Eviction{Pod: "shop/web-1", From: "n1", At: stateNow.Add(d)}
 	}
-	for _, e := range evs {
-		if e.At.After(stateNow) {
-			t.Errorf("%s still dated %s, after now", e.Pod, e.At)
-		}
+	noPod := at(-time.Minute)
+	noPod.Pod = "web-1"
+	undated := at(0)
+	undated.At = time.Time{}
+	tests := []struct {
+		name   string
+		in     cluster.Eviction
+		wantAt time.Time // zero: dropped
+		want   cluster.Healing
+	}{
+		{name: "recent: kept as recorded", in: at(-time.Minute), wantAt: stateNow.Add(-time.Minute)},
+		{name: "made now: kept", in: at(0), wantAt: stateNow},
+		{name: "dated two days ahead: dated now", in: at(48 * time.Hour), wantAt: stateNow, want: cluster.Healing{Ahead: 1}},
+		{name: "dated in 2099: dated now", in: cluster.Eviction{Pod: "shop/web-1", At: time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)},
+			wantAt: stateNow, want: cluster.Healing{Ahead: 1}},
+		{name: "older than the state keeps: dropped", in: at(-2 * time.Hour), want: cluster.Healing{Expired: 1}},
+		{name: "a pod without a namespace: dropped", in: noPod, want: cluster.Healing{Invalid: 1}},
+		{name: "no date: dropped", in: undated, want: cluster.Healing{Invalid: 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, healed := cluster.HealEvictions([]cluster.Eviction{tt.in}, stateNow, time.Hour)
+			if healed != tt.want || healed.Any() != (tt.want != cluster.Healing{}) {
+				t.Errorf("healing %+v, want %+v", healed, tt.want)
+			}
+			switch {
+			case tt.wantAt.IsZero() && len(got) != 0:
+				t.Errorf("kept %+v, want it dropped", got)
+			case !tt.wantAt.IsZero() && (len(got) != 1 || !got[0].At.Equal(tt.wantAt)):
+				t.Errorf("kept %+v, want it dated %s", got, tt.wantAt)
+			}
+		})
 	}
 }
 

@@ -18,6 +18,9 @@ type Metrics struct {
 // Why a replacement was not steered.
 const (
 	declinedInfeasible = "planned-node-infeasible"
+	// The workload's intents are of evictions whose pods still run under
+	// their UIDs: the pod is not a replacement of theirs.
+	declinedStillRunning = "evicted-pod-still-running"
 )
 
 // NewMetrics registers the metrics on a fresh registry, with the Go and

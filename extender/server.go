@@ -21,7 +21,15 @@ type Server struct {
 	// Workload resolves the workload a pod belongs to: the Deployment of
 	// its ReplicaSet, as the plan names it.
 	Workload func(*corev1.Pod) cluster.Workload
-	Metrics  *Metrics
+	// Departed tells, from the pod watch, whether an intent's pod has
+	// left; nil: every one has (no watch to ask).
+	Departed Departed
+	// CatchUp waits, briefly, until the pod watch holds the pod of a
+	// request, and tells whether it does. The watch delivers events in
+	// order: once it holds a replacement, it holds the eviction that
+	// made way for it too. Nil: no watch to wait for.
+	CatchUp func(*corev1.Pod) bool
+	Metrics *Metrics
 	// Now is the clock; nil: time.Now.
 	Now func() time.Time
 }
@@ -89,9 +97,20 @@ func (s *Server) now() time.Time {
 }
 
 // planned returns the node the plan chose for the pod, when the pod
-// replaces one a run evicted.
-func (s *Server) planned(pod *corev1.Pod) (cluster.Eviction, bool) {
-	return s.Intents.Claim(pod.UID, s.Workload(pod), s.now())
+// replaces one a run evicted. waiting tells that the pod's workload has
+// intents whose pods are still running: an eviction that never happened (a
+// run killed between recording and evicting) steers no new pod.
+func (s *Server) planned(pod *corev1.Pod) (e cluster.Eviction, ok, waiting bool) {
+	departed := s.Departed
+	if departed == nil {
+		departed = func(cluster.Eviction) bool { return true }
+	}
+	w := s.Workload(pod)
+	e, ok, waiting = s.Intents.Claim(pod.UID, w, s.now(), departed)
+	if !ok && waiting && s.CatchUp != nil && s.CatchUp(pod) {
+		e, ok, waiting = s.Intents.Claim(pod.UID, w, s.now(), departed)
+	}
+	return e, ok, waiting
 }
 
 // nodeNames returns the candidate nodes of a request, by name: NodeNames
@@ -116,8 +135,13 @@ func nodeNames(args *extenderv1.ExtenderArgs) []string {
 func (s *Server) filter(args *extenderv1.ExtenderArgs) *extenderv1.ExtenderFilterResult {
 	names := nodeNames(args)
 	pass := &extenderv1.ExtenderFilterResult{NodeNames: args.NodeNames, Nodes: args.Nodes}
-	e, ok := s.planned(args.Pod)
+	e, ok, waiting := s.planned(args.Pod)
 	if !ok {
+		if waiting {
+			s.Metrics.declined.WithLabelValues(declinedStillRunning).Inc()
+			klog.V(2).InfoS("Pod not steered: the pods its workload's intents evict are still running under their UIDs",
+				"pod", klog.KObj(args.Pod))
+		}
 		return pass
 	}
 	feasible := false
@@ -156,7 +180,7 @@ func (s *Server) filter(args *extenderv1.ExtenderArgs) *extenderv1.ExtenderFilte
 // leave kube-scheduler's ranking as it is.
 func (s *Server) prioritize(args *extenderv1.ExtenderArgs) *extenderv1.HostPriorityList {
 	names := nodeNames(args)
-	e, ok := s.planned(args.Pod)
+	e, ok, _ := s.planned(args.Pod)
 	out := make(extenderv1.HostPriorityList, len(names))
 	for i, n := range names {
 		out[i] = extenderv1.HostPriority{Host: n}

@@ -41,7 +41,7 @@ func testServer() *Server {
 		{Pod: "shop/web-7d9f8-aaaaa", Workload: web, From: "node-a", To: "node-c", At: now.Add(-2 * time.Minute)},
 		{Pod: "shop/web-7d9f8-bbbbb", Workload: web, From: "node-a", To: "node-d", At: now.Add(-time.Minute)},
 		{Pod: "shop/bare", From: "node-a", To: "node-c", At: now}, // a bare pod has no replacement
-	})
+	}, now)
 	return &Server{Intents: in, Metrics: NewMetrics(), Now: func() time.Time { return now },
 		Workload: func(p *corev1.Pod) cluster.Workload {
 			return cluster.WorkloadOfPod(p, func(string, string) *metav1.OwnerReference {
@@ -147,7 +147,7 @@ func TestReplacementsClaimTheirOwnIntents(t *testing.T) {
 	}
 	// Past the hand-off's lifetime nothing is steered.
 	s.Now = func() time.Time { return now.Add(time.Hour) }
-	if e, ok := s.planned(replacement("web-7d9f8-new01")); ok {
+	if e, ok, _ := s.planned(replacement("web-7d9f8-new01")); ok {
 		t.Errorf("an hour later the replacement is still steered to %s", e.To)
 	}
 }
@@ -170,15 +170,15 @@ func TestIntentsFollowTheState(t *testing.T) {
 	if rec := call(t, h, FilterPath, extenderv1.ExtenderArgs{Pod: replacement("p"), NodeNames: &nodes}); rec.Code != http.StatusOK {
 		t.Errorf("filter before the state was read: %d, want an answer that passes every node", rec.Code)
 	}
-	s.Intents.Set([]cluster.Eviction{{Pod: "shop/web-1", Workload: web, From: "node-a", To: "node-c", At: now}})
+	s.Intents.Set([]cluster.Eviction{{Pod: "shop/web-1", Workload: web, From: "node-a", To: "node-c", At: now}}, now)
 	if code := ready(); code != http.StatusOK {
 		t.Errorf("/readyz after the state was read: %d, want 200", code)
 	}
-	if e, ok := s.planned(replacement("p")); !ok || e.To != "node-c" {
+	if e, ok, _ := s.planned(replacement("p")); !ok || e.To != "node-c" {
 		t.Fatalf("planned %v %v, want node-c", e, ok)
 	}
-	s.Intents.Set(nil) // the run retracted it: the eviction did not happen
-	if e, ok := s.planned(replacement("p")); ok {
+	s.Intents.Set(nil, now) // the run retracted it: the eviction did not happen
+	if e, ok, _ := s.planned(replacement("p")); ok {
 		t.Errorf("still steered to %s after the intent was retracted", e.To)
 	}
 }
@@ -212,7 +212,7 @@ func BenchmarkFilter5000Nodes(b *testing.B) {
 			From: "node-0", To: fmt.Sprintf("node-%d", i), At: now.Add(-time.Minute)})
 	}
 	evs = append(evs, cluster.Eviction{Pod: "shop/web-7d9f8-aaaaa", Workload: web, From: "node-0", To: "node-4999", At: now.Add(-time.Minute)})
-	s.Intents.Set(evs)
+	s.Intents.Set(evs, now)
 	nodes := make([]string, 5000)
 	for i := range nodes {
 		nodes[i] = fmt.Sprintf("node-%d", i)
@@ -247,5 +247,94 @@ func TestFilterWithNodeObjects(t *testing.T) {
 	}
 	if len(res.FailedNodes) != 2 {
 		t.Errorf("failed nodes %v, want node-a and node-d", res.FailedNodes)
+	}
+}
+
+// An intent can be claimed only once the pod it evicts has left. A run
+// killed between recording an eviction and making it leaves the pod
+// running under the UID it recorded: a new pod of the workload (a
+// scale-up) is no replacement, and kube-scheduler places it on its own.
+func TestIntentIsClaimedOnlyOnceItsPodLeft(t *testing.T) {
+	evicted := cluster.Eviction{Pod: "shop/web-7d9f8-aaaaa", UID: "uid-aaaaa", Workload: web, From: "node-a", To: "node-c", At: now.Add(-time.Minute)}
+	noUID := evicted
+	noUID.UID = ""
+	tests := []struct {
+		name string
+		// running: the pod watch holds the evicted pod, running under
+		// its recorded UID; after the watch caught up, caughtUp.
+		running, caughtUp bool
+		intent            cluster.Eviction
+		wantTo            string
+		wantDeclined      float64
+	}{
+		{name: "the evicted pod is gone or terminating: its replacement is steered", intent: evicted, wantTo: "node-c"},
+		{name: "the evicted pod still runs: a new pod is not steered", intent: evicted, running: true, caughtUp: true, wantDeclined: 1},
+		{name: "the watch had not seen the eviction yet: steered once it caught up", intent: evicted, running: true, wantTo: "node-c"},
+		{name: "an intent recorded without a UID cannot be told apart: steered", intent: noUID, running: true, caughtUp: true, wantTo: "node-c"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			running := tt.running
+			s := testServer()
+			s.Intents.Set([]cluster.Eviction{tt.intent}, now)
+			s.Departed = func(e cluster.Eviction) bool { return e.UID == "" || !running }
+			s.CatchUp = func(*corev1.Pod) bool {
+				running = tt.caughtUp
+				return true
+			}
+			nodes := []string{"node-a", "node-b", "node-c"}
+			rec := call(t, s.Handler(), FilterPath, extenderv1.ExtenderArgs{Pod: replacement("web-7d9f8-new01"), NodeNames: &nodes})
+			var res extenderv1.ExtenderFilterResult
+			if err := json.Unmarshal(rec.Body.Bytes(), &res); err != nil {
+				t.Fatal(err)
+			}
+			want := nodes
+			if tt.wantTo != "" {
+				want = []string{tt.wantTo}
+			}
+			if res.NodeNames == nil || !reflect.DeepEqual(*res.NodeNames, want) {
+				t.Errorf("nodes %v, want %v", res.NodeNames, want)
+			}
+			if got := testutil.ToFloat64(s.Metrics.declined.WithLabelValues(declinedStillRunning)); got != tt.wantDeclined {
+				t.Errorf("declined (%s) %v, want %v", declinedStillRunning, got, tt.wantDeclined)
+			}
+		})
+	}
+}
+
+// --handoff-ttl bounds every steering decision whatever the intent's
+// date: one dated in the future steers for the TTL from when the extender
+// first read it, also after a run re-dated it on healing the state.
+func TestHandoffTTLBoundsEveryIntent(t *testing.T) {
+	future := cluster.Eviction{Pod: "shop/web-7d9f8-aaaaa", UID: "uid-aaaaa", Workload: web, From: "node-a", To: "node-c",
+		At: time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)}
+	healed := future
+	healed.At = now.Add(5 * time.Minute) // a run rewrote the state when it read it
+	old := future
+	old.At = now.Add(-11 * time.Minute)
+	tests := []struct {
+		name string
+		// states are the state's evictions, read at now and a minute
+		// apart after.
+		states [][]cluster.Eviction
+		at     time.Duration
+		want   bool
+	}{
+		{name: "dated in 2099, within the TTL of when it was first read", states: [][]cluster.Eviction{{future}}, at: 9 * time.Minute, want: true},
+		{name: "dated in 2099, past the TTL of when it was first read", states: [][]cluster.Eviction{{future}}, at: 11 * time.Minute},
+		{name: "re-dated by a run, past the TTL of when it was first read", states: [][]cluster.Eviction{{future}, {healed}}, at: 11 * time.Minute},
+		{name: "older than the TTL when first read", states: [][]cluster.Eviction{{old}}, at: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := testServer()
+			for i, evs := range tt.states {
+				s.Intents.Set(evs, now.Add(time.Duration(i)*time.Minute))
+			}
+			s.Now = func() time.Time { return now.Add(tt.at) }
+			if e, ok, _ := s.planned(replacement("web-7d9f8-new01")); ok != tt.want {
+				t.Errorf("steered %v (to %q), want %v", ok, e.To, tt.want)
+			}
+		})
 	}
 }

@@ -376,6 +376,15 @@ func (l *Live) wants(p *corev1.Pod) bool {
 //
 // When no node fits, failed is the engine's result, for preemption.
 func (l *Live) decide(snap *cluster.Snapshot, p *cluster.Pod, evictions []cluster.Eviction) (node, placement, how string, failed scheduler.Result) {
+	// An eviction whose pod still runs where it was, under its UID, never
+	// happened (a run killed between recording and evicting): it steers
+	// no pod. The cache has seen the eviction of a pod before the pod
+	// that replaces it, as the watch delivers them.
+	if undone := cluster.NotCarriedOut(evictions, snap); len(undone) > 0 {
+		evictions = slices.DeleteFunc(slices.Clone(evictions), func(e cluster.Eviction) bool {
+			return slices.ContainsFunc(undone, func(u cluster.Eviction) bool { return u.ID() == e.ID() })
+		})
+	}
 	var left []string
 	if e, ok := l.handoffs.match(p.Workload, evictions); ok {
 		if n := snap.Node(e.To); n != nil {

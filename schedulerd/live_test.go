@@ -112,6 +112,22 @@ func TestLivePlacesTheReplacementWhereThePlanSaid(t *testing.T) {
 	}
 }
 
+// A run killed between recording an eviction and making it leaves the
+// pod running on its node under the UID it recorded: a new pod of the
+// workload is no replacement, and is placed as the engine chooses.
+func TestLiveDoesNotSteerBesideAnEvictionThatNeverHappened(t *testing.T) {
+	client := liveCluster(t,
+		[]cluster.Eviction{{Pod: "shop/web-old", UID: "uid-web-old", Workload: webWorkload, From: "n1", To: "n3",
+			Strategy: "LowNodeUtilization", At: time.Now()}},
+		ct.Node("n1"), ct.Node("n2"), ct.Node("n3"), ct.DeploymentReplicaSet("shop", "web"),
+		ct.Pod("shop", "web-old").On("n1").Requests("1", "1Gi").Deployment("web").Edit(func(p *corev1.Pod) { p.UID = "uid-web-old" }),
+		ct.Pod("shop", "filler").On("n3").Requests("2", "4Gi").Deployment("web"),
+		replacement("web-new"))
+	if got := waitForPod(t, client, "shop", "web-new", bound).Spec.NodeName; got != "n2" {
+		t.Errorf("new pod bound to %s, want n2, where the engine puts it: the eviction it would replace never happened", got)
+	}
+}
+
 func TestLiveAvoidsTheNodeTheWorkloadLeft(t *testing.T) {
 	// The planned node is full now; n1 is the emptiest, but the workload just
 	// left it: n2.

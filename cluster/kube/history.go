@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -37,6 +38,11 @@ type HistoryStore struct {
 	Heal bool
 	// Now is the clock; nil: time.Now.
 	Now func() time.Time
+
+	mu sync.Mutex
+	// firstSeen holds, by recorded ID, when Read first found each eviction
+	// dated ahead of the clock and did not rewrite it: it counts from then.
+	firstSeen map[string]time.Time
 }
 
 // ReasonStateReplaced is the event reason on a state ConfigMap that was
@@ -53,9 +59,14 @@ func (h *HistoryStore) now() time.Time {
 // Read returns the remembered evictions, oldest first; none when the
 // ConfigMap does not exist yet. A state it cannot use is no error: it is
 // reported, replaced when Heal is set, and read as empty, so that it
-// costs one cooldown and never every later run. Evictions are returned as
-// recorded, so that Forget finds them; the planner dates those in the
-// future at now, and the next write stores them so.
+// costs one cooldown and never every later run.
+//
+// No eviction reads as dated after the clock: one recorded ahead of it
+// (another machine's clock, a hand edit) reads as made when this store
+// first saw it, so that its cooldown and hand-off end. With Heal, a state
+// holding such evictions, or expired or invalid ones, is rewritten at once,
+// even by a run that evicts nothing: every later reader then sees the date
+// the first run saw.
 func (h *HistoryStore) Read(ctx context.Context) ([]cluster.Eviction, error) {
 	cm, err := h.Client.CoreV1().ConfigMaps(h.Namespace).Get(ctx, h.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
@@ -76,13 +87,58 @@ func (h *HistoryStore) Read(ctx context.Context) ([]cluster.Eviction, error) {
 	if err != nil {
 		return nil, err
 	}
-	return evs, nil
+	now := h.now()
+	if _, healing := cluster.HealEvictions(evs, now, h.Keep); healing.Any() && h.Heal {
+		healed, err := h.update(ctx, now, func(old []cluster.Eviction) []cluster.Eviction { return old })
+		if err == nil {
+			return healed, nil
+		}
+		klog.ErrorS(err, "Could not rewrite the recorded evictions that needed healing; this run reads them as made no later than now")
+	}
+	return h.asSeen(evs, now), nil
+}
+
+// asSeen dates each eviction recorded after now at the moment this store
+// first read it.
+func (h *HistoryStore) asSeen(evs []cluster.Eviction, now time.Time) []cluster.Eviction {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i, e := range evs {
+		if !e.At.After(now) {
+			continue
+		}
+		if h.firstSeen == nil {
+			h.firstSeen = map[string]time.Time{}
+		}
+		first, ok := h.firstSeen[e.ID()]
+		if !ok {
+			first = now
+			h.firstSeen[e.ID()] = now
+			klog.InfoS("A recorded eviction is dated in the future; it counts as made now. Is a clock ahead?",
+				"configMap", h.Namespace+"/"+h.Name, "pod", e.Pod, "recordedAt", e.At)
+		}
+		evs[i].At = first
+	}
+	return evs
+}
+
+// seenIDs returns the IDs under which Read may have returned an eviction:
+// its own, and the one of the date it was first seen at.
+func (h *HistoryStore) seenIDs(e cluster.Eviction) []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ids := []string{e.ID()}
+	if first, ok := h.firstSeen[e.ID()]; ok {
+		e.At = first
+		ids = append(ids, e.ID())
+	}
+	return ids
 }
 
 // replace writes an empty state over one that cannot be used, and records
 // a Warning event on the ConfigMap saying what was wrong with it.
 func (h *HistoryStore) replace(ctx context.Context, cm *corev1.ConfigMap, bad *cluster.StateError) {
-	if err := h.update(ctx, h.now(), func([]cluster.Eviction) []cluster.Eviction { return nil }); err != nil {
+	if _, err := h.update(ctx, h.now(), func([]cluster.Eviction) []cluster.Eviction { return nil }); err != nil {
 		klog.ErrorS(err, "Could not replace the state ConfigMap")
 		return
 	}
@@ -104,43 +160,54 @@ func (h *HistoryStore) replace(ctx context.Context, cm *corev1.ConfigMap, bad *c
 
 // Append adds evictions and forgets those older than Keep.
 func (h *HistoryStore) Append(ctx context.Context, now time.Time, add []cluster.Eviction) error {
-	return h.update(ctx, now, func(old []cluster.Eviction) []cluster.Eviction { return append(old, add...) })
+	_, err := h.update(ctx, now, func(old []cluster.Eviction) []cluster.Eviction { return append(old, add...) })
+	return err
 }
 
-// Forget removes evictions recorded earlier (matched by pod and time), such
-// as intents whose eviction did not happen.
+// Forget removes evictions recorded earlier (matched by pod and time, as
+// Read returned them), such as intents whose eviction did not happen.
 func (h *HistoryStore) Forget(ctx context.Context, now time.Time, gone []cluster.Eviction) error {
 	drop := make(map[string]bool, len(gone))
 	for _, e := range gone {
 		drop[e.ID()] = true
 	}
-	return h.update(ctx, now, func(old []cluster.Eviction) []cluster.Eviction {
-		return slices.DeleteFunc(old, func(e cluster.Eviction) bool { return drop[e.ID()] })
+	_, err := h.update(ctx, now, func(old []cluster.Eviction) []cluster.Eviction {
+		return slices.DeleteFunc(old, func(e cluster.Eviction) bool {
+			return slices.ContainsFunc(h.seenIDs(e), func(id string) bool { return drop[id] })
+		})
 	})
+	return err
 }
 
-// update rewrites the recorded evictions with change, forgetting those older
-// than Keep and dating at now those in the future. A state it cannot read
-// is replaced.
-func (h *HistoryStore) update(ctx context.Context, now time.Time, change func([]cluster.Eviction) []cluster.Eviction) error {
-	return h.modify(ctx, func(cm *corev1.ConfigMap) error {
+// update rewrites the recorded evictions with change, then heals them
+// (cluster.HealEvictions: dated no later than now, none expired or
+// invalid), and returns what it stored. A state it cannot read is
+// replaced.
+func (h *HistoryStore) update(ctx context.Context, now time.Time, change func([]cluster.Eviction) []cluster.Eviction) ([]cluster.Eviction, error) {
+	var stored []cluster.Eviction
+	err := h.modify(ctx, func(cm *corev1.ConfigMap) error {
 		old, err := cluster.DecodeEvictions(cm)
 		if err != nil {
 			old = nil
 		}
-		kept := change(old)
-		if n := cluster.ClampToNow(kept, now); n > 0 {
-			klog.InfoS("Recorded evictions dated in the future are stored as made now; is a clock ahead?",
-				"configMap", h.Namespace+"/"+h.Name, "evictions", n)
+		kept, healing := cluster.HealEvictions(change(old), now, h.Keep)
+		if healing.Any() {
+			klog.InfoS("Healed the recorded evictions: those dated in the future are stored as made now (is a clock ahead?), expired and invalid ones dropped",
+				"configMap", h.Namespace+"/"+h.Name, "datedAhead", healing.Ahead, "expired", healing.Expired, "invalid", healing.Invalid)
 		}
-		kept = slices.DeleteFunc(kept, func(e cluster.Eviction) bool { return now.Sub(e.At) > h.Keep })
+		slices.SortStableFunc(kept, func(a, b cluster.Eviction) int { return a.At.Compare(b.At) })
 		dropped, err := cluster.EncodeEvictions(cm, kept)
 		if dropped > 0 {
 			klog.InfoS("The state ConfigMap keeps only the newest evictions that fit in it", "configMap", h.Namespace+"/"+h.Name,
 				"dropped", dropped, "kept", len(kept)-dropped)
 		}
+		stored = kept[min(dropped, len(kept)):]
 		return err
 	})
+	if err != nil {
+		return nil, err
+	}
+	return stored, nil
 }
 
 // RecordRun replaces the last-run record with what change makes of the

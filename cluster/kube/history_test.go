@@ -98,3 +98,104 @@ func TestWritesDateFutureEvictionsNow(t *testing.T) {
 		t.Errorf("stored %v, want %v", got, want)
 	}
 }
+
+// stateWith returns a client whose state ConfigMap records evictions.
+func stateWith(t *testing.T, evs ...cluster.Eviction) *fake.Clientset {
+	t.Helper()
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "rebalancer", Name: "rebalancer-state"}}
+	if _, err := cluster.EncodeEvictions(cm, evs); err != nil {
+		t.Fatal(err)
+	}
+	return fake.NewClientset(cm)
+}
+
+func stored(t *testing.T, client *fake.Clientset) map[string]time.Time {
+	t.Helper()
+	cm, err := client.CoreV1().ConfigMaps("rebalancer").Get(context.Background(), "rebalancer-state", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := cluster.DecodeEvictions(cm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]time.Time{}
+	for _, e := range evs {
+		out[e.Pod] = e.At
+	}
+	return out
+}
+
+// An eviction dated in 2099 must not block its workload until then. A run
+// that evicts (Heal) rewrites such a state as soon as it reads it, even if
+// it then evicts nothing: the entry is dated when that run saw it, and
+// what expired or names no pod is dropped. A reader that must not write
+// reads the entry as made when it first saw it, however often it reads.
+func TestReadHealsEvictionsDatedAhead(t *testing.T) {
+	w := cluster.Workload{Kind: "Deployment", Namespace: "shop", Name: "web"}
+	future := time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)
+	recent := historyNow.Add(-time.Minute)
+	evs := []cluster.Eviction{
+		{Pod: "shop/web-1", Workload: w, From: "n1", At: future},
+		{Pod: "shop/web-2", Workload: w, From: "n1", At: historyNow.Add(-2 * time.Hour)}, // expired
+		{Pod: "web-3", Workload: w, From: "n1", At: recent},                              // no namespace
+		{Pod: "shop/web-4", Workload: w, From: "n1", At: recent},
+	}
+	for _, heal := range []bool{false, true} {
+		t.Run(map[bool]string{false: "read only", true: "healing"}[heal], func(t *testing.T) {
+			client := stateWith(t, evs...)
+			h := testStore(client, heal)
+			clock := historyNow
+			h.Now = func() time.Time { return clock }
+			for _, later := range []time.Duration{0, 20 * time.Minute} {
+				clock = historyNow.Add(later)
+				got, err := h.Read(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, e := range got {
+					if e.Pod == "shop/web-1" && !e.At.Equal(historyNow) {
+						t.Errorf("read %s after %s: dated %s, want %s, when it was first seen", e.Pod, later, e.At, historyNow)
+					}
+				}
+			}
+			want := map[string]time.Time{"shop/web-1": future, "shop/web-2": historyNow.Add(-2 * time.Hour), "web-3": recent, "shop/web-4": recent}
+			if heal {
+				want = map[string]time.Time{"shop/web-1": historyNow, "shop/web-4": recent}
+			}
+			if got := stored(t, client); !equalDates(got, want) {
+				t.Errorf("stored %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+func equalDates(a, b map[string]time.Time) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if !v.Equal(b[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+// Forget finds an eviction that Read returned re-dated, when the state
+// could not be rewritten: a run retracts the intents it read.
+func TestForgetFindsWhatReadRedated(t *testing.T) {
+	w := cluster.Workload{Kind: "Deployment", Namespace: "shop", Name: "web"}
+	client := stateWith(t, cluster.Eviction{Pod: "shop/web-1", Workload: w, From: "n1", At: historyNow.Add(time.Hour)})
+	h := testStore(client, false)
+	got, err := h.Read(context.Background())
+	if err != nil || len(got) != 1 || !got[0].At.Equal(historyNow) {
+		t.Fatalf("Read() = %v, %v; want web-1 dated now", got, err)
+	}
+	if err := h.Forget(context.Background(), historyNow, got); err != nil {
+		t.Fatal(err)
+	}
+	if s := stored(t, client); len(s) != 0 {
+		t.Errorf("stored %v after forgetting it", s)
+	}
+}

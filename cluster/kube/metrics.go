@@ -3,8 +3,11 @@ package kube
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 
@@ -22,12 +25,10 @@ func ReadUsage(ctx context.Context, client kubernetes.Interface) ([]cluster.Node
 		return nil, nil, fmt.Errorf("no REST client to read %s", cluster.MetricsGroupVersion)
 	}
 	base := "/apis/" + cluster.MetricsGroupVersion.String()
+	// Both, whatever the first answers: each error says what to mend.
 	var nodes cluster.NodeMetricsList
-	if err := getJSON(ctx, client, base+"/nodes", &nodes); err != nil {
-		return nil, nil, err
-	}
 	var pods cluster.PodMetricsList
-	if err := getJSON(ctx, client, base+"/pods", &pods); err != nil {
+	if err := errors.Join(getJSON(ctx, client, base+"/nodes", &nodes), getJSON(ctx, client, base+"/pods", &pods)); err != nil {
 		return nil, nil, err
 	}
 	return nodes.Items, pods.Items, nil
@@ -39,6 +40,15 @@ func getJSON(ctx context.Context, client kubernetes.Interface, path string, into
 	raw, err := client.Discovery().RESTClient().Get().AbsPath(path).
 		SetHeader("Accept", runtime.ContentTypeJSON).DoRaw(ctx)
 	if err != nil {
+		// The discovery client cannot decode the API server's Status, and
+		// says "unknown": a refusal must name the permission it lacks.
+		var status metav1.Status
+		if json.Unmarshal(raw, &status) == nil && status.Kind == "Status" && status.Message != "" {
+			err = &apierrors.StatusError{ErrStatus: status}
+		}
+		if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
+			return fmt.Errorf("reading %s: %w", path, err)
+		}
 		return fmt.Errorf("reading %s (is metrics-server installed?): %w", path, err)
 	}
 	if err := json.Unmarshal(raw, into); err != nil {

@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"sort"
@@ -14,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/evictor"
 	"github.com/kube-rebalancer/rebalancer/test/harness"
 )
@@ -38,7 +41,7 @@ type crammed struct {
 	ext    *daemon
 }
 
-func newCrammed(t *testing.T, name string) *crammed {
+func newCrammed(t *testing.T, name string, extenderArgs ...string) *crammed {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -85,7 +88,8 @@ func newCrammed(t *testing.T, name string) *crammed {
 	setUnschedulable(false)
 
 	state := f.ns + "/rebalancer-state"
-	ext := startRebalancer(t, "extender", "--kubeconfig", cp.Kubeconfig, "--listen", addr, "--state-configmap", state, "-v", "2")
+	ext := startRebalancer(t, append([]string{"extender", "--kubeconfig", cp.Kubeconfig, "--listen", addr, "--state-configmap", state, "-v", "2"},
+		extenderArgs...)...)
 	err = harness.WaitFor(ctx, time.Minute, "the extender to be ready", func(ctx context.Context) (bool, error) {
 		if err := ext.exited(); err != nil {
 			return false, err
@@ -188,4 +192,117 @@ func sorted(m map[string]int) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// TestExtenderSteersNoPodBesideAnEvictionThatNeverHappened: a run killed
+// between recording an eviction and making it leaves its intent in the
+// state while the pod runs on under its UID. A new pod of the workload (a
+// scale-up) is no replacement: kube-scheduler places it on its own. Once
+// the recorded pod has left, its replacement is steered.
+func TestExtenderSteersNoPodBesideAnEvictionThatNeverHappened(t *testing.T) {
+	c := newCrammed(t, "unmade")
+	cp, f, web, ext := c.cp, c.f, c.web, c.ext
+	ctx := t.Context()
+	var recorded corev1.Pod
+	for _, p := range c.before {
+		recorded = p
+		break
+	}
+	// The intent names the crammed node: kube-scheduler, spreading, never
+	// chooses it on its own while three nodes stand empty.
+	body, _ := json.Marshal([]cluster.Eviction{{Pod: f.ns + "/" + recorded.Name, UID: recorded.UID,
+		Workload: cluster.Workload{Kind: "Deployment", Namespace: f.ns, Name: web.Name}, From: f.nodes[0], To: f.nodes[0],
+		Strategy: "LowNodeUtilization", At: time.Now().UTC()}})
+	writeState(t, cp, f.ns, map[string]string{"evictions.json": string(body)})
+	err := harness.WaitFor(ctx, time.Minute, "the extender to read the intent", func(context.Context) (bool, error) {
+		return strings.Contains(ext.stderr.String(), `"Read the planned placements" configMap="`+c.state+`" evictions=1`), ext.exited()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	known := maps.Clone(c.before)
+	// landed waits for the one new pod of web and returns its node.
+	landed := func(why string) string {
+		t.Helper()
+		var node string
+		err := harness.WaitFor(ctx, time.Minute, why, func(context.Context) (bool, error) {
+			for name, p := range pods(t, cp, f.ns, web.Selector()) {
+				if _, old := known[name]; old || p.DeletionTimestamp != nil || p.Spec.NodeName == "" {
+					continue
+				}
+				known[name], node = p, p.Spec.NodeName
+				return true, nil
+			}
+			return false, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return node
+	}
+
+	scale := fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, web.Replicas+1)
+	if _, err := cp.Client.AppsV1().Deployments(f.ns).Patch(ctx, web.Name, types.StrategicMergePatchType, scale, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if node := landed("the scale-up's pod to be bound"); node == f.nodes[0] {
+		t.Errorf("the scale-up's pod landed on %s: steered by the intent of %s, which still runs", node, recorded.Name)
+	}
+	if !strings.Contains(ext.stderr.String(), "still running under their UIDs") {
+		t.Errorf("the extender did not say why it let the scale-up's pod pass")
+	}
+
+	if err := cp.Client.CoreV1().Pods(f.ns).Delete(ctx, recorded.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if node := landed("the replacement of " + recorded.Name + " to be bound"); node != f.nodes[0] {
+		t.Errorf("the replacement of %s landed on %s; the intent put it on %s", recorded.Name, node, f.nodes[0])
+	}
+}
+
+// TestExtenderStopsSteeringAnEvictionDatedAheadAfterTheTTL: an eviction
+// dated 2099 (a clock ahead, a hand edit) steers for --handoff-ttl from
+// when the extender first read it, not until 2099: a new pod of the
+// workload after that is placed by kube-scheduler on its own.
+func TestExtenderStopsSteeringAnEvictionDatedAheadAfterTheTTL(t *testing.T) {
+	const ttl = 3 * time.Second
+	c := newCrammed(t, "ahead-ttl", "--handoff-ttl", ttl.String())
+	cp, f, web, ext := c.cp, c.f, c.web, c.ext
+	ctx := t.Context()
+	// A pod that has left; the crammed node, which kube-scheduler, spreading,
+	// never chooses on its own while three nodes stand empty.
+	body, _ := json.Marshal([]cluster.Eviction{{Pod: f.ns + "/web-evicted", UID: "4d7c0d5e-0000-4000-8000-000000000003",
+		Workload: cluster.Workload{Kind: "Deployment", Namespace: f.ns, Name: web.Name}, From: f.nodes[0], To: f.nodes[0],
+		Strategy: "LowNodeUtilization", At: time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)}})
+	writeState(t, cp, f.ns, map[string]string{"evictions.json": string(body)})
+	err := harness.WaitFor(ctx, time.Minute, "the extender to read the intent", func(context.Context) (bool, error) {
+		return strings.Contains(ext.stderr.String(), `"Read the planned placements" configMap="`+c.state+`" evictions=1`), ext.exited()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(ttl + time.Second)
+
+	scale := fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, web.Replicas+1)
+	if _, err := cp.Client.AppsV1().Deployments(f.ns).Patch(ctx, web.Name, types.StrategicMergePatchType, scale, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var node string
+	err = harness.WaitFor(ctx, time.Minute, "the scale-up's pod to be bound", func(context.Context) (bool, error) {
+		for name, p := range pods(t, cp, f.ns, web.Selector()) {
+			if _, old := c.before[name]; !old && p.Spec.NodeName != "" {
+				node = p.Spec.NodeName
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if node == f.nodes[0] || strings.Contains(ext.stderr.String(), "Replacement steered to its planned node") {
+		t.Errorf("the scale-up's pod landed on %s, steered by an eviction dated 2099 %s after the extender read it; --handoff-ttl is %s",
+			node, ttl+time.Second, ttl)
+	}
 }

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -111,24 +112,48 @@ func serviceAccountWith(t *testing.T, f *fixture, name string, g grants) (string
 		t.Fatal(err)
 	}
 	// RBAC is enforced from the API server's informer cache: wait until the
-	// grants are in effect, so that a run fails for what it lacks alone.
+	// grants are in effect, the ClusterRole's and each Role's, so that a
+	// command fails for what it lacks alone.
+	var probes []authorizationv1.ResourceAttributes
+	for _, p := range []struct {
+		rules     []rbacv1.PolicyRule
+		namespace string
+	}{{g.Cluster, ""}, {g.Namespace, f.ns}, {g.runLeaseRules(), g.runLeaseNamespace()}} {
+		if len(p.rules) == 0 {
+			continue
+		}
+		r := p.rules[0]
+		a := authorizationv1.ResourceAttributes{Namespace: p.namespace, Verb: r.Verbs[0], Group: r.APIGroups[0]}
+		a.Resource, a.Subresource, _ = strings.Cut(r.Resources[0], "/")
+		if len(r.ResourceNames) > 0 {
+			a.Name = r.ResourceNames[0]
+		}
+		probes = append(probes, a)
+	}
 	err = harness.WaitFor(ctx, time.Minute, "the ServiceAccount's grants to take effect", func(ctx context.Context) (bool, error) {
-		listPods, err := allowed(ctx, client, authorizationv1.ResourceAttributes{Verb: "list", Resource: "pods"})
-		if err != nil {
-			return false, err
+		for _, a := range probes {
+			if ok, err := allowed(ctx, client, a); !ok || err != nil {
+				return false, err
+			}
 		}
-		// Every command that keeps state may read it: the namespace's
-		// grants are in effect too.
-		readState, err := allowed(ctx, client, authorizationv1.ResourceAttributes{Namespace: f.ns, Verb: "get", Resource: "configmaps", Name: "rebalancer-state"})
-		if err != nil || g.RunLease == nil {
-			return listPods && readState, err
-		}
-		getLease, err := allowed(ctx, client, authorizationv1.ResourceAttributes{Namespace: g.RunLease.Namespace, Verb: "get",
-			Group: "coordination.k8s.io", Resource: "leases", Name: runLease})
-		return listPods && readState && getLease, err
+		return true, nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return kubeconfig, client
+}
+
+func (g grants) runLeaseRules() []rbacv1.PolicyRule {
+	if g.RunLease == nil {
+		return nil
+	}
+	return g.RunLease.Rules
+}
+
+func (g grants) runLeaseNamespace() string {
+	if g.RunLease == nil {
+		return ""
+	}
+	return g.RunLease.Namespace
 }

@@ -154,3 +154,50 @@ func TestStateRecordsAPlanOf10000Moves(t *testing.T) {
 		t.Errorf("read back %d evictions, want all %d", len(got), len(plan))
 	}
 }
+
+// An eviction dated in 2099 (a clock ahead, a hand edit) holds its
+// workload for one cooldown, not until 2099: the first run that reads it
+// rewrites the state with the entry dated when it read it, although that
+// run evicts nothing (the workload is in its cooldown), and a run after
+// the cooldown moves the workload again.
+func TestStateDatedAheadHoldsOneCooldown(t *testing.T) {
+	cp := sharedControlPlane(t)
+	f := newFixture(t, cp, "ahead", 3, harness.NodeSpec{CPU: "4", Memory: "16Gi"})
+	f.pile(harness.WorkloadSpec{Name: "web", Replicas: 6, CPU: "500m"}, f.nodes[0])
+	future := time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)
+	body, _ := json.Marshal([]cluster.Eviction{{Pod: f.ns + "/web-evicted-long-ago", UID: "4d7c0d5e-0000-4000-8000-000000000002",
+		Workload: cluster.Workload{Kind: "Deployment", Namespace: f.ns, Name: "web"}, From: f.nodes[0], Strategy: "LowNodeUtilization", At: future}})
+	writeState(t, cp, f.ns, map[string]string{"evictions.json": string(body)})
+	const cooldown = 5 * time.Second
+	pol := f.policy(fmt.Sprintf("cooldown: %s\nlimits: {total: 1}\n", cooldown) + balancing)
+	run := func() *result {
+		r := rebalancer(t, "run", "--kubeconfig", cp.Kubeconfig, "--policy", pol, "--state-configmap", f.ns+"/rebalancer-state", "-o", "json")
+		if r.code != 0 {
+			t.Fatalf("exit code %d, want 0:\n%s", r.code, clip(r.stderr))
+		}
+		return r
+	}
+
+	before := time.Now()
+	first := decode(t, run())
+	if n := first.Summary.Results[evictor.Evicted]; n != 0 {
+		t.Fatalf("the first run evicted %d pods; web is in its cooldown", n)
+	}
+	if first.Summary.Skipped["cooldown"] == 0 {
+		t.Errorf("the first run skipped nothing for the cooldown: %+v", first.Summary.Skipped)
+	}
+	var healedAt time.Time
+	for _, e := range readState(t, cp, f.ns) {
+		if e.Pod == f.ns+"/web-evicted-long-ago" {
+			healedAt = e.At
+		}
+	}
+	if healedAt.IsZero() || healedAt.After(time.Now()) || healedAt.Before(before.Add(-time.Second)) {
+		t.Fatalf("after a run that evicted nothing the entry is dated %s, want when the run read it (%s or later)", healedAt, before.Format(time.RFC3339))
+	}
+
+	time.Sleep(time.Until(healedAt.Add(cooldown + time.Second)))
+	if n := decode(t, run()).Summary.Results[evictor.Evicted]; n != 1 {
+		t.Errorf("a run after the cooldown evicted %d pods, want 1", n)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/leaderelection"
@@ -32,15 +33,28 @@ func (e *electionFlags) addFlags(c *cobra.Command) {
 // electionLease is the default name of a command's leader-election Lease.
 func electionLease(command string) string { return "rebalancer-" + command }
 
+// leaseNamespace is the namespace of the election's Lease.
+func (e *electionFlags) leaseNamespace() string {
+	switch {
+	case e.namespace != "":
+		return e.namespace
+	case os.Getenv("POD_NAMESPACE") != "":
+		return os.Getenv("POD_NAMESPACE")
+	}
+	return metav1.NamespaceSystem
+}
+
 // run calls work while this process holds the Lease, and returns when ctx
 // ends or the Lease is lost.
 func (e *electionFlags) run(ctx context.Context, client kubernetes.Interface, work func(context.Context) error) error {
-	ns := e.namespace
-	if ns == "" {
-		ns = os.Getenv("POD_NAMESPACE")
-	}
-	if ns == "" {
-		ns = metav1.NamespaceSystem
+	ns := e.leaseNamespace()
+	// Without them the election retries for ever, and never leads.
+	lease := permissions{Namespace: []rbacv1.PolicyRule{
+		rule("coordination.k8s.io", []string{"leases"}, "create"),
+		named(rule("coordination.k8s.io", []string{"leases"}, "get", "update"), e.name),
+	}}
+	if err := requirePermissions(ctx, client, "", lease, scope{namespaces: map[string]string{"leases": ns}}); err != nil {
+		return runtimeErr(fmt.Errorf("leader election: %w", err))
 	}
 	id, err := os.Hostname()
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/klog/v2"
 
 	"github.com/kube-rebalancer/rebalancer/extender"
@@ -37,13 +38,19 @@ extender never changes how kube-scheduler places pods rebalancer did not move.
 
 The planned nodes come from the state ConfigMap that 'rebalancer run' writes
 before its first eviction, kept in memory from a watch: requests are answered
-without an API call. Configure kube-scheduler with this extender (urlPrefix
+without an API call. An eviction steers only once its pod has left (gone,
+or terminating, under the UID the run recorded), which a watch of the pods
+tells: a run killed between recording an eviction and making it steers no
+new pod. --handoff-ttl bounds every decision, whatever the eviction's date:
+one dated in the future counts from when the extender first read it. Configure kube-scheduler with this extender (urlPrefix
 pointing at --listen, filterVerb: filter, prioritizeVerb: prioritize,
 nodeCacheCapable: true, ignorable: true, so that kube-scheduler schedules on
 its own while the extender is down); docs/extender.md has the stanza.
 
 Also serves /healthz, /readyz (ready once the state has been read) and
-/metrics. With --tls-cert-file and --tls-private-key-file it serves HTTPS.`,
+/metrics. With --tls-cert-file and --tls-private-key-file it serves HTTPS.
+Without a permission 'rebalancer rbac extender' lists, it exits 1 at the
+first refused list or watch, naming it.`,
 		Example: `  rebalancer extender --listen :8443 --tls-cert-file tls.crt --tls-private-key-file tls.key`,
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -68,7 +75,8 @@ Also serves /healthz, /readyz (ready once the state has been read) and
 			defer stop()
 			intents := extender.NewIntents(handoffTTL)
 			src := &extender.Source{Client: client, Namespace: store.Namespace, Name: store.Name, Intents: intents}
-			srv := &extender.Server{Intents: intents, Workload: src.Workload, Metrics: extender.NewMetrics()}
+			srv := &extender.Server{Intents: intents, Workload: src.Workload, Departed: src.Departed, CatchUp: src.CatchUp,
+				Metrics: extender.NewMetrics()}
 			return runtimeErr(serveExtender(ctx, src, srv, listen, certFile, keyFile))
 		},
 	}
@@ -79,7 +87,7 @@ Also serves /healthz, /readyz (ready once the state has been read) and
 	f.StringVar(&certFile, "tls-cert-file", "", "serve HTTPS with this certificate (PEM)")
 	f.StringVar(&keyFile, "tls-private-key-file", "", "the private key of --tls-cert-file (PEM)")
 	f.StringVar(&state, "state-configmap", "", "NAMESPACE/NAME of the ConfigMap where rebalancer run records its evictions (default: $POD_NAMESPACE/rebalancer-state inside a pod)")
-	f.DurationVar(&handoffTTL, "handoff-ttl", 10*time.Minute, "how long after an eviction its replacement is steered to the planned node")
+	f.DurationVar(&handoffTTL, "handoff-ttl", 10*time.Minute, "how long after an eviction its replacement is steered to the planned node (from when the extender first read the eviction, if that is earlier than its date)")
 	return c
 }
 
@@ -104,12 +112,19 @@ func serveExtender(ctx context.Context, src *extender.Source, srv *extender.Serv
 	// so: kube-scheduler is never kept waiting.
 	if err := src.Start(ctx); err != nil {
 		_ = hs.Close()
+		if apierrors.IsForbidden(err) {
+			err = fmt.Errorf("%w; `rebalancer rbac extender` lists the permissions the extender needs", err)
+		}
 		return err
 	}
 	klog.InfoS("Extender ready", "addr", addr, "state", src.Namespace+"/"+src.Name, "tls", certFile != "")
 	select {
 	case err := <-errs:
 		return fmt.Errorf("serving on %s: %w", addr, err)
+	case err := <-src.Denied():
+		// A watch that may not list or watch keeps nothing current.
+		_ = hs.Close()
+		return fmt.Errorf("%w; `rebalancer rbac extender` lists the permissions the extender needs", err)
 	case <-ctx.Done():
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -25,8 +25,8 @@ import (
 	"github.com/kube-rebalancer/rebalancer/extender"
 )
 
-// The extender's watches read the state ConfigMap of its namespace and the
-// ReplicaSets: exactly what `rebalancer rbac extender` grants, and it
+// The extender's watches read the state ConfigMap of its namespace, the
+// ReplicaSets and the pods: exactly what `rebalancer rbac extender` grants, and it
 // holds the state's intents once the watches have filled.
 func TestExtenderPermissionsMatchTheCallsMade(t *testing.T) {
 	state := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: stateNamespace, Name: defaultStateName}}
@@ -42,7 +42,7 @@ func TestExtenderPermissionsMatchTheCallsMade(t *testing.T) {
 	if err := src.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if e, ok := intents.Claim("uid-1", w, time.Now()); !ok || e.To != "n2" {
+	if e, ok, _ := intents.Claim("uid-1", w, time.Now(), src.Departed); !ok || e.To != "n2" {
 		t.Errorf("after the watches filled: claim %v %v, want the state's intent to n2", e, ok)
 	}
 	// The watches start right after the lists that filled the caches.
@@ -53,7 +53,7 @@ func TestExtenderPermissionsMatchTheCallsMade(t *testing.T) {
 				n++
 			}
 		}
-		return n >= 2
+		return n >= 3 // the state ConfigMap, ReplicaSets, pods
 	}
 	for deadline := time.Now().Add(10 * time.Second); !watching() && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)

@@ -136,11 +136,16 @@ func schedulerUsersPermissions() permissions {
 }
 
 // extenderPermissions: `rebalancer extender` watches the ReplicaSets that
-// name a pod's workload, and the state ConfigMap in its namespace.
+// name a pod's workload, the pods (whether an evicted pod has left), and
+// the state ConfigMap in its namespace. Its watch selects the state by
+// name, which the API server authorizes against resourceNames.
 func extenderPermissions() permissions {
 	return permissions{
-		Cluster:   []rbacv1.PolicyRule{rule("apps", []string{"replicasets"}, "list", "watch")},
-		Namespace: []rbacv1.PolicyRule{rule("", []string{"configmaps"}, "list", "watch")},
+		Cluster: []rbacv1.PolicyRule{
+			rule("apps", []string{"replicasets"}, "list", "watch"),
+			rule("", []string{"pods"}, "list", "watch"),
+		},
+		Namespace: []rbacv1.PolicyRule{named(rule("", []string{"configmaps"}, "list", "watch"), defaultStateName)},
 	}
 }
 
@@ -160,7 +165,7 @@ func newRBACCommand() *cobra.Command {
 		Short: "Print the RBAC rules a command needs, as YAML",
 		Long: `Print the RBAC rules that COMMAND (run, schedule, scheduler-users or extender) needs:
 the rules cluster-wide, and those in its own namespace, where get and update
-name its objects (the state ConfigMap rebalancer-state and, with
+(and the extender's list and watch) name its objects (the state ConfigMap rebalancer-state and, with
 --leader-elect, the leader election's Lease). For run, also the rules in the
 namespace of the run Lease (runLease: ` + defaultRunLease + `, which every
 run that evicts takes; --run-lease names another). The Helm chart and the

@@ -35,7 +35,9 @@ rebalancing, so that what a plan predicts is what happens.
 When rebalancer evicts a pod, it records where the plan placed the
 replacement. The first pending pod of that workload goes there if the node
 still fits; otherwise to the best node other than those the workload just
-left, and back to one of them only if nothing else fits. A pod that fits
+left, and back to one of them only if nothing else fits. An eviction whose
+pod still runs where it was, under the UID the run recorded, never happened
+(a run killed before evicting), and places no pod. A pod that fits
 nowhere gets a PodScheduled=False condition and a FailedScheduling event with
 kube-scheduler's message, and waits until a change in the cluster may let
 it fit (a node added or freed, a pod deleted); a pod whose Binding failed is
@@ -79,6 +81,9 @@ Pods opt in with spec.schedulerName: rebalancer (or --scheduler-name).`,
 			}
 			ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if err := requirePermissions(ctx, client, "schedule", schedulePermissions(false), scheduleScope(history)); err != nil {
+				return runtimeErr(err)
+			}
 			m := schedulerd.NewMetrics()
 			if metrics != "" {
 				go serveMetrics(ctx, metrics, m.Registry)
