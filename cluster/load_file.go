@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"slices"
 	"sort"
@@ -26,6 +25,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kube-rebalancer/rebalancer/internal/inputfile"
 )
 
 // dumpScheme knows the API groups a snapshot reads objects from, whole, so
@@ -58,7 +59,7 @@ var dumpDecoder = serializer.NewCodecFactory(dumpScheme).UniversalDeserializer()
 // otherwise left out. RuntimeClasses (add runtimeclasses to the command) are
 // read for placing a new pod.
 func ReadFile(path string) (objs Objects, ignored map[string]int, err error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path)
 	if err != nil {
 		return Objects{}, nil, err
 	}

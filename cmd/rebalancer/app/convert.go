@@ -3,7 +3,6 @@ package app
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -40,7 +39,7 @@ difference between the descheduler and rebalancer.`,
 			if output != "yaml" {
 				return fmt.Errorf("-o %s: convert prints yaml", output)
 			}
-			data, err := os.ReadFile(args[0])
+			data, err := policy.ReadFile(args[0])
 			if err != nil {
 				return fileError("POLICY_FILE", args[0], err)
 			}
