@@ -47,6 +47,9 @@ Also serves /healthz, /readyz (ready once the state has been read) and
 		Example: `  rebalancer extender --listen :8443 --tls-cert-file tls.crt --tls-private-key-file tls.key`,
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if err := checkStateFlag(state); err != nil {
+				return err
+			}
 			if (certFile == "") != (keyFile == "") {
 				return fmt.Errorf("--tls-cert-file and --tls-private-key-file go together")
 			}
