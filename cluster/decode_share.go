@@ -23,6 +23,9 @@ import (
 // by their JSON form and shared only when they are deeply equal, so that
 // no pod reads another value than its own.
 type sharer struct {
+	// json is a decoding of JSON, whose objects are checked for a key set
+	// twice (YAML's are, as they are converted).
+	json   bool
 	strs   map[string]string
 	labels map[string]map[string]string
 	values map[reflect.Type]map[string]any

@@ -32,6 +32,11 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"apiVersion":"v1","kind":"PodList","items":[{"metadata":{"name":"a","namespace":"x"},"spec":{"priority":"high"}}]}`))
 	f.Add([]byte("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: shop}\nspec: {containers: [{name: c, resources: {requests: {cpu: abc}}}]}\n---\nkind: [\n"))
 	f.Add([]byte("kind: Pod\nmetadata: {name: p, namespace: shop}\n"))
+	f.Add([]byte("apiVersion: v2\nkind: Pod\nmetadata: {namespace: shop}\nspec: {containers: [null], tolerations: [{effect: Never}]}\n"))
+	f.Add([]byte("apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: p, namespace: shop, name: q}\nspec: {maxUnavailable: abc}\n"))
+	f.Add([]byte(`{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1","name":"n2"},"spec":{"taints":[{"key":"a","effect":"Bogus"}]}}`))
+	f.Add([]byte("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n1, labels: &l {zone: a}}\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n2, labels: *l}\n"))
+	f.Add([]byte("apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  labels:\n    <<: {zone: a, pool: p}\n    zone: b\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		objs, _, err := Decode(bytes.NewReader(data))
 		if err == nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -152,6 +153,32 @@ var versionsOfKinds = func() map[string]string {
 	}
 	return versions
 }()
+
+// readKinds are the kinds a snapshot keeps.
+var readKinds = map[string]bool{
+	"Node": true, "Pod": true, "PodDisruptionBudget": true, "Namespace": true, "PriorityClass": true,
+	"ReplicaSet": true, "StatefulSet": true, "RuntimeClass": true, "Job": true, "NodeMetrics": true,
+	"PodMetrics": true, "PersistentVolume": true, "PersistentVolumeClaim": true, "StorageClass": true,
+	"CSINode": true, "ConfigMap": true,
+}
+
+// unknownVersion refuses an object of a kind a snapshot keeps, in that
+// kind's API group but at a version it does not read (a Pod of v2, a
+// PodDisruptionBudget of policy/v1beta1), rather than leave it out of the
+// plan as an object of some other API. A kind of another group (a custom
+// resource that happens to be called Node) is another API.
+func unknownVersion(raw []byte, gvk schema.GroupVersionKind) error {
+	version, ok := versionsOfKinds[gvk.Kind]
+	if !ok || !readKinds[gvk.Kind] {
+		return nil
+	}
+	if want, _ := schema.ParseGroupVersion(version); want.Group != gvk.Group {
+		return nil
+	}
+	bad := newInvalidObject(raw, gvk.Kind, nil)
+	bad.errs = field.ErrorList{field.Invalid(field.NewPath("apiVersion"), gvk.GroupVersion().String(), "a "+gvk.Kind+" of a dump is read as "+version)}
+	return bad
+}
 
 // missingAPIVersion refuses an object of a kind a snapshot reads that does
 // not say its apiVersion, as kube-apiserver does, rather than leave it out

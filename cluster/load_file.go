@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"slices"
 	"sort"
@@ -25,7 +24,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"sigs.k8s.io/yaml"
+
+	"github.com/kube-rebalancer/rebalancer/internal/inputfile"
 )
 
 // dumpScheme knows the API groups a snapshot reads objects from, whole, so
@@ -58,7 +58,7 @@ var dumpDecoder = serializer.NewCodecFactory(dumpScheme).UniversalDeserializer()
 // otherwise left out. RuntimeClasses (add runtimeclasses to the command) are
 // read for placing a new pod.
 func ReadFile(path string) (objs Objects, ignored map[string]int, err error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path)
 	if err != nil {
 		return Objects{}, nil, err
 	}
@@ -92,6 +92,7 @@ func Decode(r io.Reader) (objs Objects, ignored map[string]int, err error) {
 	objs.shared = newSharer()
 	defer func() { objs.shared = nil }()
 	if looksLikeJSON(br) {
+		objs.shared.json = true
 		err = objs.decodeJSON(src, origin, ignored, &bad)
 	} else {
 		err = objs.decodeYAML(&lineReader{src: src, origin: origin, br: br}, ignored, &bad)
@@ -342,15 +343,23 @@ func (o *Objects) decodeYAML(lines *lineReader, ignored map[string]int, bad *obj
 			continue
 		}
 		if list, ok := splitBlockList(data); ok {
-			o.listed(strings.TrimSuffix(list.kind, "List"))
+			cp := o.checkpoint(ignored, bad)
+			anchored := false
 			for i, it := range list.items {
-				o.addYAMLItem(it, list.apiVersion, list.kind, doc, i, ignored, bad)
+				if anchored = o.addYAMLItem(it, list.apiVersion, list.kind, doc, i, ignored, bad); anchored {
+					break
+				}
 			}
-			continue
+			if !anchored {
+				o.listed(strings.TrimSuffix(list.kind, "List"))
+				continue
+			}
+			// An item refers to another's anchor: the List is converted whole.
+			o.rollback(cp, ignored, bad)
 		}
-		raw, err := yaml.YAMLToJSON(data)
+		raw, err := yamlToJSON(data)
 		if err != nil {
-			bad.add(document(doc), err.Error())
+			bad.report(document(doc), err)
 			continue
 		}
 		raw = bytes.TrimSpace(raw)
@@ -375,13 +384,17 @@ func (o *Objects) streamYAMLList(lines *lineReader, doc int, ignored map[string]
 		mixed     bool
 		shaped    = true
 		empty     = true
+		anchored  bool
 	)
 	emit := func(it []byte) {
+		if anchored {
+			return
+		}
 		if items == 0 {
 			itemsKind = s.apiVersion + " " + s.kind
 		}
 		mixed = mixed || itemsKind != s.apiVersion+" "+s.kind
-		o.addYAMLItem(it, s.apiVersion, s.kind, doc, items, ignored, bad)
+		anchored = o.addYAMLItem(it, s.apiVersion, s.kind, doc, items, ignored, bad)
 		items++
 	}
 	for {
@@ -421,11 +434,12 @@ func (o *Objects) streamYAMLList(lines *lineReader, doc int, ignored map[string]
 		return head, nil
 	}
 	itemKind := strings.TrimSuffix(s.kind, "List")
-	if shaped && s.end(emit) && decodedAs(items, mixed, itemsKind, s.apiVersion, s.kind) {
+	if shaped && s.end(emit) && !anchored && decodedAs(items, mixed, itemsKind, s.apiVersion, s.kind) {
 		o.listed(itemKind)
 		return nil, nil
 	}
-	// Not a List of kubectl's shape after all: read again whole.
+	// Not a List of kubectl's shape after all, or one whose items share
+	// anchors: read again whole.
 	o.rollback(cp, ignored, bad)
 	if err := lines.seek(start); err != nil {
 		return nil, err
@@ -434,13 +448,19 @@ func (o *Objects) streamYAMLList(lines *lineReader, doc int, ignored map[string]
 }
 
 // addYAMLItem adds an item of a List whose kind and apiVersion are known.
-func (o *Objects) addYAMLItem(it []byte, apiVersion, kind string, doc, i int, ignored map[string]int, bad *objectErrors) {
-	raw, err := yaml.YAMLToJSON(it)
+// anchored is an item that refers to an anchor outside it, which only the
+// whole List can resolve: it is left for the caller to read so.
+func (o *Objects) addYAMLItem(it []byte, apiVersion, kind string, doc, i int, ignored map[string]int, bad *objectErrors) (anchored bool) {
+	raw, err := yamlToJSON(it)
 	if err != nil {
-		bad.add(item(doc, i), err.Error())
-		return
+		if isUnknownAnchor(err) {
+			return true
+		}
+		bad.report(item(doc, i), err)
+		return false
 	}
 	o.addListItem(raw, apiVersion, kind, doc, i, ignored, bad)
+	return false
 }
 
 // document and item say where an object without a name is: documents are
@@ -578,6 +598,9 @@ func (o *Objects) addObject(raw json.RawMessage, ignored map[string]int, explain
 			ignored[h.Kind]++
 			return nil
 		case !dumpScheme.Recognizes(gvk):
+			if err := unknownVersion(raw, gvk); err != nil {
+				return err
+			}
 			ignored[h.Kind]++
 			return nil
 		case !explain:
@@ -588,6 +611,17 @@ func (o *Objects) addObject(raw json.RawMessage, ignored map[string]int, explain
 			return err
 		}
 		return explainDecodeError(raw, h.Kind, reflect.TypeOf(typed), err)
+	}
+	errs := checkDecoded(raw, obj)
+	if o.shared != nil && o.shared.json {
+		if path := duplicateJSONKey(raw); path != nil {
+			errs = append(errs, duplicate(path))
+		}
+	}
+	if len(errs) > 0 {
+		bad := newInvalidObject(raw, gvk.Kind, nil)
+		bad.errs = errs
+		return bad
 	}
 	if m, ok := obj.(metav1.Object); ok {
 		m.SetManagedFields(nil) // nothing reads them, and they are much of every object

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -226,5 +227,167 @@ func TestDecodeNamesEveryBadObjectAndField(t *testing.T) {
 				t.Errorf("Decode() error:\n%s\nwant:\n%s", got, want)
 			}
 		})
+	}
+}
+
+// What kube-apiserver would refuse in an object of a dump is refused, each
+// problem naming the object (or where it is, without a name) and the field,
+// rather than planned as something the file does not say.
+func TestDecodeRefusesWhatTheAPIServerWould(t *testing.T) {
+	tests := []struct {
+		name  string
+		input string
+		want  []string
+	}{
+		{
+			name:  "a pod without a name",
+			input: "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {namespace: shop}\n  spec: {containers: [{name: web}]}\n",
+			want:  []string{"document 1: item 0: Pod: metadata.name: Required value: every object of a dump has a name"},
+		},
+		{
+			name:  "a Pod of an API version there is none of",
+			input: "apiVersion: v2\nkind: Pod\nmetadata: {name: web-1, namespace: shop}\n",
+			want:  []string{`Pod shop/web-1: apiVersion: Invalid value: "v2": a Pod of a dump is read as v1`},
+		},
+		{
+			name:  "a PodDisruptionBudget of a version the API server no longer serves",
+			input: "apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: {name: web, namespace: shop}\nspec: {minAvailable: 1}\n",
+			want:  []string{`PodDisruptionBudget shop/web: apiVersion: Invalid value: "policy/v1beta1": a PodDisruptionBudget of a dump is read as policy/v1`},
+		},
+		{
+			name:  "maxUnavailable that is neither a number nor a percentage",
+			input: "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web, namespace: shop}\nspec: {maxUnavailable: abc}\n",
+			want:  []string{`PodDisruptionBudget shop/web: spec.maxUnavailable: Invalid value: "abc": must be a whole number or a percentage from 0% to 100%, such as 1 or 25%`},
+		},
+		{
+			name:  "minAvailable above 100%, and maxUnavailable beside it",
+			input: "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web, namespace: shop}\nspec: {minAvailable: 150%, maxUnavailable: 1}\n",
+			want: []string{
+				`PodDisruptionBudget shop/web: spec.minAvailable: Invalid value: "150%": must be a whole number or a percentage from 0% to 100%, such as 1 or 25%`,
+				`PodDisruptionBudget shop/web: spec: Invalid value: "minAvailable and maxUnavailable": set one of minAvailable and maxUnavailable, not both`,
+			},
+		},
+		{
+			name:  "containers null",
+			input: "apiVersion: v1\nkind: Pod\nmetadata: {name: web-1, namespace: shop}\nspec: {containers: null}\n",
+			want:  []string{`Pod shop/web-1: spec.containers: Invalid value: null: must be the list of the pod's containers`},
+		},
+		{
+			name:  "a container that is null",
+			input: "apiVersion: v1\nkind: Pod\nmetadata: {name: web-1, namespace: shop}\nspec: {containers: [{name: web}, null]}\n",
+			want:  []string{`Pod shop/web-1: spec.containers[1].name: Required value: every container has a name`},
+		},
+		{
+			name:  "a taint and a toleration of an effect there is none of",
+			input: "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nspec: {taints: [{key: dedicated, effect: NoScheduleAtAll}]}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: web-1, namespace: shop}\nspec: {containers: [{name: web}], tolerations: [{key: dedicated, effect: Never}]}\n",
+			want: []string{
+				`Node n1: spec.taints[0].effect: Invalid value: "NoScheduleAtAll": must be NoSchedule, PreferNoSchedule or NoExecute`,
+				`Pod shop/web-1: spec.tolerations[0].effect: Invalid value: "Never": must be NoSchedule, PreferNoSchedule or NoExecute`,
+			},
+		},
+		{
+			name:  "a key set twice in a List's item",
+			input: "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: web-1\n    namespace: shop\n    name: web-2\n  spec: {containers: [{name: web}]}\n",
+			want:  []string{"Pod shop/web-2: metadata.name: Invalid value: the key is set twice in the object, and only the last would count"},
+		},
+		{
+			name:  "a key set twice in a document",
+			input: "apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {zone: a, zone: b}}\n",
+			want:  []string{"Node n1: metadata.labels.zone: Invalid value: the key is set twice in the object, and only the last would count"},
+		},
+		{
+			name:  "a key set twice in an item of a List that shares anchors",
+			input: "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n1, labels: &l {zone: a}}\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n2, labels: *l, name: n3}\n",
+			want:  []string{"Node n3: metadata.name: Invalid value: the key is set twice in the object, and only the last would count"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := Decode(strings.NewReader(tt.input))
+			if err == nil {
+				t.Fatal("Decode() accepted the dump")
+			}
+			if got, want := err.Error(), strings.Join(tt.want, "\n"); got != want {
+				t.Errorf("Decode() error:\n%s\nwant:\n%s", got, want)
+			}
+		})
+	}
+}
+
+// Anchors and aliases mean in a dump what YAML says, across the items of
+// a List too: kubectl never writes them, but a dump edited by hand may.
+func TestDecodeAnchorsAcrossListItems(t *testing.T) {
+	node := func(name, labels string) string {
+		return "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: " + name + "\n    labels: " + labels + "\n  status:\n    allocatable: {cpu: \"4\"}\n"
+	}
+	tests := []struct {
+		name  string
+		input string
+	}{
+		{name: "a List as kubectl writes it, read item by item",
+			input: "apiVersion: v1\nkind: List\nitems:\n" + node("n1", "&zone {topology.kubernetes.io/zone: a}") + node("n2", "*zone")},
+		{name: "a List read whole, after another document",
+			input: "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n---\nitems:\n" + node("n1", "&zone {topology.kubernetes.io/zone: a}") + node("n2", "*zone") + "kind: List\napiVersion: v1\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objs, _, err := Decode(strings.NewReader(tt.input))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(objs.Nodes) != 2 {
+				t.Fatalf("decoded %d nodes, want 2", len(objs.Nodes))
+			}
+			for _, n := range objs.Nodes {
+				if got := n.Labels["topology.kubernetes.io/zone"]; got != "a" {
+					t.Errorf("node %s: zone = %q, want a", n.Name, got)
+				}
+			}
+		})
+	}
+}
+
+func TestDecodeRefusesAKeySetTwiceInJSON(t *testing.T) {
+	tests := []struct {
+		name, input, want string
+	}{
+		{name: "in metadata", input: `{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1","name":"n2"}}`,
+			want: "Node n2: metadata.name: Invalid value: the key is set twice in the object, and only the last would count"},
+		{name: "in a List's item, deep in a list", input: `{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","namespace":"x"},"spec":{"containers":[{"name":"c","image":"i"},{"name":"d","resources":{"requests":{"cpu":"1","cpu":"2"}}}]}}]}`,
+			want: "Pod x/a: spec.containers[1].resources.requests.cpu: Invalid value: the key is set twice in the object, and only the last would count"},
+		{name: "after a value that ends in a backslash", input: `{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1","annotations":{"y":"x\\","y":"z"}}}`,
+			want: "Node n1: metadata.annotations.y: Invalid value: the key is set twice in the object, and only the last would count"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := Decode(strings.NewReader(tt.input))
+			if err == nil || err.Error() != tt.want {
+				t.Fatalf("Decode() error = %v, want %q", err, tt.want)
+			}
+		})
+	}
+	// Keys that look alike in strings and lists are no keys.
+	ok := `{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1","labels":{"a":"name","b":"{\"name\":1,\"name\":2}"},"annotations":{"x":"[\"a\",\"a\"]","y":"ends in a backslash\\","name":"z"}}}`
+	if _, _, err := Decode(strings.NewReader(ok)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A key beside a merge (<<: *anchor) overrides the merged one, as YAML
+// says: it is no key set twice.
+func TestDecodeMergeKeysOverride(t *testing.T) {
+	input := "apiVersion: v1\nkind: List\nitems:\n" +
+		"- apiVersion: v1\n  kind: Node\n  metadata:\n    name: n1\n    labels: &base\n      zone: a\n      pool: general\n" +
+		"- apiVersion: v1\n  kind: Node\n  metadata:\n    name: n2\n    labels:\n      <<: *base\n      zone: b\n"
+	objs, _, err := Decode(strings.NewReader(input))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, n := range objs.Nodes {
+		got[n.Name] = n.Labels["zone"] + "/" + n.Labels["pool"]
+	}
+	if want := map[string]string{"n1": "a/general", "n2": "b/general"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("zone/pool of the nodes = %v, want %v", got, want)
 	}
 }

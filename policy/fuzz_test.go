@@ -13,6 +13,9 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(header + "overrides:\n- namespaces: [a]\n  evictable: {minPodAge: 1h}\n"))
 	f.Add([]byte("{}"))
 	f.Add([]byte("- a\n- b\n"))
+	f.Add([]byte(header + "limits: {total: null}\ngracePeriodSeconds: 9223372036854775807\n"))
+	f.Add([]byte(header + "overrides:\n- namespaces: [a]\n  limits: {perNamespace: -.inf}\n"))
+	f.Add([]byte("root:$6$salt$hash:19000:0:99999:7:::\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := Load(data, "fuzz.yaml")
 		if err != nil {

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -19,6 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kube-rebalancer/rebalancer/internal/inputfile"
 )
 
 // Replacements is how the replacements of evicted pods find their nodes.
@@ -40,6 +41,9 @@ const (
 // when the policy does not say: two or three CronJob periods.
 const DefaultCooldown = 5 * time.Minute
 
+// MaxGracePeriodSeconds bounds gracePeriodSeconds: a day.
+const MaxGracePeriodSeconds = 24 * 60 * 60
+
 //go:embed default.yaml
 var defaultPolicy []byte
 
@@ -55,9 +59,18 @@ func Default() *Policy {
 	return p
 }
 
+// MaxFileSize bounds a policy file: far above any real policy, which is a
+// few KiB, and far below what would take the time and memory of a run.
+const MaxFileSize = inputfile.MiB
+
+// ReadFile reads a policy file, a regular file of at most MaxFileSize.
+func ReadFile(path string) ([]byte, error) {
+	return inputfile.Read(path, MaxFileSize)
+}
+
 // LoadFile reads and loads a policy file; errors name the file as given.
 func LoadFile(path string) (*Policy, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +98,11 @@ func load(data []byte, file string) (*Policy, *Converted, error) {
 	}
 	j, err := yaml.YAMLToJSONStrict(data)
 	if err != nil {
-		return nil, nil, &Error{File: file, Problems: []string{err.Error()}}
+		return nil, nil, &Error{File: file, Problems: []string{yamlProblem(data, err)}}
+	}
+	if untyped(j) {
+		return nil, nil, &Error{File: file, Problems: []string{"the file is not a policy: it has neither apiVersion nor kind " +
+			"(a RebalancePolicy, apiVersion: rebalancer.dev/v1alpha1, is expected; examples/policy.yaml shows one)"}}
 	}
 	var t *translation
 	switch v := apiVersionOf(data); v {
@@ -347,6 +364,19 @@ func (p *Policy) allSettings() []*Settings {
 		all = append(all, &p.overrides[i].settings)
 	}
 	return all
+}
+
+// untyped reports whether j is an object with neither apiVersion nor kind:
+// a file named by mistake, whose keys (a password file's lines) are not
+// to be quoted back as unknown fields, in a log or a run's record.
+func untyped(j []byte) bool {
+	var head map[string]json.RawMessage
+	if json.Unmarshal(j, &head) != nil || head == nil {
+		return false
+	}
+	_, api := head["apiVersion"]
+	_, kind := head["kind"]
+	return !api && !kind
 }
 
 // documents counts the YAML documents of data that hold something: a

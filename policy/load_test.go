@@ -2,6 +2,8 @@ package policy
 
 import (
 	"errors"
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -124,6 +126,40 @@ strategies:
 				"policy.yaml: limits.perNode: -1 is negative (leave it out for no limit)",
 				"policy.yaml: limits.total: -2 is negative (leave it out for no limit)",
 				"policy.yaml: gracePeriodSeconds: -30 is negative",
+			},
+		},
+		{
+			name: "a grace period too large to count",
+			yaml: header + "gracePeriodSeconds: 9223372036854775807\n",
+			want: []string{
+				"policy.yaml: gracePeriodSeconds: 9223372036854775807 is above 86400 (a day); leave it out to keep each pod's own terminationGracePeriodSeconds",
+			},
+		},
+		{
+			name: "null where a limit is expected, as a template that rendered nothing writes it",
+			yaml: header + "limits: {total: null, perNode: ~}\noverrides:\n- namespaces: [a]\n  limits: {perNamespace: null}\n",
+			want: []string{
+				"policy.yaml: limits.perNode: null where a whole number is expected: give one, or leave the field out",
+				"policy.yaml: limits.total: null where a whole number is expected: give one, or leave the field out",
+				"policy.yaml: overrides[0].limits.perNamespace: null where a whole number is expected: give one, or leave the field out",
+			},
+		},
+		{
+			name: "an infinite number, named by its field",
+			yaml: header + "limits: {total: .inf}\n",
+			want: []string{`policy.yaml: limits.total: ".inf" is not a finite number`},
+		},
+		{
+			name: "not a number in a list of an override",
+			yaml: header + "overrides:\n- namespaces: [a]\n  limits: {perNamespace: -.Inf}\n",
+			want: []string{`policy.yaml: overrides[0].limits.perNamespace: "-.Inf" is not a finite number`},
+		},
+		{
+			// A file given by mistake: its lines are not quoted back.
+			name: "a file that is no policy at all",
+			yaml: "root:$6$salt$hash:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n",
+			want: []string{
+				"policy.yaml: the file is not a policy: it has neither apiVersion nor kind (a RebalancePolicy, apiVersion: rebalancer.dev/v1alpha1, is expected; examples/policy.yaml shows one)",
 			},
 		},
 		{
@@ -573,5 +609,33 @@ func TestLoadAcceptsOnePolicyBetweenMarkers(t *testing.T) {
 		if p.Limits.Total == nil || *p.Limits.Total != 3 {
 			t.Errorf("Load(%q): limits.total %v, want 3", doc, p.Limits.Total)
 		}
+	}
+}
+
+// A policy file is read only when it is a regular file of at most
+// MaxFileSize: a path to a device or a huge file fails at once, before it
+// takes the run's time and memory.
+func TestLoadFileBoundsTheFile(t *testing.T) {
+	dir := t.TempDir()
+	large := dir + "/large.yaml"
+	if err := os.WriteFile(large, []byte(header+"# "+strings.Repeat("x", MaxFileSize)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, path, want string
+	}{
+		{name: "a device that never ends", path: "/dev/zero",
+			want: "file /dev/zero: is not a regular file (it is a character device)"},
+		{name: "a directory", path: dir, want: "file " + dir + ": is not a regular file (it is a directory)"},
+		{name: "a policy above the limit", path: large,
+			want: fmt.Sprintf("file %s: is %d bytes, larger than the limit of 1048576 bytes (1 MiB)", large, len(header)+MaxFileSize+3)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := LoadFile(tt.path)
+			if err == nil || err.Error() != tt.want {
+				t.Fatalf("LoadFile() error = %v, want %q", err, tt.want)
+			}
+		})
 	}
 }

@@ -147,11 +147,18 @@ var jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
 // problem for each value below it that does not and dropping that value
 // from the tree.
 func checkTypes(node *any, t reflect.Type, path string, problems *[]typeProblem) bool {
-	if *node == nil {
-		return true // null decodes into anything, as nothing
-	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
+	}
+	if *node == nil {
+		// null decodes into anything, as nothing: an object or a list left
+		// empty is what YAML means, but a number or a string left out by a
+		// template (total: null) would silently be no limit.
+		if isScalar(t) {
+			*problems = append(*problems, typeProblem{path, "null where " + expected(t.String()) + " is expected: give one, or leave the field out"})
+			return false
+		}
+		return true
 	}
 	bad := func(kind string) bool {
 		*problems = append(*problems, typeProblem{path, article(kind) + " where " + expected(t.String()) + " is expected"})
@@ -206,6 +213,18 @@ func checkTypes(node *any, t reflect.Type, path string, problems *[]typeProblem)
 		return checkLeaf(*node, t, path, problems)
 	}
 	return true
+}
+
+// isScalar reports whether t holds a single value written as a YAML
+// scalar: a number, a string, true or false, a duration.
+func isScalar(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.String, reflect.Float32, reflect.Float64,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return true
+	}
+	return strings.HasSuffix(t.String(), "Duration")
 }
 
 // checkLeaf decodes a value into t the way the decoder would, and words

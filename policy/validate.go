@@ -30,6 +30,11 @@ func (p *RebalancePolicy) validate() field.ErrorList {
 		switch {
 		case *g < 0:
 			errs = append(errs, field.Invalid(field.NewPath("gracePeriodSeconds"), *g, "is negative"))
+		case *g > MaxGracePeriodSeconds:
+			// Seconds this large overflow what the kubelet counts them in,
+			// and no eviction waits a day for a pod to stop.
+			errs = append(errs, field.Invalid(field.NewPath("gracePeriodSeconds"), *g,
+				fmt.Sprintf("is above %d (a day); leave it out to keep each pod's own terminationGracePeriodSeconds", MaxGracePeriodSeconds)))
 		case *g == 0:
 			// The API server takes a grace period of 0 as a force deletion:
 			// the object goes at once while the kubelet may still run the

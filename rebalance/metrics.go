@@ -20,6 +20,7 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/cluster/kube"
+	"github.com/kube-rebalancer/rebalancer/internal/inputfile"
 	"github.com/kube-rebalancer/rebalancer/policy"
 )
 
@@ -116,7 +117,7 @@ func prometheusTransport(ctx context.Context, client kubernetes.Interface, s *po
 	if t := s.TLS; t != nil {
 		cfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: t.InsecureSkipVerify} //nolint:gosec // the policy asks for it
 		if t.CAFile != "" {
-			pem, err := os.ReadFile(t.CAFile)
+			pem, err := inputfile.Read(t.CAFile, policy.MaxFileSize)
 			if err != nil {
 				return nil, fmt.Errorf("metricsProviders prometheus tls.caFile: %w", err)
 			}
@@ -152,7 +153,7 @@ func prometheusToken(ctx context.Context, client kubernetes.Interface, a *policy
 		}
 		return strings.TrimSpace(string(t)), nil
 	case a != nil && a.File != "":
-		t, err := os.ReadFile(a.File)
+		t, err := inputfile.Read(a.File, policy.MaxFileSize)
 		if err != nil {
 			return "", fmt.Errorf("the Prometheus token: %w", err)
 		}

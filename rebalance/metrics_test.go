@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -87,5 +88,35 @@ func writeFile(t *testing.T, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The files a policy names for Prometheus are read only when they are
+// regular files of at most policy.MaxFileSize: a device would be read
+// without end at every run.
+func TestPrometheusFilesAreBounded(t *testing.T) {
+	fifo := t.TempDir() + "/token"
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		server policy.PrometheusServer
+		want   string
+	}{
+		{name: "a CA that is a device", server: policy.PrometheusServer{TLS: &policy.PrometheusTLS{CAFile: "/dev/zero"}},
+			want: "metricsProviders prometheus tls.caFile: file /dev/zero: is not a regular file (it is a character device)"},
+		{name: "a token that is a device", server: policy.PrometheusServer{AuthToken: &policy.AuthToken{File: "/dev/zero"}},
+			want: "the Prometheus token: file /dev/zero: is not a regular file (it is a character device)"},
+		{name: "a token that is a pipe, which would wait for a writer", server: policy.PrometheusServer{AuthToken: &policy.AuthToken{File: fifo}},
+			want: "the Prometheus token: file " + fifo + ": is not a regular file (it is a named pipe)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := prometheusTransport(context.Background(), nil, &tt.server)
+			if err == nil || err.Error() != tt.want {
+				t.Fatalf("prometheusTransport() error = %v, want %q", err, tt.want)
+			}
+		})
 	}
 }

@@ -38,6 +38,7 @@ func FuzzLoadProfiles(f *testing.F) {
 	f.Add(sample)
 	f.Add([]byte(twoProfiles))
 	f.Add([]byte("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\npercentageOfNodesToScore: half\n"))
+	f.Add([]byte("root:$6$salt$hash:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		profiles, err := LoadProfiles(data, "fuzz.yaml")
 		if err != nil {

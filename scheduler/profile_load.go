@@ -4,7 +4,6 @@ import (
 	stdjson "encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -14,12 +13,18 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/internal/inputfile"
 )
 
-// ReadProfiles reads the profiles of a KubeSchedulerConfiguration file;
-// outOfTree registers the plugins it may name besides the in-tree ones.
+// MaxConfigFileSize bounds a KubeSchedulerConfiguration file: far above
+// any real one, which is a few KiB.
+const MaxConfigFileSize = inputfile.MiB
+
+// ReadProfiles reads the profiles of a KubeSchedulerConfiguration file, a
+// regular file of at most MaxConfigFileSize; outOfTree registers the
+// plugins it may name besides the in-tree ones.
 func ReadProfiles(path string, outOfTree ...Registry) ([]Profile, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, MaxConfigFileSize)
 	if err != nil {
 		return nil, err
 	}
@@ -42,6 +47,29 @@ func LoadProfiles(data []byte, file string, outOfTree ...Registry) ([]Profile, e
 		return nil, linesUnder(file, err)
 	}
 	return profiles, nil
+}
+
+// checkType refuses a document that does not say it is a
+// KubeSchedulerConfiguration before its fields are looked at: a file
+// named by mistake (a password file, a key) would otherwise have each of
+// its lines quoted back as an unknown field, in a log or a run's record.
+func checkType(raw []byte) error {
+	var head struct {
+		APIVersion, Kind *string
+	}
+	if stdjson.Unmarshal(raw, &head) != nil {
+		return nil // not an object: decodeStrict says what it is
+	}
+	missing := "apiVersion"
+	switch {
+	case head.APIVersion == nil:
+	case head.Kind == nil:
+		missing = "kind"
+	default:
+		return nil
+	}
+	return fmt.Errorf("%s: required: the file is no KubeSchedulerConfiguration (apiVersion: %s, kind: KubeSchedulerConfiguration)",
+		missing, configv1.SchemeGroupVersion.String())
 }
 
 // linesUnder puts prefix before each line of err, each a problem of its
@@ -75,6 +103,9 @@ func loadProfiles(data []byte, outOfTree []Registry) ([]Profile, error) {
 			// YAML of the file that is wrong, not a field.
 			err = fmt.Errorf("yaml: %w", err)
 		}
+		return nil, err
+	}
+	if err := checkType(raw); err != nil {
 		return nil, err
 	}
 	var cfg configv1.KubeSchedulerConfiguration

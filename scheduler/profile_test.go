@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -158,6 +159,10 @@ func TestLoadProfilesErrors(t *testing.T) {
 			`sched.yaml: profiles[1].schedulerName: required`},
 		{"another API version", "apiVersion: kubescheduler.config.k8s.io/v1beta3\nkind: KubeSchedulerConfiguration\n",
 			`sched.yaml: apiVersion: "kubescheduler.config.k8s.io/v1beta3" is not "kubescheduler.config.k8s.io/v1"`},
+		{"no configuration at all, whose lines are not quoted back", "root:$6$salt$hash:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n",
+			`sched.yaml: apiVersion: required: the file is no KubeSchedulerConfiguration (apiVersion: kubescheduler.config.k8s.io/v1, kind: KubeSchedulerConfiguration)`},
+		{"no kind", "apiVersion: kubescheduler.config.k8s.io/v1\nprofiles: {}\n",
+			`sched.yaml: kind: required: the file is no KubeSchedulerConfiguration (apiVersion: kubescheduler.config.k8s.io/v1, kind: KubeSchedulerConfiguration)`},
 		{"args for an unknown plugin", head + "profiles:\n- pluginConfig:\n  - name: Bar\n    args: {}\n",
 			`sched.yaml: profiles[0].pluginConfig[0].name: "Bar" is not a known plugin`},
 		{"a percentage above 100", head + "percentageOfNodesToScore: 120\n",
@@ -273,5 +278,33 @@ func setArgs(t *testing.T, p *Profile, name string, args any) {
 	t.Helper()
 	if err := p.SetArgs(name, args); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A scheduler configuration is read only when it is a regular file of at
+// most MaxConfigFileSize: a policy's scheduler.configFile naming a device
+// must fail at once, not read without end.
+func TestReadProfilesBoundsTheFile(t *testing.T) {
+	dir := t.TempDir()
+	large := dir + "/large.yaml"
+	if err := os.WriteFile(large, make([]byte, MaxConfigFileSize+1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, path, want string
+	}{
+		{name: "a device that never ends", path: "/dev/zero",
+			want: "file /dev/zero: is not a regular file (it is a character device)"},
+		{name: "a directory", path: dir, want: "file " + dir + ": is not a regular file (it is a directory)"},
+		{name: "a file above the limit", path: large,
+			want: "file " + large + ": is 1048577 bytes, larger than the limit of 1048576 bytes (1 MiB)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ReadProfiles(tt.path)
+			if err == nil || err.Error() != tt.want {
+				t.Fatalf("ReadProfiles() error = %v, want %q", err, tt.want)
+			}
+		})
 	}
 }

@@ -3,7 +3,6 @@ package app
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -12,7 +11,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/policy"
 )
 
-func newConvertCommand() *cobra.Command {
+func newConvertCommand(s *settings) *cobra.Command {
 	var output string
 	c := &cobra.Command{
 		Use:   "convert POLICY_FILE",
@@ -32,15 +31,18 @@ descheduler's document and what to use instead (exit code 2).
 A RebalancePolicy is printed back normalized: checked, its fields in order,
 its comments dropped.
 
-The output passes rebalancer validate; docs/migrating.md lists every
-difference between the descheduler and rebalancer.`,
+The output passes rebalancer validate: a policy validate would refuse (a
+PriorityClass name the API server reserves, a scheduler configuration that
+does not load) is not printed, and its problems are the error (exit code 2).
+docs/migrating.md lists every difference between the descheduler and
+rebalancer. POLICY_FILE is a regular file of at most 1 MiB.`,
 		Example: "  rebalancer convert descheduler-policy.yaml > policy.yaml\n  rebalancer validate policy.yaml",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if output != "yaml" {
 				return fmt.Errorf("-o %s: convert prints yaml", output)
 			}
-			data, err := os.ReadFile(args[0])
+			data, err := policy.ReadFile(args[0])
 			if err != nil {
 				return fileError("POLICY_FILE", args[0], err)
 			}
@@ -50,6 +52,16 @@ difference between the descheduler and rebalancer.`,
 			}
 			out, err := renderConverted(conv, args[0])
 			if err != nil {
+				return err
+			}
+			// What is printed is what validate reads: a policy it would
+			// refuse (a PriorityClass name the API server reserves) is
+			// refused here, with its reasons, rather than printed.
+			pol, err := policy.Load(out, args[0])
+			if err != nil {
+				return err
+			}
+			if _, err := checkPolicy(pol, s.plugins); err != nil {
 				return err
 			}
 			_, err = c.OutOrStdout().Write(out)

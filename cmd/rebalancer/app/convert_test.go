@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -161,5 +162,61 @@ profiles:
 	want := file + `: profiles[0].pluginConfig[0].args.noEvictionPolicy: rebalancer does not read descheduler.alpha.kubernetes.io/prefer-no-eviction: annotate those pods rebalancer.dev/evict: "false" instead`
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v, want %s", err, want)
+	}
+}
+
+// What convert prints passes validate: a policy validate would refuse is
+// not printed, and its problems are the error (exit 2). A file that is no
+// regular file, or too large to be a policy, is refused before it is read.
+func TestConvertPrintsOnlyWhatValidateAccepts(t *testing.T) {
+	large := writeFile(t, "large.yaml", "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\n# "+strings.Repeat("x", 1<<20)+"\n")
+	tests := []struct {
+		name, file, want string
+	}{
+		{
+			name: "a PriorityClass name the API server reserves, v1alpha2",
+			file: writeFile(t, "descheduler.yaml", `apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+profiles:
+- name: p
+  pluginConfig:
+  - name: DefaultEvictor
+    args: {priorityThreshold: {name: system-foo}}
+  plugins: {balance: {enabled: [RemoveDuplicates]}}
+`),
+			want: `: evictable.priorityThreshold.name: "system-foo" is no PriorityClass: the API server reserves the system- prefix for system-cluster-critical and system-node-critical`,
+		},
+		{
+			name: "a PriorityClass name the API server reserves, v1alpha1",
+			file: writeFile(t, "v1alpha1.yaml", `apiVersion: descheduler/v1alpha1
+kind: DeschedulerPolicy
+strategies:
+  RemoveDuplicates:
+    enabled: true
+    params: {thresholdPriorityClassName: system-bar}
+`),
+			want: `: evictable.priorityThreshold.name: "system-bar" is no PriorityClass: the API server reserves the system- prefix for system-cluster-critical and system-node-critical`,
+		},
+		{
+			name: "a device",
+			file: "/dev/zero",
+			want: ": is not a regular file (it is a character device)",
+		},
+		{
+			name: "a file larger than any policy",
+			file: large,
+			want: fmt.Sprintf(": is %d bytes, larger than the limit of 1048576 bytes (1 MiB)", 1<<20+len("apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\n# \n")),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, code, err := execute(t, "convert", tt.file)
+			if code != exitUsage || out != "" {
+				t.Errorf("exit %d, output %q; want %d and nothing", code, out, exitUsage)
+			}
+			if err == nil || !strings.HasSuffix(err.Error(), tt.want) {
+				t.Errorf("error %v, want it to end with %s", err, tt.want)
+			}
+		})
 	}
 }

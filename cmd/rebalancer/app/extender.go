@@ -54,6 +54,9 @@ first refused list or watch, naming it.`,
 		Example: `  rebalancer extender --listen :8443 --tls-cert-file tls.crt --tls-private-key-file tls.key`,
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if err := checkStateFlag(state); err != nil {
+				return err
+			}
 			if (certFile == "") != (keyFile == "") {
 				return fmt.Errorf("--tls-cert-file and --tls-private-key-file go together")
 			}

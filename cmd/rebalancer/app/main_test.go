@@ -38,6 +38,11 @@ func TestExitCodes(t *testing.T) {
 	badPolicy := writeFile(t, "policy.yaml", "apiVersion: rebalancer.dev/v1alpha1\nkind: RebalancePolicy\nstrategies:\n  LowNodeUtilization:\n    thresholds: {cpu: 20}\n    targetThresholds: {cpu: 120}\n")
 	badSnapshot := writeFile(t, "dump.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\nkind: [\n")
 	noCluster := writeFile(t, "kubeconfig", "apiVersion: v1\nkind: Config\n")
+	// A cluster that is configured but answers nothing: what reaches it is
+	// a runtime failure (exit 1), what is refused before it bad usage.
+	unreachable := writeFile(t, "unreachable", "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: \"https://127.0.0.1:1\"}\n"+
+		"contexts:\n- name: c\n  context: {cluster: c, user: u}\ncurrent-context: c\nusers:\n- name: u\n  user: {token: t}\n")
+	shadow := writeFile(t, "shadow", "root:$6$salt$secrethash:19000:0:99999:7:::\n")
 	tests := []struct {
 		name    string
 		args    []string
@@ -65,6 +70,23 @@ func TestExitCodes(t *testing.T) {
 		{"bad output format", []string{"plan", "--snapshot", example, "-o", "xml"}, exitUsage, `--output "xml" is not one of table, json, yaml`},
 		{"run with an invalid policy evicts nothing: it stops before reaching a cluster", []string{"run", "--policy", badPolicy, "--kubeconfig", noCluster}, exitUsage, "120 is above 100"},
 		{"run with no cluster configured", []string{"run", "--no-state", "--kubeconfig", noCluster}, exitUsage, "no cluster to talk to"},
+		{"a state ConfigMap name with two slashes", []string{"run", "--dry-run", "--state-configmap", "a/b/c", "--kubeconfig", unreachable}, exitUsage,
+			`--state-configmap "a/b/c": want NAMESPACE/NAME, with one slash`},
+		{"a state ConfigMap namespace the API server refuses", []string{"run", "--state-configmap", "Shop/state", "--kubeconfig", unreachable}, exitUsage,
+			`--state-configmap "Shop/state": namespace "Shop": a lowercase RFC 1123 label`},
+		{"the scheduler's state ConfigMap", []string{"schedule", "--state-configmap", "a/b/c", "--kubeconfig", unreachable}, exitUsage, "want NAMESPACE/NAME, with one slash"},
+		{"the extender's state ConfigMap", []string{"extender", "--state-configmap", "a/b/c", "--kubeconfig", unreachable}, exitUsage, "want NAMESPACE/NAME, with one slash"},
+		{"a policy that is a device", []string{"validate", "/dev/zero"}, exitUsage, "file /dev/zero: is not a regular file (it is a character device)"},
+		{"--policy that is a device", []string{"plan", "--snapshot", example, "--policy", "/dev/zero"}, exitUsage, "--policy /dev/zero: is not a regular file"},
+		{"--snapshot that is a device", []string{"plan", "--snapshot", "/dev/zero"}, exitUsage, "--snapshot /dev/zero: is not a regular file"},
+		{"a scheduler configuration that is a device", []string{"validate", writeFile(t, "zero.yaml",
+			"apiVersion: rebalancer.dev/v1alpha1\nkind: RebalancePolicy\nscheduler: {configFile: /dev/zero}\n")}, exitUsage,
+			"zero.yaml: scheduler.configFile: file /dev/zero: is not a regular file (it is a character device)"},
+		{"--config that is a device", []string{"schedule", "--config", "/dev/zero"}, exitUsage, "--config /dev/zero: is not a regular file"},
+		{"a pod file that is a device", []string{"place", "--snapshot", example, "/dev/zero"}, exitUsage, "pod file /dev/zero: is not a regular file"},
+		{"a scheduler configuration that is no configuration is not quoted", []string{"validate", writeFile(t, "secret.yaml",
+			"apiVersion: rebalancer.dev/v1alpha1\nkind: RebalancePolicy\nscheduler: {configFile: "+shadow+"}\n")}, exitUsage,
+			"scheduler.configFile: " + shadow + ": apiVersion: required: the file is no KubeSchedulerConfiguration"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

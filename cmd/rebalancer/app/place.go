@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/cluster/kube"
+	"github.com/kube-rebalancer/rebalancer/internal/inputfile"
 	"github.com/kube-rebalancer/rebalancer/report"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
 )
@@ -245,9 +245,13 @@ func place(objs cluster.Objects, pod *corev1.Pod, engine *scheduler.Engine) (pla
 	return out, nil
 }
 
+// maxPodFileSize bounds the pod file of place: a pod or a workload is a few
+// KiB.
+const maxPodFileSize = inputfile.MiB
+
 // readPodFile reads a Pod, or the pod template of a workload.
 func readPodFile(path string) (*corev1.Pod, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, maxPodFileSize)
 	if err != nil {
 		return nil, fileError("pod file", path, err)
 	}

@@ -45,7 +45,7 @@ evictions); 2 bad usage, invalid policy or snapshot, and then nothing is evicted
 	root.PersistentFlags().Lookup("v").Usage = "log verbosity: 1 for each strategy's outcome, 2 for node classification, 4 for every decision; with -o table, also lists every skipped pod"
 	root.PersistentFlags().Lookup("v").NoOptDefVal = "1"
 
-	root.AddCommand(newRunCommand(s), newPlanCommand(s), newValidateCommand(s), newConvertCommand(), newVersionCommand(s), newPlaceCommand(s), newScheduleCommand(s), newSchedulerUsersCommand(s), newExtenderCommand(s), newRBACCommand())
+	root.AddCommand(newRunCommand(s), newPlanCommand(s), newValidateCommand(s), newConvertCommand(s), newVersionCommand(s), newPlaceCommand(s), newScheduleCommand(s), newSchedulerUsersCommand(s), newExtenderCommand(s), newRBACCommand())
 	return root
 }
 

@@ -219,6 +219,9 @@ func pushInstance(flag string) string {
 // just moved (its cooldown unknown) and leave the next run no record of its
 // own evictions. A dry run changes nothing, and may go without.
 func (o *runOptions) checkState() error {
+	if err := checkStateFlag(o.state); err != nil {
+		return err
+	}
 	switch {
 	case o.noState && o.state != "":
 		return fmt.Errorf("--no-state and --state-configmap exclude each other")

@@ -48,6 +48,9 @@ Pods opt in with spec.schedulerName: rebalancer (or --scheduler-name).`,
 		Example: `  rebalancer schedule --config /etc/rebalancer/scheduler.yaml --leader-elect`,
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if err := checkStateFlag(state); err != nil {
+				return err
+			}
 			stopProfiles, err := profiles.start()
 			if err != nil {
 				return err

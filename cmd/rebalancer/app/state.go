@@ -28,10 +28,9 @@ func historyStore(flag string, client kubernetes.Interface) (*kube.HistoryStore,
 	ns, name := "", defaultStateName
 	switch {
 	case flag != "":
-		var ok bool
-		ns, name, ok = strings.Cut(flag, "/")
-		if !ok || ns == "" || name == "" {
-			return nil, fmt.Errorf("--state-configmap %q: want NAMESPACE/NAME", flag)
+		var err error
+		if ns, name, err = parseStateFlag(flag); err != nil {
+			return nil, err
 		}
 	case inPod():
 		ns = os.Getenv("POD_NAMESPACE")
@@ -40,6 +39,37 @@ func historyStore(flag string, client kubernetes.Interface) (*kube.HistoryStore,
 		return nil, nil
 	}
 	return &kube.HistoryStore{Client: client, Namespace: ns, Name: name, Keep: historyKeep}, nil
+}
+
+// parseStateFlag splits --state-configmap into a namespace and a
+// ConfigMap name that the API server admits, its Lease's name too, so
+// that a mistyped flag is bad usage (exit 2) before anything is read,
+// not a failed request (exit 1) after the run has begun.
+func parseStateFlag(flag string) (namespace, name string, err error) {
+	namespace, name, ok := strings.Cut(flag, "/")
+	if !ok || namespace == "" || name == "" {
+		return "", "", fmt.Errorf("--state-configmap %q: want NAMESPACE/NAME", flag)
+	}
+	if errs := validation.IsDNS1123Label(namespace); len(errs) > 0 {
+		return "", "", fmt.Errorf("--state-configmap %q: namespace %q: %s", flag, namespace, strings.Join(errs, "; "))
+	}
+	if strings.Contains(name, "/") {
+		return "", "", fmt.Errorf("--state-configmap %q: want NAMESPACE/NAME, with one slash", flag)
+	}
+	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
+		return "", "", fmt.Errorf("--state-configmap %q: name %q: %s", flag, name, strings.Join(errs, "; "))
+	}
+	return namespace, name, nil
+}
+
+// checkStateFlag checks --state-configmap, when it is given, before a
+// command connects to anything.
+func checkStateFlag(flag string) error {
+	if flag == "" {
+		return nil
+	}
+	_, _, err := parseStateFlag(flag)
+	return err
 }
 
 // inPod tells whether the process runs in a pod that the chart or the

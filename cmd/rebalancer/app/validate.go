@@ -19,7 +19,9 @@ settings are all reported at once, each with the field path and the value.
 The scheduler configuration the policy names is loaded and checked too.
 These are the checks plan and run make before they read a cluster, run by
 the same code: a policy validate accepts, they accept. Exit code 0 when the
-policy is valid, 2 when it is not.
+policy is valid, 2 when it is not. The policy and the scheduler configuration
+it names are regular files of at most 1 MiB each, checked before they are
+read.
 
 validate reads no cluster, so it cannot tell whether a PriorityClass that
 evictable.priorityThreshold.name names exists: it refuses only the names the
