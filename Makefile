@@ -4,6 +4,9 @@
 #
 # The inner loop is `make unit`: every package but ./test/..., no control
 # plane, well under two minutes once the build cache is warm.
+#
+# `make verify` is the static half before a commit: formatting, a tidy
+# go.mod, vet and lint, no test.
 GO ?= go
 # The first run builds etcd, kube-apiserver, kube-controller-manager,
 # kube-scheduler and kwok from the Go module proxy; later runs reuse them.
@@ -15,13 +18,23 @@ TEST_TIMEOUT ?= 80m
 FUZZ_EXECS ?= 50000x
 FUZZ_MINIMIZE ?= 500x
 
-.PHONY: test fmt vet lint unit e2e fuzz build image bench bench-schedule bench-vs-descheduler
+.PHONY: test verify fmt tidy vet lint unit e2e fuzz build image bench bench-schedule bench-vs-descheduler
 
 test: fmt vet lint unit e2e fuzz
+
+# Not a prerequisite of test: tidy also resolves the test dependencies of
+# every dependency, which the build never downloads, so it needs the module
+# proxy where the rest of `make test` runs from the module cache.
+verify: fmt tidy vet lint
 
 fmt:
 	@files=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go' 2>/dev/null || find . -name '*.go' -not -path './.git/*')); \
 	if [ -n "$$files" ]; then echo "gofmt would change:"; echo "$$files"; exit 1; fi
+
+# go.mod and go.sum as `go mod tidy` would leave them; -diff prints what it
+# would change and fails, without writing either file.
+tidy:
+	$(GO) mod tidy -diff
 
 vet:
 	$(GO) vet ./...

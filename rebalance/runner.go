@@ -216,30 +216,13 @@ func (r *Runner) cycle(ctx context.Context) (*report.Report, error) {
 	}
 	klog.InfoS("Read the cluster", "nodes", len(snap.Nodes()), "pods", len(snap.Pods()), "pdbs", len(snap.PDBs()),
 		"took", time.Since(start).Round(time.Millisecond))
-	// Before anything is written or evicted: the policy is wrong for this
-	// cluster.
-	if err := CheckPriorityClasses(r.cfg.Policy, snap, "the cluster"); err != nil {
+	// Read after the policy is checked against the cluster: reading the
+	// state may write it.
+	history := func(snap *cluster.Snapshot) ([]cluster.Eviction, error) { return r.readHistory(ctx, snap) }
+	plan, err := Planning{Policy: r.cfg.Policy, Placer: r.cfg.Placer, Source: "the cluster", History: history}.Plan(snap)
+	if err != nil {
 		return nil, err
 	}
-	LogStrays(snap)
-
-	var past []cluster.Eviction
-	if r.cfg.History != nil {
-		if past, err = r.cfg.History.Read(ctx); err != nil {
-			// A real run must not forget the cooldown; a dry run from a
-			// laptop may lack the permission and still be useful.
-			if !r.cfg.DryRun {
-				return nil, err
-			}
-			klog.InfoS("Could not read earlier evictions; this plan ignores the cooldown", "err", err)
-		}
-	}
-	if err := r.forgetUndone(ctx, snap, past); err != nil {
-		return nil, err
-	}
-	planStart := time.Now()
-	plan := (&planner.Planner{Policy: r.cfg.Policy, Placer: r.cfg.Placer, History: past}).Plan(snap)
-	klog.InfoS("Planned", "moves", len(plan.Moves), "skipped", len(plan.Skipped), "took", time.Since(planStart).Round(time.Millisecond))
 
 	var (
 		rep     *report.Report
@@ -259,6 +242,24 @@ func (r *Runner) cycle(ctx context.Context) (*report.Report, error) {
 		execErr = fmt.Errorf("%d eviction(s) failed; see the report", failed)
 	}
 	return rep, execErr
+}
+
+// readHistory reads the evictions earlier runs recorded and forgets those
+// that never happened.
+func (r *Runner) readHistory(ctx context.Context, snap *cluster.Snapshot) ([]cluster.Eviction, error) {
+	var past []cluster.Eviction
+	if r.cfg.History != nil {
+		var err error
+		if past, err = r.cfg.History.Read(ctx); err != nil {
+			// A real run must not forget the cooldown; a dry run from a
+			// laptop may lack the permission and still be useful.
+			if !r.cfg.DryRun {
+				return nil, err
+			}
+			klog.InfoS("Could not read earlier evictions; this plan ignores the cooldown", "err", err)
+		}
+	}
+	return past, r.forgetUndone(ctx, snap, past)
 }
 
 // evict carries out the plan step by step: it records a step's evictions,

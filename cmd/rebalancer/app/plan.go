@@ -11,7 +11,6 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
-	"github.com/kube-rebalancer/rebalancer/planner"
 	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/rebalance"
 	"github.com/kube-rebalancer/rebalancer/report"
@@ -90,13 +89,12 @@ Without --policy, the built-in default policy runs:
 			if err != nil {
 				return snapshotError(snapshot, err)
 			}
-			if err := rebalance.CheckPriorityClasses(pol, snap, snapshot); err != nil {
-				return err
-			}
-			rebalance.LogStrays(snap)
-			history, err := objs.Evictions()
-			if err != nil {
-				return fmt.Errorf("%s: %w", snapshot, err)
+			// Read before the collection below, which then frees the
+			// objects; a bad state ConfigMap is reported where run would
+			// report it, after the policy's checks.
+			history, historyErr := objs.Evictions()
+			if historyErr != nil {
+				historyErr = fmt.Errorf("%s: %w", snapshot, historyErr)
 			}
 			liftMemoryLimit()
 			// Decoding left garbage up to the dump's limit: collected now,
@@ -105,10 +103,11 @@ Without --policy, the built-in default policy runs:
 			// of taking the heap past it: without it a 5,000-node plan
 			// peaked above 1 GiB of RSS.
 			runtime.GC()
-			start := time.Now()
-			plan := (&planner.Planner{Policy: pol, Placer: placer, History: history}).Plan(snap)
-			klog.V(1).InfoS("Planned", "nodes", len(snap.Nodes()), "pods", len(snap.Pods()),
-				"moves", len(plan.Moves), "skipped", len(plan.Skipped), "took", time.Since(start).Round(time.Millisecond))
+			plan, err := rebalance.Planning{Policy: pol, Placer: placer, Source: snapshot, LogLevel: 1,
+				History: func(*cluster.Snapshot) ([]cluster.Eviction, error) { return history, historyErr }}.Plan(snap)
+			if err != nil {
+				return err
+			}
 			return report.Print(c.OutOrStdout(), report.FromPlan(plan), output, verbose(c))
 		},
 	}

@@ -1,0 +1,54 @@
+package rebalance
+
+import (
+	"time"
+
+	"k8s.io/klog/v2"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/planner"
+	"github.com/kube-rebalancer/rebalancer/policy"
+	"github.com/kube-rebalancer/rebalancer/scheduler"
+)
+
+// Planning takes a snapshot to its plan. `rebalancer plan` and every cycle
+// of `rebalancer run` go through it, so that a dump of a cluster and the
+// cluster itself, at the same instant, give the same plan; they differ only
+// in where the snapshot and the earlier evictions come from.
+type Planning struct {
+	Policy *policy.Policy
+	// Placer simulates where each evicted pod would go.
+	Placer scheduler.Placer
+	// Source names where the snapshot was read in errors: a dump's path,
+	// or "the cluster".
+	Source string
+	// History returns the evictions earlier runs recorded, for the
+	// cooldown. It is called once the policy is known to suit the
+	// snapshot, so that nothing is written for a policy that is refused;
+	// nil: no earlier evictions.
+	History func(*cluster.Snapshot) ([]cluster.Eviction, error)
+	// LogLevel is the verbosity of the log line that sums up the plan.
+	LogLevel klog.Level
+}
+
+// Plan checks the policy against the snapshot, reads the earlier evictions
+// and plans. The error is the policy's (*policy.Error) when the snapshot
+// lacks a PriorityClass the policy names, else History's.
+func (p Planning) Plan(snap *cluster.Snapshot) (*planner.Plan, error) {
+	if err := CheckPriorityClasses(p.Policy, snap, p.Source); err != nil {
+		return nil, err
+	}
+	LogStrays(snap)
+	var past []cluster.Eviction
+	if p.History != nil {
+		var err error
+		if past, err = p.History(snap); err != nil {
+			return nil, err
+		}
+	}
+	start := time.Now()
+	plan := (&planner.Planner{Policy: p.Policy, Placer: p.Placer, History: past}).Plan(snap)
+	klog.V(p.LogLevel).InfoS("Planned", "nodes", len(snap.Nodes()), "pods", len(snap.Pods()),
+		"moves", len(plan.Moves), "skipped", len(plan.Skipped), "took", time.Since(start).Round(time.Millisecond))
+	return plan, nil
+}
