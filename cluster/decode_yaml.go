@@ -48,7 +48,9 @@ func duplicateKeyError(data []byte, path *field.Path) error {
 		}
 	}
 	if h.Kind == "" {
-		return errors.New(duplicate(path).Error())
+		// An object without a kind is refused for that first, as one
+		// whose keys are all distinct is.
+		return errNoKind
 	}
 	bad := newInvalidObject(raw, h.Kind, nil)
 	bad.errs = field.ErrorList{duplicate(path)}

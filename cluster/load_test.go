@@ -102,6 +102,11 @@ func TestDecodeErrorsNameTheDocument(t *testing.T) {
 			want:  "document 3: object has no kind",
 		},
 		{
+			name:  "a document with no kind sets a key twice",
+			input: "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\nA:\n- 0\nA: 0\n",
+			want:  "document 2: object has no kind",
+		},
+		{
 			name:  "a list item of the wrong shape, with no name",
 			input: "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: ok}\n- apiVersion: v1\n  kind: Pod\n  spec: {containers: 3}\n",
 			want:  "document 1: item 1: Pod: spec.containers: Invalid value: 3: must be a list",
