@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
-	"slices"
 	"strconv"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -15,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	sigsjson "sigs.k8s.io/json"
+
+	"github.com/kube-rebalancer/rebalancer/internal/jsonwalk"
 )
 
 // TypeErrors returns an error for each value in data, a JSON object, that
@@ -33,72 +33,32 @@ func TypeErrors(data []byte, v any, path *field.Path) field.ErrorList {
 // not decode into t the way the API machinery's decoder decodes it: field
 // names exactly as written, unknown fields ignored, null as nothing.
 func fieldErrors(raw json.RawMessage, t reflect.Type, path *field.Path, errs field.ErrorList) field.ErrorList {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
+	w := jsonwalk.Walker[*field.Path]{
+		Field: child,
+		Key: func(path *field.Path, keyType reflect.Type, k string) *field.Path {
+			if keyType == resourceName {
+				// As the quantity checks and kubectl explain name a
+				// resource: requests.cpu.
+				return child(path, k)
+			}
+			return path.Key(k)
+		},
+		Index: (*field.Path).Index,
+		Leaf: func(raw json.RawMessage, t reflect.Type, path *field.Path) bool {
+			err := sigsjson.UnmarshalCaseSensitivePreserveInts(raw, reflect.New(t).Interface())
+			if err == nil || path == nil {
+				// The whole object is not an object: the caller's cause says so.
+				return err == nil
+			}
+			errs = append(errs, field.Invalid(path, badValue(raw), mustBe(t, raw, err)))
+			return false
+		},
 	}
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return errs
-	}
-	if !reflect.PointerTo(t).Implements(jsonUnmarshaler) {
-		switch t.Kind() {
-		case reflect.Struct:
-			var obj map[string]json.RawMessage
-			if json.Unmarshal(raw, &obj) != nil {
-				break
-			}
-			for _, f := range jsonFields(t, nil) {
-				if v, ok := obj[f.name]; ok {
-					errs = fieldErrors(v, f.typ, child(path, f.name), errs)
-				}
-			}
-			return errs
-		case reflect.Map:
-			var obj map[string]json.RawMessage
-			if json.Unmarshal(raw, &obj) != nil {
-				break
-			}
-			keys := make([]string, 0, len(obj))
-			for k := range obj {
-				keys = append(keys, k)
-			}
-			slices.Sort(keys)
-			for _, k := range keys {
-				at := path.Key(k)
-				if t.Key() == resourceName {
-					// As the quantity checks and kubectl explain name a
-					// resource: requests.cpu.
-					at = child(path, k)
-				}
-				errs = fieldErrors(obj[k], t.Elem(), at, errs)
-			}
-			return errs
-		case reflect.Slice:
-			if t.Elem().Kind() == reflect.Uint8 {
-				break // []byte is a base64 string
-			}
-			var list []json.RawMessage
-			if json.Unmarshal(raw, &list) != nil {
-				break
-			}
-			for i, v := range list {
-				errs = fieldErrors(v, t.Elem(), path.Index(i), errs)
-			}
-			return errs
-		}
-	}
-	err := sigsjson.UnmarshalCaseSensitivePreserveInts(raw, reflect.New(t).Interface())
-	if err == nil || path == nil {
-		// The whole object is not an object: the caller's cause says so.
-		return errs
-	}
-	return append(errs, field.Invalid(path, badValue(raw), mustBe(t, raw, err)))
+	w.Walk(raw, t, path)
+	return errs
 }
 
-var (
-	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
-	resourceName    = reflect.TypeFor[corev1.ResourceName]()
-)
+var resourceName = reflect.TypeFor[corev1.ResourceName]()
 
 // child is path's field name, or the first of a path.
 func child(path *field.Path, name string) *field.Path {
@@ -106,39 +66,6 @@ func child(path *field.Path, name string) *field.Path {
 		return field.NewPath(name)
 	}
 	return path.Child(name)
-}
-
-type jsonField struct {
-	name string
-	typ  reflect.Type
-}
-
-// jsonFields lists the JSON names of a struct's fields in the order the
-// type declares them, those of embedded structs without a name of their
-// own (TypeMeta) in place.
-func jsonFields(t reflect.Type, out []jsonField) []jsonField {
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" || (!f.IsExported() && !f.Anonymous) {
-			continue
-		}
-		if f.Anonymous && name == "" {
-			ft := f.Type
-			if ft.Kind() == reflect.Pointer {
-				ft = ft.Elem()
-			}
-			if ft.Kind() == reflect.Struct {
-				out = jsonFields(ft, out)
-				continue
-			}
-		}
-		if name == "" {
-			name = f.Name
-		}
-		out = append(out, jsonField{name, f.Type})
-	}
-	return out
 }
 
 // maxShownValue bounds a list or an object shown as the bad value: a whole

@@ -26,3 +26,11 @@ func logSkipped(strategy string, p *cluster.Pod, cat Category, why string) {
 		v.InfoSDepth(1, "Candidate refused", "strategy", strategy, "pod", p.Key, "category", string(cat), "reason", why)
 	}
 }
+
+// logSiblingAnswer writes that the candidate was not searched for: it took
+// the no-fit answer of its alike sibling, proposed just before it.
+func logSiblingAnswer(strategy string, p, sibling *cluster.Pod) {
+	if v := klog.V(vDecisions); v.Enabled() {
+		v.InfoSDepth(1, "Candidate took its sibling's answer", "strategy", strategy, "pod", p.Key, "sibling", sibling.Key)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kube-rebalancer/rebalancer/strategies"
 )
 
 // Plan is the outcome of planning one cycle.
@@ -106,23 +108,22 @@ type Skip struct {
 	Reason   string   `json:"reason"`
 }
 
-// Category is the kind of reason a candidate was skipped for.
-type Category string
+// Category is the kind of reason a candidate was skipped for. The
+// strategies define it, as they skip pods too and may not import the
+// planner.
+type Category = strategies.Category
 
-// The categories of skipped candidates.
+// The categories of skipped candidates (see strategies.Category).
 const (
-	Protected    Category = "protected"
-	OptedOut     Category = "opted-out"
-	Excluded     Category = "excluded"
-	NodeNotReady Category = "node-not-ready"
-	LimitReached Category = "limit"
-	PDBBudget    Category = "pdb"
-	NoFit        Category = "no-fit"
-	Cooldown     Category = "cooldown"
-	// Futile: with replacements predicted, the pod's scheduler would put
-	// the replacement back on the node it left, or on a node the strategy
-	// would not move it to: the eviction would disrupt the pod for nothing.
-	Futile Category = "futile"
+	Protected    = strategies.Protected
+	OptedOut     = strategies.OptedOut
+	Excluded     = strategies.Excluded
+	NodeNotReady = strategies.NodeNotReady
+	LimitReached = strategies.LimitReached
+	PDBBudget    = strategies.PDBBudget
+	NoFit        = strategies.NoFit
+	Cooldown     = strategies.Cooldown
+	Futile       = strategies.Futile
 )
 
 // NodeUsage is a node's requested share of its allocatable resources, in

@@ -179,7 +179,7 @@ func (c *cycle) Move(strategy string, cand strategies.Candidate) strategies.Outc
 	if cat, why := c.check(strategy, p); why != "" {
 		// A pod already moved has no category: it is not news.
 		logSkipped(strategy, p, cat, why)
-		return strategies.Outcome{Reason: why, Category: string(cat)}
+		return strategies.Outcome{Reason: why, Category: cat}
 	}
 	from := c.boundNode(p)
 	m := Move{Pod: p.Key, UID: p.UID, Workload: p.Workload.String(), Strategy: strategy, Reason: cand.Reason}
@@ -190,7 +190,7 @@ func (c *cycle) Move(strategy string, cand strategies.Candidate) strategies.Outc
 		res, cat, why := c.predict(p, from, cand.Accept)
 		if why != "" {
 			logSkipped(strategy, p, cat, why)
-			return strategies.Outcome{Reason: why, Category: string(cat)}
+			return strategies.Outcome{Reason: why, Category: cat}
 		}
 		m.To, m.Score, m.RunnerUp, m.RunnerUpScore = res.Node, res.Score, res.RunnerUp, res.RunnerUpScore
 	} else if needsPlace(p) {
@@ -198,7 +198,7 @@ func (c *cycle) Move(strategy string, cand strategies.Candidate) strategies.Outc
 		if res.Node == "" {
 			why := "no other node can take it: " + res.Message
 			logSkipped(strategy, p, NoFit, why)
-			return strategies.Outcome{Reason: why, Category: string(NoFit)}
+			return strategies.Outcome{Reason: why, Category: NoFit}
 		}
 		m.To, m.Score, m.RunnerUp, m.RunnerUpScore = res.Node, res.Score, res.RunnerUp, res.RunnerUpScore
 	} else {
@@ -314,7 +314,7 @@ const reasonTemporaryNoExecute = "node(s) had a NoExecute taint that the pod tol
 // Skip implements strategies.Mover.
 func (c *cycle) Skip(strategy string, p *cluster.Pod, o strategies.Outcome) {
 	c.reports[strategy]++
-	cat, why := Category(o.Category), o.Reason
+	cat, why := o.Category, o.Reason
 	if cat == "" && why == "" {
 		cat, why = c.check(strategy, p)
 	}

@@ -2,13 +2,16 @@ package planner
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/test/klogtest"
 )
 
 // countingPlacer counts the searches a plan makes, and hides whether its
@@ -123,4 +126,40 @@ func tokenVolume(name string) corev1.Volume {
 
 func imageVolume(reference string) corev1.Volume {
 	return corev1.Volume{Name: "model", VolumeSource: corev1.VolumeSource{Image: &corev1.ImageVolumeSource{Reference: reference}}}
+}
+
+// The log level decides nothing: at -v 4 the replicas of
+// TestSiblingsThatFitNowhereAreSearchedOnce are searched for once, as at
+// -v 0, the plans are the same, and the log names whose answer each took.
+func TestSiblingAnswerWhateverTheLogLevel(t *testing.T) {
+	web := func(name string) *ct.PodBuilder {
+		return ct.Pod("shop", name).On("node-a").Requests("3", "1Gi").Deployment("web")
+	}
+	objs := ct.Objects(ct.Node("node-a").CPU("16"), ct.Node("node-b").CPU("2"), ct.Node("node-c").CPU("2"),
+		ct.DeploymentReplicaSet("shop", "web"), web("web-0"), web("web-1"), web("web-2"))
+	pol := loadPolicy(t, "cooldown: 0s\nstrategies:\n  RemoveDuplicates: {}\n")
+	plan := func(t *testing.T, v int) (string, int, string) {
+		logs := klogtest.Capture(t, v)
+		snap, err := cluster.New(objs, ct.Now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		counted := &countingPlacer{Placer: engine(t)}
+		p := (&Planner{Policy: pol, Placer: specOnlyPlacer{counted}}).Plan(snap)
+		klog.Flush()
+		return fmt.Sprintf("%+v\n%+v", p.Moves, p.Skipped), counted.searches, logs.String()
+	}
+	quiet, quietSearches, _ := plan(t, 0)
+	loud, loudSearches, logs := plan(t, 4)
+	if loud != quiet {
+		t.Errorf("plan at -v 4:\n%s\nat -v 0:\n%s", loud, quiet)
+	}
+	if loudSearches != quietSearches || quietSearches != 1 {
+		t.Errorf("%d searches at -v 4, %d at -v 0, want 1 at both", loudSearches, quietSearches)
+	}
+	for _, want := range []string{`pod="shop/web-1" sibling="shop/web-0"`, `pod="shop/web-2" sibling="shop/web-1"`} {
+		if !strings.Contains(logs, "Candidate took its sibling's answer") || !strings.Contains(logs, want) {
+			t.Errorf("the -v 4 log does not say %s took its sibling's answer:\n%s", want, logs)
+		}
+	}
 }

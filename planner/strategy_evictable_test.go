@@ -95,7 +95,7 @@ strategies:
 					got = "evictable: " + why
 				}
 				if o := c.Move(strategy, strategies.Candidate{Pod: pod, Reason: "test"}); !o.Moved {
-					got = o.Category + ": " + o.Reason
+					got = string(o.Category) + ": " + o.Reason
 				}
 				if got != want {
 					t.Errorf("proposed by %s: %s, want %s", strategy, got, want)

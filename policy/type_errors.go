@@ -6,10 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"slices"
 	"strings"
 
 	sigsjson "sigs.k8s.io/json"
+
+	"github.com/kube-rebalancer/rebalancer/internal/jsonwalk"
 )
 
 // describeTypeError words a decoder's "cannot unmarshal string into Go
@@ -123,96 +124,42 @@ func (p typeProblem) String() string {
 // err is a problem the walk did not foresee; the caller words it as the
 // decoder does.
 func decodeAll(data []byte, v any) (strict []error, problems []typeProblem, err error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var tree any
-	if err := dec.Decode(&tree); err != nil {
+	var doc json.RawMessage
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {
 		return nil, nil, err
 	}
-	if !checkTypes(&tree, reflect.TypeOf(v).Elem(), "", &problems) {
-		return nil, problems, nil
-	}
-	if len(problems) > 0 {
-		if data, err = json.Marshal(tree); err != nil {
-			return nil, nil, err
-		}
-	}
-	strict, err = sigsjson.UnmarshalStrict(data, v)
-	return strict, problems, err
-}
-
-var jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
-
-// checkTypes reports whether the value at *node decodes into t, appending a
-// problem for each value below it that does not and dropping that value
-// from the tree.
-func checkTypes(node *any, t reflect.Type, path string, problems *[]typeProblem) bool {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if *node == nil {
+	w := jsonwalk.Walker[string]{
+		Field: join,
+		Key:   func(path string, _ reflect.Type, key string) string { return join(path, key) },
+		Index: func(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) },
 		// null decodes into anything, as nothing: an object or a list left
 		// empty is what YAML means, but a number or a string left out by a
 		// template (total: null) would silently be no limit.
-		if isScalar(t) {
-			*problems = append(*problems, typeProblem{path, "null where " + expected(t.String()) + " is expected: give one, or leave the field out"})
+		Null: func(t reflect.Type, path string) bool {
+			if isScalar(t) {
+				problems = append(problems, typeProblem{path, "null where " + expected(t.String()) + " is expected: give one, or leave the field out"})
+				return false
+			}
+			return true
+		},
+		Leaf: func(raw json.RawMessage, t reflect.Type, path string) bool {
+			return checkLeaf(raw, t, path, &problems)
+		},
+		Mismatch: func(raw json.RawMessage, t reflect.Type, path string) bool {
+			problems = append(problems, typeProblem{path, article(jsonwalk.Kind(raw)) + " where " + expected(t.String()) + " is expected"})
 			return false
-		}
-		return true
+		},
+		ByKey: true,
 	}
-	bad := func(kind string) bool {
-		*problems = append(*problems, typeProblem{path, article(kind) + " where " + expected(t.String()) + " is expected"})
-		return false
+	kept, _, ok := w.Walk(doc, reflect.TypeOf(v).Elem(), "")
+	if !ok {
+		return nil, problems, nil
 	}
-	if t.Kind() != reflect.Interface && reflect.PointerTo(t).Implements(jsonUnmarshaler) {
-		return checkLeaf(*node, t, path, problems)
+	if len(problems) > 0 {
+		data = kept
 	}
-	switch t.Kind() {
-	case reflect.Struct:
-		obj, ok := (*node).(map[string]any)
-		if !ok {
-			return bad(treeKind(*node))
-		}
-		for _, key := range sortedKeys(obj) {
-			ft, ok := fieldType(t, key)
-			if !ok {
-				continue // an unknown field, which strict decoding reports
-			}
-			if v := obj[key]; !checkTypes(&v, ft, join(path, key), problems) {
-				delete(obj, key)
-			}
-		}
-	case reflect.Map:
-		obj, ok := (*node).(map[string]any)
-		if !ok {
-			return bad(treeKind(*node))
-		}
-		for _, key := range sortedKeys(obj) {
-			if v := obj[key]; !checkTypes(&v, t.Elem(), join(path, key), problems) {
-				// The key stays, with a zero value: rules that compare the
-				// keys of two maps (thresholds and targetThresholds) must
-				// not see it missing.
-				obj[key] = zeroJSON(t.Elem())
-			}
-		}
-	case reflect.Slice:
-		list, ok := (*node).([]any)
-		if !ok {
-			if t.Elem().Kind() == reflect.Uint8 {
-				return checkLeaf(*node, t, path, problems) // []byte is a base64 string
-			}
-			return bad(treeKind(*node))
-		}
-		for i := range list {
-			if !checkTypes(&list[i], t.Elem(), fmt.Sprintf("%s[%d]", path, i), problems) {
-				list[i] = nil
-			}
-		}
-	case reflect.Interface:
-	default:
-		return checkLeaf(*node, t, path, problems)
-	}
-	return true
+	strict, err = sigsjson.UnmarshalStrict(data, v)
+	return strict, problems, err
 }
 
 // isScalar reports whether t holds a single value written as a YAML
@@ -229,87 +176,21 @@ func isScalar(t reflect.Type) bool {
 
 // checkLeaf decodes a value into t the way the decoder would, and words
 // what goes wrong.
-func checkLeaf(node any, t reflect.Type, path string, problems *[]typeProblem) bool {
-	raw, err := json.Marshal(node)
-	if err == nil {
-		err = json.Unmarshal(raw, reflect.New(t).Interface())
-	}
+func checkLeaf(raw json.RawMessage, t reflect.Type, path string, problems *[]typeProblem) bool {
+	err := json.Unmarshal(raw, reflect.New(t).Interface())
 	if err == nil {
 		return true
 	}
 	msg := err.Error()
+	var str string
 	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
 		msg = article(te.Value) + " where " + expected(t.String()) + " is expected"
-	} else if str, isString := node.(string); isString && strings.HasSuffix(t.String(), "Duration") {
+	} else if raw[0] == '"' && json.Unmarshal(raw, &str) == nil && strings.HasSuffix(t.String(), "Duration") {
 		// time.ParseDuration's own words name Go's type, not the field.
 		msg = fmt.Sprintf("Invalid value: %q: not a duration; give one such as 90s, 5m or 1h30m", str)
 	}
 	*problems = append(*problems, typeProblem{path, msg})
 	return false
-}
-
-func zeroJSON(t reflect.Type) json.RawMessage {
-	b, err := json.Marshal(reflect.Zero(t).Interface())
-	if err != nil {
-		return json.RawMessage("null")
-	}
-	return b
-}
-
-// fieldType finds the field a JSON key decodes into, exactly as named, among
-// the struct's fields and those of its embedded (inline) structs.
-func fieldType(t reflect.Type, key string) (reflect.Type, bool) {
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" || (!f.IsExported() && !f.Anonymous) {
-			continue
-		}
-		if f.Anonymous && name == "" {
-			ft := f.Type
-			if ft.Kind() == reflect.Pointer {
-				ft = ft.Elem()
-			}
-			if ft.Kind() == reflect.Struct {
-				if found, ok := fieldType(ft, key); ok {
-					return found, true
-				}
-				continue
-			}
-		}
-		if name == "" {
-			name = f.Name
-		}
-		if name == key {
-			return f.Type, true
-		}
-	}
-	return nil, false
-}
-
-// treeKind names a decoded JSON value's kind the way the decoder's messages
-// do.
-func treeKind(v any) string {
-	switch v.(type) {
-	case string:
-		return "string"
-	case bool:
-		return "bool"
-	case json.Number:
-		return "number"
-	case []any:
-		return "array"
-	}
-	return "object"
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func join(path, key string) string {

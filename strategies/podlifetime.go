@@ -72,7 +72,7 @@ func (s podLifeTime) Run(in *Input) {
 		if a.MaxPodLifeTimeSeconds != nil && unknownAge {
 			// A pod without creationTimestamp would otherwise count
 			// as older than any maximum.
-			in.Mover.Skip(s.Name(), p, Outcome{Category: "protected",
+			in.Mover.Skip(s.Name(), p, Outcome{Category: Protected,
 				Reason: "its age is unknown: metadata.creationTimestamp is not set, so maxPodLifeTimeSeconds cannot be compared"})
 			return
 		}

@@ -203,7 +203,7 @@ func (s removeDuplicates) spread(in *Input, w cluster.Workload, group []*cluster
 			})
 			// A pod refused before any search (protected, no budget)
 			// leaves the last one that fit nowhere the sibling.
-			if o.Category == "no-fit" {
+			if o.Category == NoFit {
 				sibling, siblingAt = p, in.Changes()
 			}
 		}

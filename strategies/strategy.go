@@ -53,11 +53,31 @@ type Outcome struct {
 	// Reason says why the move was not planned.
 	Reason string
 	// Category is the kind of Reason, as the plan's skipped pods are
-	// counted by ("no-fit", "pdb", "protected", ...); empty when the pod
-	// moved, had already moved this cycle, or was not looked at because the
-	// cycle can evict nothing more.
-	Category string
+	// counted by; empty when the pod moved, had already moved this cycle,
+	// or was not looked at because the cycle can evict nothing more.
+	Category Category
 }
+
+// Category is the kind of reason a candidate was left in place: one set
+// for the strategies and the plan (planner.Category is this type), so that
+// a strategy's skip counts with the planner's.
+type Category string
+
+// The categories of skipped candidates.
+const (
+	Protected    Category = "protected"
+	OptedOut     Category = "opted-out"
+	Excluded     Category = "excluded"
+	NodeNotReady Category = "node-not-ready"
+	LimitReached Category = "limit"
+	PDBBudget    Category = "pdb"
+	NoFit        Category = "no-fit"
+	Cooldown     Category = "cooldown"
+	// Futile: with replacements predicted, the pod's scheduler would put
+	// the replacement back on the node it left, or on a node the strategy
+	// would not move it to: the eviction would disrupt the pod for nothing.
+	Futile Category = "futile"
+)
 
 // Mover is the planner as the strategies see it.
 type Mover interface {

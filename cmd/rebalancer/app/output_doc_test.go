@@ -26,7 +26,8 @@ const outputDoc = "../../../docs/output.md"
 // can emit (so a field added, renamed or removed fails here until the doc
 // says so), its JSON examples decode into the type with no unknown field,
 // and the skip categories and eviction results it explains are exactly the
-// constants the planner and the evictor declare.
+// constants the strategies (planner.Category is theirs) and the evictor
+// declare.
 func TestOutputDocListsEveryField(t *testing.T) {
 	doc, err := os.ReadFile(outputDoc)
 	if err != nil {
@@ -76,7 +77,7 @@ func TestOutputDocListsEveryField(t *testing.T) {
 	constants := []struct {
 		heading, file, typ string
 	}{
-		{"### Skip categories", "../../../planner/plan.go", "Category"},
+		{"### Skip categories", "../../../strategies/strategy.go", "Category"},
 		{"### Eviction results", "../../../evictor/outcome.go", "Result"},
 	}
 	for _, c := range constants {
