@@ -13,8 +13,8 @@
 // change (labels, taints, affinity, images), shared by several strategies;
 // targets.go, ranked.go and want.go are how strategies choose and order
 // what they propose; usage.go and pools.go are what the node-utilization
-// strategies share. Register adds a strategy from outside the repository;
-// the optional interfaces the planner finds by type assertion (guard rules,
-// idle and placement hints) are unexported, so such a strategy implements
-// Strategy alone.
+// strategies share. Register adds a strategy from outside the repository,
+// as examples/custom-strategy does; the optional interfaces the planner
+// finds by type assertion (guard rules, idle and placement hints) are
+// unexported, so such a strategy implements Strategy alone.
 package strategies
