@@ -11,5 +11,9 @@
 // The strategies a policy may configure are those registered with
 // RegisterStrategy, in the order they run; package strategies registers the
 // built-in ones from its table, so a program loads policies with that
-// package linked in.
+// package linked in. The arguments of the built-in strategies are defined,
+// defaulted and validated here (args_*.go).
+//
+// Convert translates a descheduler policy (v1alpha1 or v1alpha2) into a
+// RebalancePolicy (descheduler*.go) for `rebalancer convert`.
 package policy

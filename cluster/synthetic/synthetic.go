@@ -2,7 +2,9 @@
 // scale tests: nodes in zones and pools, some tainted or cordoned, and pods
 // of Deployments (with their ReplicaSets), StatefulSets, a DaemonSet and
 // bare pods, with realistic requests, priorities, PodDisruptionBudgets and
-// scheduling constraints. The same Spec always gives the same objects.
+// scheduling constraints, and the StatefulSets' claims with their
+// zonal PersistentVolumes, StorageClass and CSINodes. The same Spec always
+// gives the same objects, and WriteList writes them as a dump.
 package synthetic
 
 import (

@@ -10,7 +10,8 @@
 // place, schedule, validate), so that a KubeSchedulerConfiguration, in a
 // file or in a policy's scheduler section, may enable them. The strategies
 // are registered before any policy is loaded, so that a policy may
-// configure them. examples/custom-plugin is a complete program.
+// configure them. examples/custom-plugin and examples/custom-strategy are
+// complete programs.
 package app
 
 import (

@@ -1,6 +1,7 @@
 // Command gendump writes the dump of a large synthetic cluster (see package
 // synthetic) as `kubectl get nodes,pods,pdb,namespaces,replicasets,
-// statefulsets,priorityclasses -A -o yaml` prints one, for measuring
+// statefulsets,jobs,priorityclasses,pv,pvc,storageclasses,csinodes -A -o
+// yaml` prints one, for measuring
 // `rebalancer plan --snapshot` at scale:
 //
 //	go run ./cluster/synthetic/cmd/gendump -nodes 5000 -pods-per-node 30 > dump.yaml

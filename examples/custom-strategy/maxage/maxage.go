@@ -1,0 +1,162 @@
+// Package maxage is a strategy written outside rebalancer, as an example of
+// an out-of-tree strategy: it moves the pods that have outlived a maximum
+// age their own workload sets, in an annotation, so that each team opts in
+// with the age its pods may reach (a slow leak, credentials read at start)
+// rather than the policy setting one age for every pod, as PodLifeTime does.
+package maxage
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/policy"
+	"github.com/kube-rebalancer/rebalancer/strategies"
+)
+
+// Name is the strategy's key under strategies: in a policy.
+const Name = "PodMaxAge"
+
+// Defaults of the arguments.
+const (
+	DefaultAnnotation = "rebalancer.dev/max-age"
+	DefaultMinMaxAge  = time.Hour
+)
+
+// Registration is what rebalancer needs to know of the strategy: its
+// arguments, which a policy configures, and the strategy itself.
+var Registration = strategies.Registration{
+	Name:    Name,
+	NewArgs: func() policy.StrategyArgs { return &Args{} },
+	New:     func() strategies.Strategy { return Strategy{} },
+}
+
+// Args are the strategy's arguments in a policy.
+type Args struct {
+	// Common holds what every strategy accepts: enabled, namespaces,
+	// labelSelector, evictable.
+	policy.Common `json:",inline"`
+
+	// Annotation is the pod annotation that holds the pod's maximum age, a
+	// Go duration such as "24h". Pods without it are left alone.
+	Annotation string `json:"annotation,omitempty"`
+	// MinMaxAge is the shortest maximum age an annotation may ask for; a
+	// shorter one counts as this, so that no workload is made to churn.
+	MinMaxAge *metav1.Duration `json:"minMaxAge,omitempty"`
+}
+
+// Default fills in the annotation and the floor.
+func (a *Args) Default() {
+	if a.Annotation == "" {
+		a.Annotation = DefaultAnnotation
+	}
+	if a.MinMaxAge == nil {
+		a.MinMaxAge = &metav1.Duration{Duration: DefaultMinMaxAge}
+	}
+}
+
+// Validate reports every invalid argument under path.
+func (a *Args) Validate(path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, msg := range validation.IsQualifiedName(a.Annotation) {
+		errs = append(errs, field.Invalid(path.Child("annotation"), a.Annotation, msg))
+	}
+	if a.MinMaxAge != nil && a.MinMaxAge.Duration <= 0 {
+		errs = append(errs, field.Invalid(path.Child("minMaxAge"), a.MinMaxAge.Duration.String(), "must be positive"))
+	}
+	return errs
+}
+
+// NodeLevelFields: every argument is about pods, so an override may tune
+// them per namespace.
+func (a *Args) NodeLevelFields() []string { return nil }
+
+// Strategy moves pods past the maximum age of their annotation, the
+// furthest past it first, so that the cycle's limits go to those.
+type Strategy struct{}
+
+// Name returns the strategy's key.
+func (Strategy) Name() string { return Name }
+
+// Run proposes every pod past its maximum age. A pod whose annotation is
+// no positive duration is left alone, with a note in the report, rather
+// than guessed at.
+func (Strategy) Run(in *strategies.Input) {
+	selected := make(map[string]bool)
+	for _, n := range in.Nodes() {
+		selected[n.Name] = true
+	}
+	type overdue struct {
+		c    strategies.Candidate
+		over time.Duration
+	}
+	var found []overdue
+	for _, p := range in.Snapshot.Pods() {
+		if !selected[p.Spec.NodeName] || p.IsTerminal() || p.IsTerminating() || p.CreationTimestamp.IsZero() {
+			continue
+		}
+		a, ok := in.Args(Name, p).(*Args)
+		if !ok {
+			continue
+		}
+		maxAge, ok := annotatedMaxAge(in, p, a)
+		if !ok {
+			continue
+		}
+		age := in.Snapshot.Now.Sub(p.CreationTimestamp.Time)
+		if age <= maxAge {
+			continue
+		}
+		reason := fmt.Sprintf("age %s is past its %s %s", short(age), a.Annotation, short(maxAge))
+		if asked := p.Annotations[a.Annotation]; a.MinMaxAge != nil && maxAge == a.MinMaxAge.Duration && asked != short(maxAge) {
+			reason += fmt.Sprintf(" (%s raised to minMaxAge)", asked)
+		}
+		found = append(found, overdue{strategies.Candidate{Pod: p, Reason: reason}, age - maxAge})
+	}
+	slices.SortFunc(found, func(x, y overdue) int {
+		if c := cmp.Compare(y.over, x.over); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.c.Pod.Key, y.c.Pod.Key)
+	})
+	for _, f := range found {
+		if in.Done() {
+			return
+		}
+		in.Move(Name, f.c)
+	}
+}
+
+// annotatedMaxAge returns the pod's maximum age, raised to the floor, and
+// false when the pod carries no annotation or one that is no positive
+// duration.
+func annotatedMaxAge(in *strategies.Input, p *cluster.Pod, a *Args) (time.Duration, bool) {
+	v, ok := p.Annotations[a.Annotation]
+	if !ok {
+		return 0, false
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		in.Note(Name, "", fmt.Sprintf("pod %s: %s %q is not a positive duration such as 24h; the pod is left alone", p.Key, a.Annotation, v))
+		return 0, false
+	}
+	if a.MinMaxAge != nil {
+		d = max(d, a.MinMaxAge.Duration)
+	}
+	return d, true
+}
+
+// short writes a duration to the minute, without the zero units Go
+// appends: 72h, 1h30m.
+func short(d time.Duration) string {
+	s := d.Round(time.Minute).String()
+	s = strings.TrimSuffix(s, "0s")
+	return strings.TrimSuffix(strings.Replace(s, "h0m", "h", 1), "m0")
+}
