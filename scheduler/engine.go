@@ -49,6 +49,11 @@ type Engine struct {
 	waiting     *WaitingPods
 	preBind     preBindSettings
 
+	// NoCache makes every decision derive its tables afresh from the
+	// snapshot, keeping none between decisions; decisions must not change.
+	// Set it before the first decision.
+	NoCache bool
+
 	mu       sync.Mutex
 	families []*tables
 	cycles   sync.Pool

@@ -103,6 +103,9 @@ func newTables(s *cluster.Snapshot) *tables {
 // tablesFor returns the tables of the snapshot's family, creating them on
 // first use.
 func (e *Engine) tablesFor(s *cluster.Snapshot) *tables {
+	if e.NoCache {
+		return newTables(s)
+	}
 	f := familyOf(s)
 	e.mu.Lock()
 	defer e.mu.Unlock()

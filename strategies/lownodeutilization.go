@@ -525,7 +525,7 @@ func (b bands) fitsSomewhere(in *Input, under []int32, p *cluster.Pod) bool {
 	pl := in.placement(p)
 	admits := pl.admits
 	key, keyed := b.roomKey(pl, p)
-	if keyed && in.tables.noRoom.holds(in, under, key) {
+	if keyed && !in.NoCache && in.tables.noRoom.holds(in, under, key) {
 		return false
 	}
 	v := in.now()
