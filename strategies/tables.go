@@ -36,7 +36,6 @@ type tables struct {
 	usable      []bool
 	duplicates  duplicateCounts
 	keyBuf      []byte
-	noRoom      noRoom
 	// groupOf is each pod's group in the snapshot's PodGroups, by pod
 	// index, and groupArgs each strategy's Args by group (see Args).
 	groupOf       []int32
