@@ -31,7 +31,7 @@ type weightedScorer struct {
 // Engine places pods on snapshots with the filters and scores of one
 // profile. It is safe for concurrent use. It keeps tables derived from the
 // unchanging parts of the last snapshots it saw (labels, taints, affinity
-// terms, images; see snapshotFamily); everything edits change is read anew
+// terms, images; see tables.go); everything edits change is read anew
 // on each call.
 type Engine struct {
 	profile Profile
