@@ -19,17 +19,20 @@ import (
 // A fork taken before one of these changes must not be used after it: pod
 // ids and node indexes are renumbered in place.
 
-// Generation changes whenever a pod or node is added or deleted, or one
-// changes what is derived from its labels, taints or owners; it stays the
-// same across Place, Move, Remove and updates that only change where a pod
-// runs or its status. Whatever is derived from a snapshot's objects (the
-// engine's tables) holds while the generation does.
+// Generation names the snapshot's set of objects, uniquely in the
+// process: New gives each snapshot a new one, Fork and Scratch keep it, and
+// it changes whenever a pod or node is added or deleted, or one changes
+// what is derived from its labels, taints, images, cordon or owners; it
+// stays the same across Place, Move, Remove and updates that only change
+// where a pod runs or its status. Whatever is derived from a snapshot's
+// objects (the engine's tables) holds for every snapshot of the same
+// generation.
 func (s *Snapshot) Generation() uint64 { return s.generation }
 
 // objectsChanged records a change to the snapshot's set of objects: what
 // is derived from them is derived again.
 func (s *Snapshot) objectsChanged() {
-	s.generation++
+	s.generation = generations.Add(1)
 	s.groups = new(podGroupsMemo)
 }
 

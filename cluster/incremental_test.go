@@ -183,3 +183,42 @@ func TestIncrementalGeneration(t *testing.T) {
 		}
 	}
 }
+
+// The engine keeps tables per generation, whatever snapshot asks: a fork
+// and its edits that only move pods share the generation of the snapshot,
+// and no two snapshots whose objects differ share one, even when each made
+// as many changes as the other.
+func TestGenerationNamesTheObjects(t *testing.T) {
+	objs := cluster.Objects{
+		Nodes: []corev1.Node{ct.Node("n1").Obj(), ct.Node("n2").Obj()},
+		Pods:  []corev1.Pod{ct.Pod("shop", "web-1").On("n1").Requests("1", "").Obj()},
+	}
+	a, err := cluster.New(objs, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := cluster.New(objs, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Generation() == b.Generation() {
+		t.Error("two snapshots built by New share a generation")
+	}
+	fork := a.Fork()
+	if err := fork.Move(fork.Pod("shop/web-1"), "n2"); err != nil {
+		t.Fatal(err)
+	}
+	if fork.Generation() != a.Generation() {
+		t.Error("a fork whose pod moved has another generation than its snapshot")
+	}
+	if a.Scratch().Generation() != a.Generation() {
+		t.Error("a scratch copy has another generation than its snapshot")
+	}
+	// Both change their objects once, each in its own way.
+	n3, n4 := ct.Node("n3").Obj(), ct.Node("n4").Obj()
+	a.SetNode(&n3)
+	b.SetNode(&n4)
+	if a.Generation() == b.Generation() {
+		t.Error("two snapshots, each with another node added, share a generation")
+	}
+}

@@ -124,8 +124,7 @@ type Snapshot struct {
 	// id identifies this snapshot as the owner of the nodes it may edit in
 	// place; see Fork.
 	id uint64
-	// generation counts the changes to the snapshot's set of objects; see
-	// Generation.
+	// generation names the snapshot's set of objects; see Generation.
 	generation uint64
 	// groups holds the pods' groups once built, for the snapshot and its
 	// forks; a change to the set of objects replaces it.
@@ -135,7 +134,7 @@ type Snapshot struct {
 	nominated []*Pod
 }
 
-var snapshotIDs atomic.Uint64
+var snapshotIDs, generations atomic.Uint64
 
 // New builds a Snapshot from API objects. The objects are kept, not copied:
 // the caller must not change them afterwards.
@@ -152,6 +151,7 @@ func New(objs Objects, now time.Time) (*Snapshot, error) {
 		priorityClasses: make(map[string]*schedulingv1.PriorityClass, len(objs.PriorityClasses)),
 		workloads:       make(map[Workload][]*Pod),
 		id:              snapshotIDs.Add(1),
+		generation:      generations.Add(1),
 	}
 
 	nodes := make([]*corev1.Node, len(objs.Nodes))

@@ -23,13 +23,18 @@ type Planner struct {
 	// History holds the evictions of earlier cycles, for the policy's
 	// cooldown.
 	History []cluster.Eviction
+	// NoCache makes the planner and the strategies work out every answer
+	// afresh instead of keeping it for the cycle: the pods' standings, a
+	// sibling's "fits nowhere", the strategies' tables. Plans must be the
+	// same either way; the engine has its own switch (scheduler.Engine).
+	NoCache bool
 }
 
 // Plan computes the plan of one cycle. snap is not changed: the moves are
 // applied to a fork of it.
 func (pl *Planner) Plan(snap *cluster.Snapshot) *Plan {
 	c := pl.newCycle(snap)
-	in := &strategies.Input{Snapshot: c.snap, Policy: pl.Policy, Placer: pl.Placer, Mover: c}
+	in := &strategies.Input{Snapshot: c.snap, Policy: pl.Policy, Placer: pl.Placer, Mover: c, NoCache: pl.NoCache}
 	c.guard = strategies.NewGuard(in)
 	c.runRounds(in)
 	if c.Exhausted() {

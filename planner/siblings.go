@@ -38,7 +38,7 @@ type specPlacer interface {
 // can have changed the answer, gives it that answer. The snapshot ends as
 // the search would leave it: a refused pod goes back on its node, last.
 func (c *cycle) placeCandidate(strategy string, p *cluster.Pod, from *cluster.Node, cand strategies.Candidate) scheduler.Result {
-	if res, ok := c.repeatNoFit(strategy, p, from, cand.Sibling); ok {
+	if res, ok := c.repeatNoFit(strategy, p, from, cand.Sibling); ok && !c.planner.NoCache {
 		logSiblingAnswer(strategy, p, cand.Sibling)
 		// p's answer is the sibling's: the next sibling may name p.
 		c.lastNoFit.pod = p

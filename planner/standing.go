@@ -25,6 +25,9 @@ type verdict struct {
 }
 
 func (c *cycle) standingOf(strategy string, p *cluster.Pod) standing {
+	if c.planner.NoCache {
+		return c.stand(strategy, p)
+	}
 	t, ok := c.standings[strategy]
 	if !ok {
 		t = new(cluster.PodTable[int32])

@@ -31,7 +31,7 @@ type weightedScorer struct {
 // Engine places pods on snapshots with the filters and scores of one
 // profile. It is safe for concurrent use. It keeps tables derived from the
 // unchanging parts of the last snapshots it saw (labels, taints, affinity
-// terms, images; see snapshotFamily); everything edits change is read anew
+// terms, images; see tables.go); everything edits change is read anew
 // on each call.
 type Engine struct {
 	profile Profile
@@ -48,6 +48,11 @@ type Engine struct {
 	permits     []PermitPlugin
 	waiting     *WaitingPods
 	preBind     preBindSettings
+
+	// NoCache makes every decision derive its tables afresh from the
+	// snapshot, keeping none between decisions; decisions must not change.
+	// Set it before the first decision.
+	NoCache bool
 
 	mu       sync.Mutex
 	families []*tables

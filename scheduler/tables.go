@@ -8,32 +8,13 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster"
 )
 
-// snapshotFamily identifies a snapshot and its forks. Forks share the
-// snapshot's Pod and corev1.Node objects and never change them (edits move
-// pods between nodes, and Snapshot.New takes the objects as immutable), so
-// everything derived from labels, taints, affinity terms and images holds for
-// the whole family. What edits change — which node a pod is on, what a node
-// has left — is never cached: it is read from the snapshot on every call.
-type snapshotFamily struct {
-	firstPod  *cluster.Pod
-	pods      int
-	firstNode *corev1.Node
-	nodes     int
-	// generation tells apart the states of a snapshot kept up to date
-	// object by object (cluster.Snapshot.SetPod and the like).
-	generation uint64
-}
-
-func familyOf(s *cluster.Snapshot) snapshotFamily {
-	f := snapshotFamily{generation: s.Generation()}
-	if pods := s.Pods(); len(pods) > 0 {
-		f.firstPod, f.pods = pods[0], len(pods)
-	}
-	if nodes := s.Nodes(); len(nodes) > 0 {
-		f.firstNode, f.nodes = nodes[0].Node, len(nodes)
-	}
-	return f
-}
+// A snapshot family is the snapshots of one generation
+// (cluster.Snapshot.Generation): a snapshot, its forks, and the same after
+// edits that only move pods. They share their Pod and corev1.Node objects
+// and never change them, so everything derived from labels, taints,
+// affinity terms and images holds for the whole family. What edits change
+// — which node a pod is on, what a node has left — is never cached: it is
+// read from the snapshot on every call.
 
 // familiesKept bounds how many snapshot families an engine keeps tables
 // for: a planner works on one snapshot and its forks at a time, and a live
@@ -49,7 +30,7 @@ const maxCachedQueries = 4096
 // one snapshot family. Every field is built once under mu and never changed
 // afterwards, so callers may read what an accessor returned without the lock.
 type tables struct {
-	family snapshotFamily
+	generation uint64
 
 	mu    sync.Mutex
 	pods  []*cluster.Pod
@@ -84,7 +65,7 @@ func newTables(s *cluster.Snapshot) *tables {
 		unschedulable[i] = n.Spec.Unschedulable
 	}
 	return &tables{
-		family:          familyOf(s),
+		generation:      s.Generation(),
 		pods:            s.Pods(),
 		nodes:           nodes,
 		unschedulable:   unschedulable,
@@ -103,11 +84,14 @@ func newTables(s *cluster.Snapshot) *tables {
 // tablesFor returns the tables of the snapshot's family, creating them on
 // first use.
 func (e *Engine) tablesFor(s *cluster.Snapshot) *tables {
-	f := familyOf(s)
+	if e.NoCache {
+		return newTables(s)
+	}
+	g := s.Generation()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for i, t := range e.families {
-		if t.family == f {
+		if t.generation == g {
 			// Most recently used first.
 			copy(e.families[1:i+1], e.families[:i])
 			e.families[0] = t

@@ -76,6 +76,9 @@ type antiTerm struct {
 
 // antiTerms parses a pod's required anti-affinity terms, once per spec.
 func (in *Input) antiTerms(p *cluster.Pod) []antiTerm {
+	if in.NoCache {
+		return parseAntiTermsOf(p.Namespace, p.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution)
+	}
 	return in.tables.antiTermsOf.Get(in.Snapshot, p, in.parseAntiTerms)
 }
 
@@ -98,16 +101,21 @@ func (in *Input) parseAntiTermsByKey(p *cluster.Pod, terms []corev1.PodAffinityT
 	if t, ok := in.tables.antiTerms[key]; ok {
 		return t
 	}
-	var out []antiTerm
-	for i := range terms {
-		if t, ok := parseAntiTerm(p.Namespace, &terms[i]); ok {
-			out = append(out, t)
-		}
-	}
+	out := parseAntiTermsOf(p.Namespace, terms)
 	if in.tables.antiTerms == nil {
 		in.tables.antiTerms = make(map[string][]antiTerm)
 	}
 	in.tables.antiTerms[key] = out
+	return out
+}
+
+func parseAntiTermsOf(namespace string, terms []corev1.PodAffinityTerm) []antiTerm {
+	var out []antiTerm
+	for i := range terms {
+		if t, ok := parseAntiTerm(namespace, &terms[i]); ok {
+			out = append(out, t)
+		}
+	}
 	return out
 }
 

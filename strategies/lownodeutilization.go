@@ -143,8 +143,10 @@ func (s lowNodeUtilization) balance(in *Input, args *policy.LowNodeUtilizationAr
 	hasHeadroom := func() bool {
 		return headroom.get(in, func() bool { return b.hasHeadroom(in, targets) })
 	}
+	// What finds no room among targets is kept for this list alone.
+	var room noRoom
 	for _, o := range byLoad {
-		if !s.relieve(in, args, g, o.name, targets, accept, hasHeadroom) {
+		if !s.relieve(in, args, g, o.name, targets, &room, accept, hasHeadroom) {
 			return
 		}
 	}
@@ -155,7 +157,7 @@ func (s lowNodeUtilization) balance(in *Input, args *policy.LowNodeUtilizationAr
 // pods it could not move are skipped only as far as the node needed them:
 // the fewest of them, in the order tried, that would have brought it within
 // target; the others were alternatives.
-func (s lowNodeUtilization) relieve(in *Input, args *policy.LowNodeUtilizationArgs, g lowUtilizationGroup, name string, under []int32,
+func (s lowNodeUtilization) relieve(in *Input, args *policy.LowNodeUtilizationArgs, g lowUtilizationGroup, name string, under []int32, room *noRoom,
 	accept func(*cluster.Pod) func(*cluster.Node) (bool, string), hasHeadroom func() bool) bool {
 	b := g.bands
 	need := in.want(s.Name(), 0)
@@ -196,7 +198,7 @@ func (s lowNodeUtilization) relieve(in *Input, args *policy.LowNodeUtilizationAr
 			need.move(Candidate{Pod: p, Reason: fmt.Sprintf("%s is over-utilized%s", name, g.in())})
 			continue
 		}
-		if !b.fitsSomewhere(in, under, p) {
+		if !b.fitsSomewhere(in, under, room, p) {
 			// No under-utilized node has room for it below its target:
 			// asking the scheduler would only say so at length.
 			continue
@@ -521,11 +523,11 @@ func (r *lowUtilizationRule) refusesEveryPod(n *cluster.Node) bool {
 // while), with room for its cpu, memory and one more pod, within every
 // target and the guard. The scheduler's verdict on the rest is costly
 // (every node, every filter) and only worth asking when this holds.
-func (b bands) fitsSomewhere(in *Input, under []int32, p *cluster.Pod) bool {
+func (b bands) fitsSomewhere(in *Input, under []int32, room *noRoom, p *cluster.Pod) bool {
 	pl := in.placement(p)
 	admits := pl.admits
 	key, keyed := b.roomKey(pl, p)
-	if keyed && in.tables.noRoom.holds(in, under, key) {
+	if keyed && !in.NoCache && room.holds(in, key) {
 		return false
 	}
 	v := in.now()
@@ -547,7 +549,7 @@ func (b bands) fitsSomewhere(in *Input, under []int32, p *cluster.Pod) bool {
 		return true
 	}
 	if keyed && cheapOnly {
-		in.tables.noRoom.add(in, under, key)
+		room.add(in, key)
 	}
 	return false
 }
@@ -573,36 +575,30 @@ type roomKey struct {
 	metered     [4]int64
 }
 
-// noRoom remembers the pods for which no node of a list of under-utilized
-// nodes passed fitsSomewhere's cheap checks, which read only those nodes'
-// state: until a move changes it (or the list changes), a pod alike for
-// the checks finds no room either. A crowded node's replicas are tried one
-// after another, and a round with no move tries them all again.
+// noRoom remembers the pods for which no node of one list of
+// under-utilized nodes passed fitsSomewhere's cheap checks, which read only
+// those nodes' state: until a move changes it, a pod alike for the checks
+// finds no room either. A crowded node's replicas are tried one after
+// another, and a round with no move tries them all again. Each list has
+// its own: balance makes one beside the list it makes.
 type noRoom struct {
 	changes uint64
-	under   []int32
 	keys    map[roomKey]bool
 }
 
-func (r *noRoom) holds(in *Input, under []int32, k roomKey) bool {
-	return r.current(in, under) && r.keys[k]
+func (r *noRoom) holds(in *Input, k roomKey) bool {
+	return r.changes == in.Changes() && r.keys[k]
 }
 
-func (r *noRoom) add(in *Input, under []int32, k roomKey) {
-	if !r.current(in, under) {
-		r.changes, r.under = in.Changes(), under
+func (r *noRoom) add(in *Input, k roomKey) {
+	if r.changes != in.Changes() {
+		r.changes = in.Changes()
 		clear(r.keys)
 	}
 	if r.keys == nil {
 		r.keys = make(map[roomKey]bool)
 	}
 	r.keys[k] = true
-}
-
-// current reports whether what was remembered holds for the list and the
-// cycle as they are: no change since, and the same list.
-func (r *noRoom) current(in *Input, under []int32) bool {
-	return r.changes == in.Changes() && len(r.under) == len(under) && len(under) > 0 && &r.under[0] == &under[0]
 }
 
 // wouldExceed reports whether the node, with the pod's replacement added,

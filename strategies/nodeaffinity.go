@@ -127,7 +127,7 @@ func (in *Input) preferredScores(p *cluster.Pod) []int64 {
 	terms := p.Spec.Affinity.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution
 	b, _ := json.Marshal(terms)
 	key := string(b)
-	if s, ok := in.tables.preferred[key]; ok {
+	if s, ok := in.tables.preferred[key]; ok && !in.NoCache {
 		return s
 	}
 	nodes := in.Snapshot.Nodes()

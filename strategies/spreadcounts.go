@@ -60,7 +60,7 @@ func (in *Input) spreadNodesFor(pl *placement, c *cluster.SpreadConstraint, kind
 	for i := range kind {
 		k.kindKeys += strconv.Itoa(len(kind[i].TopologyKey)) + ":" + kind[i].TopologyKey
 	}
-	if t, ok := in.tables.spreadNodes[k]; ok {
+	if t, ok := in.tables.spreadNodes[k]; ok && !in.NoCache {
 		return t
 	}
 	nodes := in.Snapshot.Nodes()
@@ -83,6 +83,9 @@ func (in *Input) spreadNodesFor(pl *placement, c *cluster.SpreadConstraint, kind
 		if e {
 			t.eligibleDomains++
 		}
+	}
+	if in.NoCache {
+		return t
 	}
 	if in.tables.spreadNodes == nil {
 		in.tables.spreadNodes = make(map[spreadNodesKey]*spreadNodes)
@@ -117,6 +120,9 @@ type spreadSpec struct {
 // The args are those of the pod's namespace, the same for all its pods
 // during a cycle, which lets the answer be kept per pod.
 func (in *Input) spreadSpec(p *cluster.Pod, a *policy.RemovePodsViolatingTopologySpreadConstraintArgs) *spreadSpec {
+	if in.NoCache {
+		return in.spreadSpecBySpec(p, a)
+	}
 	return in.tables.specOf.Get(in.Snapshot, p, func(p *cluster.Pod) *spreadSpec { return in.spreadSpecBySpec(p, a) })
 }
 
@@ -136,7 +142,7 @@ func (in *Input) spreadSpecBySpec(p *cluster.Pod, a *policy.RemovePodsViolatingT
 		keyed[i] = cluster.MatchLabelKeyValues(&own[i], p.Labels)
 	}
 	last := &in.tables.lastSpread
-	if last.pod != nil && last.args == a && last.pod.Namespace == p.Namespace &&
+	if !in.NoCache && last.pod != nil && last.args == a && last.pod.Namespace == p.Namespace &&
 		sameSlice(last.pod.Spec.TopologySpreadConstraints, p.Spec.TopologySpreadConstraints) &&
 		sameSchedulingSpec(last.pod, p) && slices.EqualFunc(last.keyed, keyed, maps.Equal) {
 		return last.spec
@@ -153,6 +159,9 @@ func (in *Input) spreadSpecByKey(p *cluster.Pod, own []corev1.TopologySpreadCons
 	}
 	b, _ := json.Marshal([5]any{own, keyed, p.Spec.NodeSelector, required, p.Spec.Tolerations})
 	key := p.Namespace + "\x00" + string(b)
+	if in.NoCache {
+		return in.newSpreadSpec(p, own, key)
+	}
 	if s, ok := in.tables.spreadSpecs[key]; ok {
 		return s
 	}

@@ -126,6 +126,9 @@ type Input struct {
 	current string
 	guard   *guard
 	tables  tables
+	// NoCache makes every table and kept answer be computed afresh at
+	// each use; plans must not change (see planner.Planner.NoCache).
+	NoCache bool
 	notes   []Note
 }
 
@@ -175,7 +178,7 @@ func (in *Input) Args(strategy string, p *cluster.Pod) policy.StrategyArgs {
 	// guard for every node a placement looks at: the answer is kept per
 	// group of pods with one namespace and one set of labels, all that it
 	// reads of a pod.
-	if g := in.podGroup(p); g >= 0 {
+	if g := in.podGroup(p); g >= 0 && !in.NoCache {
 		byGroup := in.argsByGroup(strategy)
 		if e := &byGroup[g]; e.set {
 			return e.args
@@ -390,6 +393,9 @@ type untilChange[T any] struct {
 }
 
 func (u *untilChange[T]) get(in *Input, compute func() T) T {
+	if in.NoCache {
+		return compute()
+	}
 	if !u.known || u.at != in.Changes() {
 		u.value, u.at, u.known = compute(), in.Changes(), true
 	}

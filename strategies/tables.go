@@ -36,7 +36,6 @@ type tables struct {
 	usable      []bool
 	duplicates  duplicateCounts
 	keyBuf      []byte
-	noRoom      noRoom
 	// groupOf is each pod's group in the snapshot's PodGroups, by pod
 	// index, and groupArgs each strategy's Args by group (see Args).
 	groupOf       []int32
@@ -134,6 +133,9 @@ type placement struct {
 }
 
 func (in *Input) placement(p *cluster.Pod) *placement {
+	if in.NoCache {
+		return in.newPlacement(p)
+	}
 	return in.tables.placementOf.Get(in.Snapshot, p, in.placementBySpec)
 }
 
@@ -156,6 +158,15 @@ func (in *Input) placementByKey(p *cluster.Pod) *placement {
 		return pl
 	}
 	key := string(in.tables.keyBuf)
+	pl := in.newPlacement(p)
+	if in.tables.placements == nil {
+		in.tables.placements = make(map[string]*placement)
+	}
+	in.tables.placements[key] = pl
+	return pl
+}
+
+func (in *Input) newPlacement(p *cluster.Pod) *placement {
 	nodes := in.Snapshot.Nodes()
 	pl := &placement{affinity: make([]bool, len(nodes)), tolerated: make([]bool, len(nodes)), admits: make([]bool, len(nodes)), homes: -1}
 	req := nodeaffinity.GetRequiredNodeAffinity(p.Pod)
@@ -166,10 +177,6 @@ func (in *Input) placementByKey(p *cluster.Pod) *placement {
 		pl.tolerated[i] = cluster.ToleratesHardTaints(p.Pod, n.Node)
 		pl.admits[i] = pl.affinity[i] && pl.tolerated[i] && (cordonOK || !n.Unschedulable())
 	}
-	if in.tables.placements == nil {
-		in.tables.placements = make(map[string]*placement)
-	}
-	in.tables.placements[key] = pl
 	return pl
 }
 
@@ -206,6 +213,9 @@ func placementKey(buf []byte, selector map[string]string, required *corev1.NodeS
 
 // imageKey identifies the set of images of a pod's containers.
 func (in *Input) imageKey(p *cluster.Pod) string {
+	if in.NoCache {
+		return imagesOf(p)
+	}
 	return in.tables.images.Get(in.Snapshot, p, imagesOf)
 }
 
