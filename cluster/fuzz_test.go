@@ -14,7 +14,8 @@ import (
 // wrong; an object without a name, or what is no object at all, by where it
 // is in the file.
 var (
-	namedProblem  = regexp.MustCompile(`^(?:[A-Z][A-Za-z]* .*|document \d+(?:: item \d+)?: [A-Z][A-Za-z]*): [A-Za-z].*: (?:Invalid|Required) value`)
+	// A field's path starts with whatever a key may be: "8.e" too.
+	namedProblem  = regexp.MustCompile(`^(?:[A-Z][A-Za-z]* .*|document \d+(?:: item \d+)?: [A-Z][A-Za-z]*): [^\s:].*: (?:Invalid|Required) value`)
 	placedProblem = regexp.MustCompile(`^document \d+(?:: item \d+)?: `)
 	moreProblems  = regexp.MustCompile(`^and \d+ more objects with problems$`)
 	// placedObject is an object of a kind the snapshot reads, with no name.
