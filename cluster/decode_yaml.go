@@ -15,8 +15,9 @@ import (
 // map, as the API server and the policy loader do: YAML keeps only the
 // last, so the object would not be what its file shows. A key that
 // overrides one a merge (<<: *anchor) brought is no duplicate: YAML says
-// it wins.
-func yamlToJSON(data []byte) ([]byte, error) {
+// it wins. itemKind is the kind of an item of a typed List (PodList),
+// which leaves it off its items; "" elsewhere.
+func yamlToJSON(data []byte, itemKind string) ([]byte, error) {
 	raw, err := yaml.YAMLToJSONStrict(data)
 	if err == nil || !strings.Contains(err.Error(), "already set in map") {
 		return raw, err
@@ -25,36 +26,98 @@ func yamlToJSON(data []byte) ([]byte, error) {
 	if yamlv3.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
 		return nil, err
 	}
-	path := duplicateKey(doc.Content[0], nil)
+	path := keptDuplicate(doc.Content[0], itemKind)
 	if path == nil {
 		return yaml.YAMLToJSON(data)
 	}
-	return nil, duplicateKeyError(data, path)
+	return duplicateKeyError(data, path, itemKind)
+}
+
+// keptDuplicate returns the path of the first key set twice in an object
+// the snapshot keeps, or nil: an object of another kind is left out
+// whatever its keys. In a List, that is each item by its own kind, or the
+// List's.
+func keptDuplicate(root *yamlv3.Node, ofList string) *field.Path {
+	kind := scalarOf(root, "kind")
+	if kind == "" {
+		kind = ofList
+	}
+	itemKind, isList := strings.CutSuffix(kind, "List")
+	if !isList {
+		if kind != "" && !readKinds[kind] {
+			return nil
+		}
+		return duplicateKey(root, nil)
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		key := root.Content[i].Value
+		if seen[key] {
+			return field.NewPath(key)
+		}
+		seen[key] = true
+		if key != "items" || root.Content[i+1].Kind != yamlv3.SequenceNode {
+			continue
+		}
+		for j, it := range root.Content[i+1].Content {
+			k := scalarOf(it, "kind")
+			if k == "" {
+				k = itemKind
+			}
+			if k != "" && !readKinds[k] {
+				continue
+			}
+			if p := duplicateKey(it, field.NewPath("items").Index(j)); p != nil {
+				return p
+			}
+		}
+	}
+	return nil
+}
+
+// scalarOf returns the value of a map's key, "" when n is no map or the
+// key is not a plain value.
+func scalarOf(n *yamlv3.Node, key string) string {
+	if n.Kind != yamlv3.MappingNode {
+		return ""
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key && n.Content[i+1].Kind == yamlv3.ScalarNode {
+			return n.Content[i+1].Value
+		}
+	}
+	return ""
 }
 
 // duplicateKeyError names the object and the path of its first key set
 // twice; the converter names only a line of the item.
-func duplicateKeyError(data []byte, path *field.Path) error {
+func duplicateKeyError(data []byte, path *field.Path, ofList string) ([]byte, error) {
 	raw, err := yaml.YAMLToJSON(data)
 	var h typeHeader
 	if err != nil || json.Unmarshal(raw, &h) != nil {
-		return errors.New(duplicate(path).Error())
+		return nil, errors.New(duplicate(path).Error())
+	}
+	if h.Kind == "" {
+		h.Kind = ofList
 	}
 	// In a List read whole, the object is the item.
 	if i, rest, ok := itemOf(path); ok && strings.HasSuffix(h.Kind, "List") && i < len(h.Items) {
 		var item struct{ Kind string }
-		if json.Unmarshal(h.Items[i], &item) == nil && item.Kind != "" {
+		if json.Unmarshal(h.Items[i], &item) == nil {
+			if item.Kind == "" {
+				item.Kind = strings.TrimSuffix(h.Kind, "List")
+			}
 			raw, h.Kind, path = h.Items[i], item.Kind, rest
 		}
 	}
 	if h.Kind == "" {
 		// An object without a kind is refused for that first, as one
 		// whose keys are all distinct is.
-		return errNoKind
+		return nil, errNoKind
 	}
 	bad := newInvalidObject(raw, h.Kind, nil)
 	bad.errs = field.ErrorList{duplicate(path)}
-	return bad
+	return nil, bad
 }
 
 func duplicate(path *field.Path) *field.Error {

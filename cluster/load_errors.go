@@ -159,7 +159,7 @@ var readKinds = map[string]bool{
 	"Node": true, "Pod": true, "PodDisruptionBudget": true, "Namespace": true, "PriorityClass": true,
 	"ReplicaSet": true, "StatefulSet": true, "RuntimeClass": true, "Job": true, "NodeMetrics": true,
 	"PodMetrics": true, "PersistentVolume": true, "PersistentVolumeClaim": true, "StorageClass": true,
-	"CSINode": true, "ConfigMap": true,
+	"CSINode": true, "ConfigMap": true, "Deployment": true,
 }
 
 // unknownVersion refuses an object of a kind a snapshot keeps, in that

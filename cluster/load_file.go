@@ -357,7 +357,7 @@ func (o *Objects) decodeYAML(lines *lineReader, ignored map[string]int, bad *obj
 			// An item refers to another's anchor: the List is converted whole.
 			o.rollback(cp, ignored, bad)
 		}
-		raw, err := yamlToJSON(data)
+		raw, err := yamlToJSON(data, "")
 		if err != nil {
 			bad.report(document(doc), err)
 			continue
@@ -451,7 +451,7 @@ func (o *Objects) streamYAMLList(lines *lineReader, doc int, ignored map[string]
 // anchored is an item that refers to an anchor outside it, which only the
 // whole List can resolve: it is left for the caller to read so.
 func (o *Objects) addYAMLItem(it []byte, apiVersion, kind string, doc, i int, ignored map[string]int, bad *objectErrors) (anchored bool) {
-	raw, err := yamlToJSON(it)
+	raw, err := yamlToJSON(it, strings.TrimSuffix(kind, "List"))
 	if err != nil {
 		if isUnknownAnchor(err) {
 			return true

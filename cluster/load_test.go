@@ -301,6 +301,21 @@ func TestDecodeRefusesWhatTheAPIServerWould(t *testing.T) {
 			want:  []string{"Node n1: metadata.labels.zone: Invalid value: the key is set twice in the object, and only the last would count"},
 		},
 		{
+			name:  "a key set twice in an item of a typed List, whose items leave out their kind",
+			input: "apiVersion: v1\nkind: PodList\nitems:\n- metadata: {name: web-1, namespace: shop, name: web-2}\n  spec: {containers: [{name: web}]}\n",
+			want:  []string{"Pod shop/web-2: metadata.name: Invalid value: the key is set twice in the object, and only the last would count"},
+		},
+		{
+			name:  "a key set twice in a List's item of a kind the snapshot leaves out, then in a Node",
+			input: "apiVersion: v1\nkind: List\nitems:\n- apiVersion: example.com/v1\n  kind: Widget\n  metadata: {name: w1, name: w2}\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n1, name: n2}\n",
+			want:  []string{"Node n2: metadata.name: Invalid value: the key is set twice in the object, and only the last would count"},
+		},
+		{
+			name:  "a key set twice in a List itself",
+			input: "apiVersion: v1\nkind: List\nitems: []\nitems: []\n",
+			want:  []string{"document 1: List: items: Invalid value: the key is set twice in the object, and only the last would count"},
+		},
+		{
 			name:  "a key set twice in an item of a List that shares anchors",
 			input: "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n1, labels: &l {zone: a}}\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n2, labels: *l, name: n3}\n",
 			want:  []string{"Node n3: metadata.name: Invalid value: the key is set twice in the object, and only the last would count"},
@@ -316,6 +331,21 @@ func TestDecodeRefusesWhatTheAPIServerWould(t *testing.T) {
 				t.Errorf("Decode() error:\n%s\nwant:\n%s", got, want)
 			}
 		})
+	}
+}
+
+// An object of a kind the snapshot leaves out is left out whatever its
+// keys, as it is in a JSON dump.
+func TestDecodeLeavesOutAKindItDoesNotKeepWhateverItsKeys(t *testing.T) {
+	for _, input := range []string{
+		"apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1, name: w2}\n",
+		"apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n1}\n- apiVersion: example.com/v1\n  kind: Widget\n  metadata: {name: w1, name: w2}\n",
+		`{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"}}` + "\n" + `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w1","name":"w2"}}`,
+	} {
+		objs, _, err := Decode(strings.NewReader(input))
+		if err != nil || len(objs.Nodes) != 1 {
+			t.Errorf("Decode(%q) = %d nodes, %v; want the node alone", input, len(objs.Nodes), err)
+		}
 	}
 }
 
