@@ -2,8 +2,6 @@ package cluster
 
 import (
 	"encoding/json"
-	"errors"
-	"strconv"
 	"strings"
 
 	yamlv3 "go.yaml.in/yaml/v3"
@@ -26,118 +24,77 @@ func yamlToJSON(data []byte, itemKind string) ([]byte, error) {
 	if yamlv3.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
 		return nil, err
 	}
-	path := keptDuplicate(doc.Content[0], itemKind)
-	if path == nil {
-		return yaml.YAMLToJSON(data)
+	whole, lerr := yaml.YAMLToJSON(data)
+	var h typeHeader
+	if lerr != nil || json.Unmarshal(whole, &h) != nil {
+		return nil, err
 	}
-	return duplicateKeyError(data, path, itemKind)
+	// The kinds are read as the decoder reads them, from the header.
+	if h.Kind == "" {
+		h.Kind = itemKind
+	}
+	path, obj, kind := keptDuplicate(doc.Content[0], h)
+	switch {
+	case path == nil:
+		return whole, nil
+	case kind == "":
+		// An object without a kind is refused for that first, as one
+		// whose keys are all distinct is.
+		return nil, errNoKind
+	}
+	if obj == nil {
+		obj = whole
+	}
+	bad := newInvalidObject(obj, kind, nil)
+	bad.errs = field.ErrorList{duplicate(path)}
+	return nil, bad
 }
 
-// keptDuplicate returns the path of the first key set twice in an object
-// the snapshot keeps, or nil: an object of another kind is left out
-// whatever its keys. In a List, that is each item by its own kind, or the
-// List's.
-func keptDuplicate(root *yamlv3.Node, ofList string) *field.Path {
-	kind := scalarOf(root, "kind")
-	if kind == "" {
-		kind = ofList
-	}
-	itemKind, isList := strings.CutSuffix(kind, "List")
+// keptDuplicate returns the first key set twice in an object the snapshot
+// keeps: its path in the object, the object when it is an item of a List
+// (nil: the document), and the object's kind. An object of another kind
+// is left out whatever its keys. In a List, each item counts by its own
+// kind, or the List's (PodList).
+func keptDuplicate(root *yamlv3.Node, h typeHeader) (path *field.Path, item json.RawMessage, kind string) {
+	itemKind, isList := strings.CutSuffix(h.Kind, "List")
 	if !isList {
-		if kind != "" && !readKinds[kind] {
-			return nil
+		if h.Kind != "" && !readKinds[h.Kind] {
+			return nil, nil, ""
 		}
-		return duplicateKey(root, nil)
+		return duplicateKey(root, nil), nil, h.Kind
 	}
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		key := root.Content[i].Value
 		if seen[key] {
-			return field.NewPath(key)
+			return field.NewPath(key), nil, h.Kind
 		}
 		seen[key] = true
-		if key != "items" || root.Content[i+1].Kind != yamlv3.SequenceNode {
+		if !strings.EqualFold(key, "items") || root.Content[i+1].Kind != yamlv3.SequenceNode {
 			continue
 		}
 		for j, it := range root.Content[i+1].Content {
-			k := scalarOf(it, "kind")
-			if k == "" {
-				k = itemKind
+			if j >= len(h.Items) {
+				break
 			}
-			if k != "" && !readKinds[k] {
+			var k struct{ Kind string }
+			_ = json.Unmarshal(h.Items[j], &k)
+			if k.Kind == "" {
+				k.Kind = itemKind
+			}
+			if k.Kind != "" && !readKinds[k.Kind] {
 				continue
 			}
-			if p := duplicateKey(it, field.NewPath("items").Index(j)); p != nil {
-				return p
+			if p := duplicateKey(it, nil); p != nil {
+				return p, h.Items[j], k.Kind
 			}
 		}
 	}
-	return nil
-}
-
-// scalarOf returns the value of a map's key, "" when n is no map or the
-// key is not a plain value.
-func scalarOf(n *yamlv3.Node, key string) string {
-	if n.Kind != yamlv3.MappingNode {
-		return ""
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key && n.Content[i+1].Kind == yamlv3.ScalarNode {
-			return n.Content[i+1].Value
-		}
-	}
-	return ""
-}
-
-// duplicateKeyError names the object and the path of its first key set
-// twice; the converter names only a line of the item.
-func duplicateKeyError(data []byte, path *field.Path, ofList string) ([]byte, error) {
-	raw, err := yaml.YAMLToJSON(data)
-	var h typeHeader
-	if err != nil || json.Unmarshal(raw, &h) != nil {
-		return nil, errors.New(duplicate(path).Error())
-	}
-	if h.Kind == "" {
-		h.Kind = ofList
-	}
-	// In a List read whole, the object is the item.
-	if i, rest, ok := itemOf(path); ok && strings.HasSuffix(h.Kind, "List") && i < len(h.Items) {
-		var item struct{ Kind string }
-		if json.Unmarshal(h.Items[i], &item) == nil {
-			if item.Kind == "" {
-				item.Kind = strings.TrimSuffix(h.Kind, "List")
-			}
-			raw, h.Kind, path = h.Items[i], item.Kind, rest
-		}
-	}
-	if h.Kind == "" {
-		// An object without a kind is refused for that first, as one
-		// whose keys are all distinct is.
-		return nil, errNoKind
-	}
-	bad := newInvalidObject(raw, h.Kind, nil)
-	bad.errs = field.ErrorList{duplicate(path)}
-	return nil, bad
+	return nil, nil, ""
 }
 
 func duplicate(path *field.Path) *field.Error {
 	return field.Invalid(path, field.OmitValueType{}, "the key is set twice in the object, and only the last would count")
-}
-
-// itemOf splits "items[3].metadata.name" into 3 and "metadata.name".
-func itemOf(path *field.Path) (int, *field.Path, bool) {
-	s := path.String()
-	rest, ok := strings.CutPrefix(s, "items[")
-	if !ok {
-		return 0, nil, false
-	}
-	num, rest, ok := strings.Cut(rest, "]")
-	i, err := strconv.Atoi(num)
-	if !ok || err != nil || !strings.HasPrefix(rest, ".") {
-		return 0, nil, false
-	}
-	parts := strings.Split(rest[1:], ".")
-	return i, field.NewPath(parts[0], parts[1:]...), true
 }
 
 // duplicateKey returns the path of the first key set twice in a map under
