@@ -89,7 +89,7 @@ func (a *HighNodeUtilizationArgs) UtilizationThresholds() []ResourceThresholds {
 
 // Validate reports every invalid argument.
 func (a *HighNodeUtilizationArgs) Validate(path *field.Path) field.ErrorList {
-	errs := a.Common.validate(path)
+	errs := a.Common.Validate(path)
 	if len(a.Thresholds) == 0 && len(a.NodePools) == 0 {
 		errs = append(errs, field.Required(path.Child("thresholds"), "list at least one resource, e.g. {cpu: 20, memory: 20, pods: 20}, or give nodePools"))
 	}

@@ -89,7 +89,7 @@ func (a *LowNodeUtilizationArgs) UtilizationThresholds() []ResourceThresholds {
 
 // Validate reports every invalid argument.
 func (a *LowNodeUtilizationArgs) Validate(path *field.Path) field.ErrorList {
-	errs := a.Common.validate(path)
+	errs := a.Common.Validate(path)
 	// With pools, the top-level pair is optional, but when half of it is
 	// given the other half is still required.
 	if len(a.NodePools) == 0 || len(a.Thresholds) > 0 || len(a.TargetThresholds) > 0 {

@@ -81,7 +81,7 @@ func (a *PodLifeTimeArgs) IncludesEphemeralContainers() bool {
 
 // Validate reports every invalid argument.
 func (a *PodLifeTimeArgs) Validate(path *field.Path) field.ErrorList {
-	errs := a.Common.validate(path)
+	errs := a.Common.Validate(path)
 	switch p, v := path.Child("maxPodLifeTimeSeconds"), a.MaxPodLifeTimeSeconds; {
 	case v == nil:
 		if len(a.States) == 0 && len(a.Conditions) == 0 && len(a.ExitCodes) == 0 {

@@ -22,7 +22,7 @@ func (a *RemoveDuplicatesArgs) NodeLevelFields() []string { return nil }
 
 // Validate reports every invalid argument.
 func (a *RemoveDuplicatesArgs) Validate(path *field.Path) field.ErrorList {
-	errs := a.Common.validate(path)
+	errs := a.Common.Validate(path)
 	for i, k := range a.ExcludeOwnerKinds {
 		if k == "" {
 			errs = append(errs, field.Required(path.Child("excludeOwnerKinds").Index(i), "an owner kind such as ReplicaSet"))

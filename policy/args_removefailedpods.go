@@ -49,7 +49,7 @@ func (a *RemoveFailedPodsArgs) IncludesInitContainers() bool {
 
 // Validate reports every invalid argument.
 func (a *RemoveFailedPodsArgs) Validate(path *field.Path) field.ErrorList {
-	errs := a.Common.validate(path)
+	errs := a.Common.Validate(path)
 	errs = append(errs, validateNames(a.Reasons, "a reason such as OOMKilled", path.Child("reasons"))...)
 	errs = append(errs, validateNames(a.ExcludeOwnerKinds, "an owner kind such as Job", path.Child("excludeOwnerKinds"))...)
 	errs = append(errs, validateExitCodes(a.ExitCodes, path.Child("exitCodes"))...)

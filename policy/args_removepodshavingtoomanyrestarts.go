@@ -38,7 +38,7 @@ func (a *RemovePodsHavingTooManyRestartsArgs) IncludesInitContainers() bool {
 
 // Validate reports every invalid argument.
 func (a *RemovePodsHavingTooManyRestartsArgs) Validate(path *field.Path) field.ErrorList {
-	errs := a.Common.validate(path)
+	errs := a.Common.Validate(path)
 	switch p := path.Child("podRestartThreshold"); {
 	case a.PodRestartThreshold == 0:
 		errs = append(errs, field.Required(p, "the number of restarts at which a pod moves, at least 1"))

@@ -19,5 +19,5 @@ func (a *RemovePodsViolatingInterPodAntiAffinityArgs) NodeLevelFields() []string
 
 // Validate reports every invalid argument.
 func (a *RemovePodsViolatingInterPodAntiAffinityArgs) Validate(path *field.Path) field.ErrorList {
-	return a.Common.validate(path)
+	return a.Common.Validate(path)
 }

@@ -39,7 +39,7 @@ func (a *RemovePodsViolatingNodeAffinityArgs) Checks(kind string) bool {
 
 // Validate reports every invalid argument.
 func (a *RemovePodsViolatingNodeAffinityArgs) Validate(path *field.Path) field.ErrorList {
-	errs := a.Common.validate(path)
+	errs := a.Common.Validate(path)
 	p := path.Child("nodeAffinityType")
 	if len(a.NodeAffinityType) == 0 {
 		errs = append(errs, field.Required(p, "list "+RequiredDuringScheduling+", "+PreferredDuringScheduling+" or both"))

@@ -90,7 +90,7 @@ func matchesTaint(list []string, key, value string) bool {
 
 // Validate reports every invalid argument.
 func (a *RemovePodsViolatingNodeTaintsArgs) Validate(path *field.Path) field.ErrorList {
-	errs := a.Common.validate(path)
+	errs := a.Common.Validate(path)
 	if len(a.ExcludedTaints) > 0 && len(a.IncludedTaints) > 0 {
 		errs = append(errs, field.Forbidden(path, "set includedTaints or excludedTaints, not both"))
 	}

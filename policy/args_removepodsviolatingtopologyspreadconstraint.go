@@ -41,6 +41,6 @@ func (a *RemovePodsViolatingTopologySpreadConstraintArgs) Balances(whenUnsatisfi
 
 // Validate reports every invalid argument.
 func (a *RemovePodsViolatingTopologySpreadConstraintArgs) Validate(path *field.Path) field.ErrorList {
-	errs := a.Common.validate(path)
+	errs := a.Common.Validate(path)
 	return append(errs, validateChoices(a.Constraints, []string{DoNotSchedule, ScheduleAnyway}, path.Child("constraints"))...)
 }

@@ -193,7 +193,9 @@ func (c *Common) Selects(namespace string, podLabels map[string]string) bool {
 	return c.selector == nil || c.selector.Matches(labels.Set(podLabels))
 }
 
-func (c *Common) validate(path *field.Path) field.ErrorList {
+// Validate reports every invalid common argument under path. A strategy's
+// own Validate starts from it, in this repository or outside it.
+func (c *Common) Validate(path *field.Path) field.ErrorList {
 	errs := validateNamespaces(c.Namespaces, path.Child("namespaces"))
 	errs = append(errs, validateSelector(c.LabelSelector, path.Child("labelSelector"))...)
 	return append(errs, c.Evictable.validateOverlay(path.Child("evictable"))...)

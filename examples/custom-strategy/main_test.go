@@ -122,6 +122,7 @@ func TestReasonsAndNotes(t *testing.T) {
 func TestPolicyErrorsNameTheField(t *testing.T) {
 	misspelt := writeFile(t, "misspelt.yaml", head+"strategies:\n  PodMaxAge: {anotation: x}\n")
 	bad := writeFile(t, "bad.yaml", head+"strategies:\n  PodMaxAge: {annotation: \"max age\", minMaxAge: -1h}\n")
+	both := writeFile(t, "both.yaml", head+"strategies:\n  PodMaxAge: {namespaces: {include: [shop], exclude: [batch]}}\n")
 	tests := []struct {
 		name     string
 		policy   string
@@ -132,6 +133,7 @@ func TestPolicyErrorsNameTheField(t *testing.T) {
 			`bad.yaml: strategies.PodMaxAge.annotation: "max age" name part must consist of`,
 			`bad.yaml: strategies.PodMaxAge.minMaxAge: "-1h0m0s" must be positive`,
 		}},
+		{"the arguments every strategy takes", both, []string{"both.yaml: strategies.PodMaxAge.namespaces"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -64,7 +64,7 @@ func (a *Args) Default() {
 
 // Validate reports every invalid argument under path.
 func (a *Args) Validate(path *field.Path) field.ErrorList {
-	var errs field.ErrorList
+	errs := a.Common.Validate(path)
 	for _, msg := range validation.IsQualifiedName(a.Annotation) {
 		errs = append(errs, field.Invalid(path.Child("annotation"), a.Annotation, msg))
 	}
