@@ -2,8 +2,6 @@ package cluster
 
 import (
 	"encoding/json"
-	"strconv"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -104,14 +102,12 @@ func checkBudget(path *field.Path, v *intstr.IntOrString) field.ErrorList {
 	if v == nil {
 		return nil
 	}
-	if v.Type == intstr.Int {
-		if v.IntVal < 0 {
-			return field.ErrorList{field.Invalid(path, v.IntVal, "must be greater than or equal to 0")}
-		}
-		return nil
-	}
-	n, err := strconv.Atoi(strings.TrimSuffix(v.StrVal, "%"))
-	if !strings.HasSuffix(v.StrVal, "%") || err != nil || n < 0 || n > 100 {
+	// Scaled against 100, a percentage reads as itself.
+	n, err := intstr.GetScaledValueFromIntOrPercent(v, 100, false)
+	switch {
+	case v.Type == intstr.Int && n < 0:
+		return field.ErrorList{field.Invalid(path, v.IntVal, "must be greater than or equal to 0")}
+	case v.Type == intstr.String && (err != nil || n < 0 || n > 100):
 		return field.ErrorList{field.Invalid(path, v.StrVal, "must be a whole number or a percentage from 0% to 100%, such as 1 or 25%")}
 	}
 	return nil

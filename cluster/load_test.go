@@ -222,17 +222,7 @@ func TestDecodeNamesEveryBadObjectAndField(t *testing.T) {
 			want:  []string{"document 1: not an object: a Kubernetes object or a List is expected"},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := Decode(strings.NewReader(tt.input))
-			if err == nil {
-				t.Fatal("Decode() accepted the dump")
-			}
-			if got, want := err.Error(), strings.Join(tt.want, "\n"); got != want {
-				t.Errorf("Decode() error:\n%s\nwant:\n%s", got, want)
-			}
-		})
-	}
+	testRefusedDumps(t, tests)
 }
 
 // What kube-apiserver would refuse in an object of a dump is refused, each
@@ -263,6 +253,15 @@ func TestDecodeRefusesWhatTheAPIServerWould(t *testing.T) {
 			name:  "maxUnavailable that is neither a number nor a percentage",
 			input: "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web, namespace: shop}\nspec: {maxUnavailable: abc}\n",
 			want:  []string{`PodDisruptionBudget shop/web: spec.maxUnavailable: Invalid value: "abc": must be a whole number or a percentage from 0% to 100%, such as 1 or 25%`},
+		},
+		{
+			name:  "a negative count and a negative or fractional percentage",
+			input: "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: a, namespace: shop}\nspec: {minAvailable: -1}\n---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: b, namespace: shop}\nspec: {maxUnavailable: -5%}\n---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: c, namespace: shop}\nspec: {maxUnavailable: 2.5%}\n",
+			want: []string{
+				`PodDisruptionBudget shop/a: spec.minAvailable: Invalid value: -1: must be greater than or equal to 0`,
+				`PodDisruptionBudget shop/b: spec.maxUnavailable: Invalid value: "-5%": must be a whole number or a percentage from 0% to 100%, such as 1 or 25%`,
+				`PodDisruptionBudget shop/c: spec.maxUnavailable: Invalid value: "2.5%": must be a whole number or a percentage from 0% to 100%, such as 1 or 25%`,
+			},
 		},
 		{
 			name:  "minAvailable above 100%, and maxUnavailable beside it",
@@ -321,17 +320,7 @@ func TestDecodeRefusesWhatTheAPIServerWould(t *testing.T) {
 			want:  []string{"Node n3: metadata.name: Invalid value: the key is set twice in the object, and only the last would count"},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := Decode(strings.NewReader(tt.input))
-			if err == nil {
-				t.Fatal("Decode() accepted the dump")
-			}
-			if got, want := err.Error(), strings.Join(tt.want, "\n"); got != want {
-				t.Errorf("Decode() error:\n%s\nwant:\n%s", got, want)
-			}
-		})
-	}
+	testRefusedDumps(t, tests)
 }
 
 // An object of a kind the snapshot leaves out is left out whatever its
@@ -424,5 +413,26 @@ func TestDecodeMergeKeysOverride(t *testing.T) {
 	}
 	if want := map[string]string{"n1": "a/general", "n2": "b/general"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("zone/pool of the nodes = %v, want %v", got, want)
+	}
+}
+
+// testRefusedDumps requires Decode to refuse each input with exactly the
+// problems listed, one a line.
+func testRefusedDumps(t *testing.T, tests []struct {
+	name  string
+	input string
+	want  []string
+}) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := Decode(strings.NewReader(tt.input))
+			if err == nil {
+				t.Fatal("Decode() accepted the dump")
+			}
+			if got, want := err.Error(), strings.Join(tt.want, "\n"); got != want {
+				t.Errorf("Decode() error:\n%s\nwant:\n%s", got, want)
+			}
+		})
 	}
 }
