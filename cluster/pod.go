@@ -61,6 +61,8 @@ type Pod struct {
 
 	// id indexes the snapshot's placement table.
 	id int
+	// specID: see SchedulingSpecID.
+	specID uint64
 	// controller is the pod's controller reference, and the flags what
 	// its metadata and volumes say, found once: strategies ask of every pod
 	// they look at, and these answers then cost no read of the pod's

@@ -126,6 +126,8 @@ type Snapshot struct {
 	id uint64
 	// generation names the snapshot's set of objects; see Generation.
 	generation uint64
+	// specs numbers its pods' scheduling specs; forks share it.
+	specs *specIDs
 	// groups holds the pods' groups once built, for the snapshot and its
 	// forks; a change to the set of objects replaces it.
 	groups *podGroupsMemo
@@ -152,6 +154,7 @@ func New(objs Objects, now time.Time) (*Snapshot, error) {
 		workloads:       make(map[Workload][]*Pod),
 		id:              snapshotIDs.Add(1),
 		generation:      generations.Add(1),
+		specs:           newSpecIDs(),
 	}
 
 	nodes := make([]*corev1.Node, len(objs.Nodes))
@@ -199,6 +202,7 @@ func New(objs Objects, now time.Time) (*Snapshot, error) {
 	podUsage := podSamples(objs.PodMetrics)
 	for i, p := range pods {
 		pod := newPodWith(p, i, scratch)
+		pod.specID = s.specs.of(p)
 		pod.Usage = podUsage[p.Namespace+"/"+p.Name]
 		if _, dup := s.podIndex[pod.Key]; dup {
 			return nil, fmt.Errorf("pod %s appears twice", pod.Key)
