@@ -49,6 +49,9 @@ func protection(snap *cluster.Snapshot, pol *policy.Policy, ev *policy.Evictable
 	case p.IsTerminating():
 		return Protected, "already terminating"
 	}
+	if why := gangProtection(p); why != "" {
+		return Protected, why
+	}
 	if !pol.AllowsNamespace(p.Namespace) {
 		return Excluded, fmt.Sprintf("namespace %s is excluded by the policy", p.Namespace)
 	}
@@ -71,7 +74,7 @@ func protection(snap *cluster.Snapshot, pol *policy.Policy, ev *policy.Evictable
 		return Protected, "not selected by evictable.labelSelector"
 	}
 	if !*ev.DoNotDisruptPods {
-		if why := autoscalerProtection(p); why != "" {
+		if why := autoscalerProtection(p, snap.Now); why != "" {
 			return Protected, why
 		}
 	}
@@ -154,12 +157,61 @@ func priorityThreshold(snap *cluster.Snapshot, ev *policy.Evictable) (threshold 
 
 // autoscalerProtection returns why an autoscaler's annotation keeps the pod
 // in place, or "". The values are compared as the autoscalers compare them.
-func autoscalerProtection(p *cluster.Pod) string {
+func autoscalerProtection(p *cluster.Pod, now time.Time) string {
 	if p.Annotations[safeToEvictAnnotation] == "false" {
 		return fmt.Sprintf("annotated %s: \"false\" for the cluster autoscaler; allow with evictable.doNotDisruptPods", safeToEvictAnnotation)
 	}
-	if p.Annotations[doNotDisruptAnnotation] == "true" {
+	value, ok := p.Annotations[doNotDisruptAnnotation]
+	if !ok {
+		return ""
+	}
+	if value == "true" {
 		return fmt.Sprintf("annotated %s: \"true\" for Karpenter; allow with evictable.doNotDisruptPods", doNotDisruptAnnotation)
+	}
+	// As Karpenter reads it: a positive duration protects the pod for that
+	// long from its start (for ever while it has not started), and any
+	// other value protects nothing.
+	d, err := time.ParseDuration(value)
+	if err != nil || d <= 0 {
+		return ""
+	}
+	if p.Status.StartTime == nil {
+		return fmt.Sprintf("annotated %s: %q for Karpenter, which protects it for %s from its start, and it has not started; allow with evictable.doNotDisruptPods",
+			doNotDisruptAnnotation, value, d)
+	}
+	until := p.Status.StartTime.Add(d)
+	if !now.Before(until) {
+		return ""
+	}
+	return fmt.Sprintf("annotated %s: %q for Karpenter, which protects it until %s (%s after it started); allow with evictable.doNotDisruptPods",
+		doNotDisruptAnnotation, value, until.UTC().Format(time.RFC3339), d)
+}
+
+// The labels and annotation by which the coscheduling plugin of
+// scheduler-plugins (today's and its older name) and Volcano put a pod in a
+// PodGroup.
+const (
+	podGroupLabel          = "scheduling.x-k8s.io/pod-group"
+	podGroupLabelOld       = "pod-group.scheduling.sigs.k8s.io"
+	volcanoGroupAnnotation = "scheduling.k8s.io/group-name"
+)
+
+// gangProtection returns why the pod, one of a group scheduled together,
+// must not be evicted alone, or "". Such a group is placed all at once or
+// not at all, so a replacement of one pod waits for a group that is
+// already running, and evicting one pod of a gang often fails the job
+// the group runs.
+func gangProtection(p *cluster.Pod) string {
+	if g := p.Spec.SchedulingGroup; g != nil && g.PodGroupName != nil {
+		return fmt.Sprintf("member of PodGroup %s (spec.schedulingGroup), whose pods are scheduled together: a pod of a group is never evicted alone", *g.PodGroupName)
+	}
+	for _, key := range []string{podGroupLabel, podGroupLabelOld} {
+		if name, ok := p.Labels[key]; ok && name != "" {
+			return fmt.Sprintf("member of PodGroup %s (label %s), whose pods are scheduled together: a pod of a group is never evicted alone", name, key)
+		}
+	}
+	if name, ok := p.Annotations[volcanoGroupAnnotation]; ok && name != "" {
+		return fmt.Sprintf("member of PodGroup %s (annotation %s), whose pods are scheduled together: a pod of a group is never evicted alone", name, volcanoGroupAnnotation)
 	}
 	return ""
 }

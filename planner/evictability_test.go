@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -78,6 +79,14 @@ func TestAutoscalerAnnotations(t *testing.T) {
 		{name: "Karpenter: do-not-disrupt", pod: web().Annotate("karpenter.sh/do-not-disrupt", "true"),
 			skip: `protected: annotated karpenter.sh/do-not-disrupt: "true" for Karpenter; allow with evictable.doNotDisruptPods`},
 		{name: "Karpenter: do-not-disrupt false protects nothing", pod: web().Annotate("karpenter.sh/do-not-disrupt", "false")},
+		{name: "Karpenter: do-not-disrupt for 2h, started 1h ago", pod: web().Annotate("karpenter.sh/do-not-disrupt", "2h").Edit(startedAgo(time.Hour)),
+			skip: `protected: annotated karpenter.sh/do-not-disrupt: "2h" for Karpenter, which protects it until 2026-11-20T13:00:00Z (2h0m0s after it started); allow with evictable.doNotDisruptPods`},
+		{name: "Karpenter: do-not-disrupt for 30m, started 1h ago", pod: web().Annotate("karpenter.sh/do-not-disrupt", "30m").Edit(startedAgo(time.Hour))},
+		{name: "Karpenter: do-not-disrupt for 1h, started exactly 1h ago", pod: web().Annotate("karpenter.sh/do-not-disrupt", "1h").Edit(startedAgo(time.Hour))},
+		{name: "Karpenter: do-not-disrupt for 5m, not started", pod: web().Annotate("karpenter.sh/do-not-disrupt", "5m"),
+			skip: `protected: annotated karpenter.sh/do-not-disrupt: "5m" for Karpenter, which protects it for 5m0s from its start, and it has not started; allow with evictable.doNotDisruptPods`},
+		{name: "Karpenter: a value that is no duration protects nothing", pod: web().Annotate("karpenter.sh/do-not-disrupt", "forever").Edit(startedAgo(time.Hour))},
+		{name: "Karpenter: a negative duration protects nothing", pod: web().Annotate("karpenter.sh/do-not-disrupt", "-5m").Edit(startedAgo(time.Hour))},
 		{name: "allowed by the policy", policy: "evictable: {doNotDisruptPods: true}",
 			pod: web().Annotate("cluster-autoscaler.kubernetes.io/safe-to-evict", "false").Annotate("karpenter.sh/do-not-disrupt", "true")},
 		{name: "opted in past the protection", pod: web().Annotate("karpenter.sh/do-not-disrupt", "true").Annotate("rebalancer.dev/evict", "true")},
@@ -87,6 +96,49 @@ func TestAutoscalerAnnotations(t *testing.T) {
 			p := tt.pod.Obj()
 			snap := ct.Snapshot(t, ct.Node("n1"), ct.Node("n2"), ct.DeploymentReplicaSet("shop", "web"), p)
 			plan := propose(t, loadPolicy(t, tt.policy), snap, nil, p.Namespace+"/"+p.Name)
+			checkProtection(t, plan, &p, tt.skip)
+		})
+	}
+}
+
+// startedAgo sets the pod's status.startTime d before the snapshot's time.
+func startedAgo(d time.Duration) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		at := metav1.NewTime(ct.Now.Add(-d))
+		p.Status.StartTime = &at
+	}
+}
+
+// A pod of a group that a gang scheduler places all at once is never
+// evicted alone, whatever the policy or the pod's own annotation says.
+func TestGangPods(t *testing.T) {
+	web := func() *ct.PodBuilder {
+		return ct.Pod("shop", "web-7d9f-x2x4b").On("n1").Requests("100m", "64Mi").Deployment("web")
+	}
+	group := "training"
+	tests := []struct {
+		name string
+		pod  *ct.PodBuilder
+		skip string
+	}{
+		{name: "the Workload API's scheduling group", pod: web().Edit(func(p *corev1.Pod) {
+			p.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: &group}
+		}), skip: `protected: member of PodGroup training (spec.schedulingGroup), whose pods are scheduled together: a pod of a group is never evicted alone`},
+		{name: "coscheduling's label", pod: web().Label("scheduling.x-k8s.io/pod-group", "training"),
+			skip: `protected: member of PodGroup training (label scheduling.x-k8s.io/pod-group), whose pods are scheduled together: a pod of a group is never evicted alone`},
+		{name: "coscheduling's older label", pod: web().Label("pod-group.scheduling.sigs.k8s.io", "training"),
+			skip: `protected: member of PodGroup training (label pod-group.scheduling.sigs.k8s.io), whose pods are scheduled together: a pod of a group is never evicted alone`},
+		{name: "Volcano's annotation", pod: web().Annotate("scheduling.k8s.io/group-name", "training"),
+			skip: `protected: member of PodGroup training (annotation scheduling.k8s.io/group-name), whose pods are scheduled together: a pod of a group is never evicted alone`},
+		{name: "opted in: still a member of its group", pod: web().Label("scheduling.x-k8s.io/pod-group", "training").Annotate("rebalancer.dev/evict", "true"),
+			skip: `protected: member of PodGroup training (label scheduling.x-k8s.io/pod-group), whose pods are scheduled together: a pod of a group is never evicted alone`},
+		{name: "no group", pod: web()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := tt.pod.Obj()
+			snap := ct.Snapshot(t, ct.Node("n1"), ct.Node("n2"), ct.DeploymentReplicaSet("shop", "web"), p)
+			plan := propose(t, loadPolicy(t, ""), snap, nil, p.Namespace+"/"+p.Name)
 			checkProtection(t, plan, &p, tt.skip)
 		})
 	}

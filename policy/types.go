@@ -143,7 +143,8 @@ type Evictable struct {
 	JobPods *bool `json:"jobPods,omitempty"`
 	// DoNotDisruptPods allows evicting pods that an autoscaler's annotation
 	// keeps in place: cluster-autoscaler.kubernetes.io/safe-to-evict: "false"
-	// or karpenter.sh/do-not-disrupt: "true" (default false).
+	// or karpenter.sh/do-not-disrupt: "true", or a duration from the pod's
+	// start that has not passed (default false).
 	DoNotDisruptPods *bool `json:"doNotDisruptPods,omitempty"`
 	// ResourceClaims allows evicting pods that use dynamic resource
 	// allocation (spec.resourceClaims): the plan does not simulate their
