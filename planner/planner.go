@@ -28,6 +28,9 @@ type Planner struct {
 	// sibling's "fits nowhere", the strategies' tables. Plans must be the
 	// same either way; the engine has its own switch (scheduler.Engine).
 	NoCache bool
+	// StrategyTime, when set, is told how long each run of a strategy
+	// took, for metrics; nothing the plan holds depends on it.
+	StrategyTime func(strategy string, took time.Duration)
 }
 
 // Plan computes the plan of one cycle. snap is not changed: the moves are

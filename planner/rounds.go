@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime/pprof"
 	"strconv"
+	"time"
 
 	"k8s.io/klog/v2"
 
@@ -42,12 +43,16 @@ func (c *cycle) runRounds(in *strategies.Input) {
 			}
 			before, reported := len(c.plan.Moves), c.reports[name]
 			c.skips.begin(name)
+			began := time.Now()
 			// A CPU profile (--cpuprofile) tells the strategies and rounds
 			// apart by these labels: go tool pprof -tags, or -tagfocus
 			// 'round=[2]'.
 			pprof.Do(context.Background(), pprof.Labels("strategy", name, "round", strconv.Itoa(round)), func(context.Context) {
 				strategies.Get(name).Run(in)
 			})
+			if c.planner.StrategyTime != nil {
+				c.planner.StrategyTime(name, time.Since(began))
+			}
 			c.skips.end(name, c.Exhausted())
 			seen[name] = in.Changes()
 			idle[name] = c.reports[name] == reported && in.StaysIdle(name)

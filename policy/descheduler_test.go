@@ -107,6 +107,24 @@ profiles:
 				"and [RemoveDuplicates] would move running bare pods too: run only the strategies that move failed pods with it, or annotate the bare pods descheduler.alpha.kubernetes.io/evict"},
 		},
 		{
+			name: "v1alpha2: sort and filter plugins rebalancer does not have",
+			yaml: `apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+profiles:
+- name: default
+  plugins:
+    balance: {enabled: [RemoveDuplicates]}
+    presort: {enabled: [ByAge]}
+    sort: {enabled: [Foo]}
+    filter: {enabled: [DefaultEvictor, ByLabel]}
+`,
+			want: []string{
+				`policy.yaml: profiles[0].plugins.filter.enabled[1]: "ByLabel" is not supported; supported values: "DefaultEvictor"`,
+				`policy.yaml: profiles[0].plugins.presort.enabled[0]: "ByAge" is not supported; rebalancer supports no presort plugin`,
+				`policy.yaml: profiles[0].plugins.sort.enabled[0]: "Foo" is not supported; rebalancer supports no sort plugin`,
+			},
+		},
+		{
 			name: "v1alpha1: unknown strategy, parameter of another strategy",
 			yaml: `apiVersion: descheduler/v1alpha1
 kind: DeschedulerPolicy

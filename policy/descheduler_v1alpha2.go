@@ -152,9 +152,18 @@ func (t *translation) v1alpha2Profile(i int, p *v1alpha2Profile, nodeSelector *s
 		{"sort", p.Plugins.Sort, nil},
 	} {
 		for k, name := range point.set.Enabled {
-			if !slices.Contains(point.allowed, name) {
-				t.errs = append(t.errs, field.NotSupported(plugins.Child(point.key, "enabled").Index(k), name, point.allowed))
+			if slices.Contains(point.allowed, name) {
+				continue
 			}
+			at := plugins.Child(point.key, "enabled").Index(k)
+			if len(point.allowed) == 0 {
+				// With no value to list, NotSupported's message would end
+				// unfinished.
+				t.errs = append(t.errs, &field.Error{Type: field.ErrorTypeNotSupported, Field: at.String(), BadValue: name,
+					Detail: "rebalancer supports no " + point.key + " plugin"})
+				continue
+			}
+			t.errs = append(t.errs, field.NotSupported(at, name, point.allowed))
 		}
 	}
 

@@ -44,6 +44,9 @@ func describe(e *field.Error) string {
 		}
 		return fmt.Sprintf("%s: is required (%s)", e.Field, e.Detail)
 	case field.ErrorTypeNotSupported:
+		if e.Detail == "" {
+			return fmt.Sprintf("%s: %s is not supported", e.Field, formatValue(e.BadValue))
+		}
 		return fmt.Sprintf("%s: %s is not supported; %s", e.Field, formatValue(e.BadValue), e.Detail)
 	case field.ErrorTypeDuplicate:
 		return fmt.Sprintf("%s: %s is listed twice", e.Field, formatValue(e.BadValue))

@@ -29,6 +29,9 @@ type Planning struct {
 	History func(*cluster.Snapshot) ([]cluster.Eviction, error)
 	// LogLevel is the verbosity of the log line that sums up the plan.
 	LogLevel klog.Level
+	// StrategyTime, when set, is told how long each run of a strategy took
+	// (planner.Planner.StrategyTime).
+	StrategyTime func(strategy string, took time.Duration)
 }
 
 // Plan checks the policy against the snapshot, reads the earlier evictions
@@ -47,7 +50,7 @@ func (p Planning) Plan(snap *cluster.Snapshot) (*planner.Plan, error) {
 		}
 	}
 	start := time.Now()
-	plan := (&planner.Planner{Policy: p.Policy, Placer: p.Placer, History: past}).Plan(snap)
+	plan := (&planner.Planner{Policy: p.Policy, Placer: p.Placer, History: past, StrategyTime: p.StrategyTime}).Plan(snap)
 	klog.V(p.LogLevel).InfoS("Planned", "nodes", len(snap.Nodes()), "pods", len(snap.Pods()),
 		"moves", len(plan.Moves), "skipped", len(plan.Skipped), "took", time.Since(start).Round(time.Millisecond))
 	return plan, nil

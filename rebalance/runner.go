@@ -219,10 +219,13 @@ func (r *Runner) cycle(ctx context.Context) (*report.Report, error) {
 	// Read after the policy is checked against the cluster: reading the
 	// state may write it.
 	history := func(snap *cluster.Snapshot) ([]cluster.Eviction, error) { return r.readHistory(ctx, snap) }
-	plan, err := Planning{Policy: r.cfg.Policy, Placer: r.cfg.Placer, Source: "the cluster", History: history}.Plan(snap)
+	took := map[string]time.Duration{}
+	plan, err := Planning{Policy: r.cfg.Policy, Placer: r.cfg.Placer, Source: "the cluster", History: history,
+		StrategyTime: func(name string, d time.Duration) { took[name] += d }}.Plan(snap)
 	if err != nil {
 		return nil, err
 	}
+	r.observePlan(snap, plan, took)
 
 	var (
 		rep     *report.Report
@@ -242,6 +245,17 @@ func (r *Runner) cycle(ctx context.Context) (*report.Report, error) {
 		execErr = fmt.Errorf("%d eviction(s) failed; see the report", failed)
 	}
 	return rep, execErr
+}
+
+// observePlan records what the metrics show of a plan: its strategies'
+// planning time, and the balance of the nodes that can take pods.
+func (r *Runner) observePlan(snap *cluster.Snapshot, plan *planner.Plan, took map[string]time.Duration) {
+	m := r.cfg.Publisher.Metrics
+	m.ObserveStrategies(took)
+	m.ObserveBalance(plan.Nodes, func(name string) bool {
+		n := snap.Node(name)
+		return n != nil && n.Ready()
+	})
 }
 
 // readHistory reads the evictions earlier runs recorded and forgets those

@@ -2,6 +2,8 @@ package report
 
 import (
 	"context"
+	"runtime"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -15,8 +17,14 @@ import (
 type Metrics struct {
 	Registry *prometheus.Registry
 
+	// namespaceLabel: evictions has a namespace label.
+	namespaceLabel bool
+
+	buildInfo     *prometheus.GaugeVec
 	planned       *prometheus.CounterVec
 	evictions     *prometheus.CounterVec
+	strategyTime  *prometheus.HistogramVec
+	utilization   *prometheus.GaugeVec
 	skipped       *prometheus.CounterVec
 	duration      prometheus.Histogram
 	lastRun       prometheus.Gauge
@@ -35,16 +43,51 @@ type Metrics struct {
 // evictions are exported as 0 rather than absent when none had that result.
 var results = []evictor.Result{evictor.Evicted, evictor.Refused, evictor.Denied, evictor.Gone, evictor.Failed, evictor.NotAttempted}
 
-// NewMetrics registers the metrics on a fresh registry.
-func NewMetrics() *Metrics {
+// MetricsOptions are the choices a process makes about its metrics once,
+// before they are registered.
+type MetricsOptions struct {
+	// Version and Revision are rebalancer_build_info's labels, as
+	// `rebalancer version` prints them; empty: "unknown".
+	Version, Revision string
+	// NamespaceLabel adds the pod's namespace to rebalancer_evictions_total.
+	// Off by default: a series per namespace and strategy and result can be
+	// many in a cluster of many namespaces.
+	NamespaceLabel bool
+}
+
+// NewMetrics registers the metrics on a fresh registry, with the default
+// options.
+func NewMetrics() *Metrics { return NewMetricsWith(MetricsOptions{}) }
+
+// NewMetricsWith registers the metrics on a fresh registry.
+func NewMetricsWith(o MetricsOptions) *Metrics {
+	evictionLabels := []string{"strategy", "result"}
+	evictionHelp := "Planned moves by strategy and result (evicted, refused, denied, gone, failed, not-attempted); dry runs count no result."
+	if o.NamespaceLabel {
+		evictionLabels = []string{"strategy", "namespace", "result"}
+		evictionHelp = "Planned moves by strategy, the pod's namespace and result (evicted, refused, denied, gone, failed, not-attempted); dry runs count no result."
+	}
 	m := &Metrics{
-		Registry: prometheus.NewRegistry(),
+		Registry:       prometheus.NewRegistry(),
+		namespaceLabel: o.NamespaceLabel,
+		buildInfo: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "rebalancer_build_info", Help: "1, with the version, Go version and revision of the binary as labels.",
+		}, []string{"version", "goversion", "revision"}),
 		planned: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "rebalancer_moves_planned_total", Help: "Moves planned, by strategy.",
 		}, []string{"strategy"}),
 		evictions: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "rebalancer_evictions_total", Help: "Planned moves by strategy and result (evicted, refused, denied, gone, failed, not-attempted); dry runs count no result.",
-		}, []string{"strategy", "result"}),
+			Name: "rebalancer_evictions_total", Help: evictionHelp,
+		}, evictionLabels),
+		strategyTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "rebalancer_strategy_duration_seconds", Help: "Time a cycle spent planning in each strategy, its every round together.",
+			Buckets: prometheus.ExponentialBuckets(0.001, 4, 10),
+		}, []string{"strategy"}),
+		utilization: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "rebalancer_node_utilization_ratio",
+			Help: "Spread of the requested share of allocatable (the report's node table) over the nodes the policy selects that are Ready and not cordoned, " +
+				"by resource (cpu, memory, pods), stat (min, max, stddev) and when (before: the cluster as the last cycle that planned read it; after: as its plan leaves it).",
+		}, []string{"resource", "stat", "when"}),
 		skipped: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "rebalancer_candidates_skipped_total", Help: "Candidates left in place, by category of reason.",
 		}, []string{"category"}),
@@ -77,9 +120,17 @@ func NewMetrics() *Metrics {
 			Name: "rebalancer_last_success_timestamp_seconds", Help: "When the last cycle that succeeded ended, in Unix seconds; carried across CronJob runs by the state ConfigMap's last-run record.",
 		}, nil),
 	}
-	m.Registry.MustRegister(m.planned, m.evictions, m.skipped, m.duration, m.lastRun, m.lastOK, m.lastMoves,
+	m.Registry.MustRegister(m.buildInfo, m.planned, m.evictions, m.strategyTime, m.utilization, m.skipped, m.duration, m.lastRun, m.lastOK, m.lastMoves,
 		m.lastDryRun, m.lastEvictions, m.lastSteps, m.lastLost, m.lastSuccess)
+	m.buildInfo.WithLabelValues(orUnknown(o.Version), runtime.Version(), orUnknown(o.Revision)).Set(1)
 	return m
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
 }
 
 // Observe records one run: rec says how it went, rep (nil when the run
@@ -88,7 +139,12 @@ func (m *Metrics) Observe(rec RunRecord, rep *Report) {
 	if rep != nil {
 		for _, mv := range rep.Moves {
 			m.planned.WithLabelValues(mv.Strategy).Inc()
-			if mv.Result != "" {
+			switch {
+			case mv.Result == "":
+			case m.namespaceLabel:
+				ns, _, _ := strings.Cut(mv.Pod, "/")
+				m.evictions.WithLabelValues(mv.Strategy, ns, string(mv.Result)).Inc()
+			default:
 				m.evictions.WithLabelValues(mv.Strategy, string(mv.Result)).Inc()
 			}
 		}
@@ -139,4 +195,12 @@ func (m *Metrics) Push(ctx context.Context, url, instance string) error {
 // (which reads *.prom files) never reads half a file.
 func (m *Metrics) WriteFile(path string) error {
 	return prometheus.WriteToTextfile(path, m.Registry)
+}
+
+// ObserveStrategies records how long one cycle spent planning in each
+// strategy.
+func (m *Metrics) ObserveStrategies(took map[string]time.Duration) {
+	for name, d := range took {
+		m.strategyTime.WithLabelValues(name).Observe(d.Seconds())
+	}
 }

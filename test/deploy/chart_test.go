@@ -22,7 +22,8 @@ import (
 func TestHelmLint(t *testing.T) {
 	helm := tools(t).helm
 	for _, args := range [][]string{nil, {"--values", testdata("values-custom.yaml")},
-		{"--set", "extender.enabled=true,extender.tlsSecretName=rebalancer-extender-tls"}} {
+		{"--set", "extender.enabled=true,extender.tlsSecretName=rebalancer-extender-tls"},
+		{"--set", "monitoring.grafanaDashboard.enabled=true,monitoring.grafanaDashboard.namespace=monitoring,metrics.namespaceLabel=true"}} {
 		cmd := append([]string{"lint", "--strict", chartDir(t)}, withTestImage...)
 		out := run(t, repoRoot(t), nil, helm, append(cmd, args...)...)
 		if strings.Contains(out, "[WARNING]") || strings.Contains(out, "[ERROR]") || !strings.Contains(out, "0 chart(s) failed") {
@@ -272,6 +273,9 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		{"metrics port out of range", "metrics: {port: 70000}", "/metrics/port"},
 		{"alert threshold not a Prometheus duration", "monitoring: {prometheusRule: {failingFor: 10 minutes}}", "/monitoring/prometheusRule/failingFor"},
 		{"typo in monitoring", "monitoring: {serviceMonitor: {enable: true}}", "/monitoring/serviceMonitor"},
+		{"dashboard in a namespace that cannot be", "monitoring: {grafanaDashboard: {enabled: true, namespace: Monitoring}}", "/monitoring/grafanaDashboard/namespace"},
+		{"dashboard label as a number", "monitoring: {grafanaDashboard: {enabled: true, labels: {grafana_dashboard: 1}}}", "/monitoring/grafanaDashboard/labels/grafana_dashboard"},
+		{"namespace label as text", "metrics: {namespaceLabel: \"yes\"}", "/metrics/namespaceLabel"},
 		{"scheduler named like the default one", "scheduler: {schedulerName: default-scheduler}", "/scheduler/schedulerName"},
 		{"scheduler profile names itself", "scheduler: {profile: {schedulerName: x}}", "/scheduler/profile"},
 		{"run Lease without a name", "runLease: {namespace: ops, name: \"\"}", "/runLease/name"},

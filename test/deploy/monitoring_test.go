@@ -333,3 +333,183 @@ func checkMetricsServices(t *testing.T, objs []*unstructured.Unstructured, port 
 		}
 	}
 }
+
+// TestGrafanaDashboard: monitoring.grafanaDashboard puts the dashboard of
+// charts/rebalancer/dashboards, byte for byte, in a ConfigMap with the
+// label Grafana's sidecar looks for, where the values say; without it there
+// is none. The dashboard reads its Prometheus from the ${datasource}
+// variable, and only metrics docs/monitoring.md lists.
+func TestGrafanaDashboard(t *testing.T) {
+	file, err := os.ReadFile(filepath.Join(chartDir(t), "dashboards", "rebalancer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dashboards := func(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
+		var out []*unstructured.Unstructured
+		for _, cm := range ofKind(objs, "ConfigMap") {
+			if _, ok := cm.GetLabels()["grafana_dashboard"]; ok || strings.HasSuffix(cm.GetName(), "-dashboard") {
+				out = append(out, cm)
+			}
+		}
+		return out
+	}
+	cases := []struct {
+		name      string
+		set       string
+		want      bool
+		namespace string
+		labels    map[string]string
+		annotated map[string]string
+	}{
+		{name: "off by default", set: "mode=cronjob"},
+		{name: "off, with everything else", set: "mode=deployment,scheduler.enabled=true,monitoring.serviceMonitor.enabled=true,monitoring.prometheusRule.enabled=true"},
+		{name: "on", set: "monitoring.grafanaDashboard.enabled=true", want: true, namespace: "ns",
+			labels: map[string]string{"grafana_dashboard": "1"}},
+		{name: "on, where the sidecar looks", want: true, namespace: "monitoring",
+			set: "monitoring.grafanaDashboard.enabled=true,monitoring.grafanaDashboard.namespace=monitoring," +
+				"monitoring.grafanaDashboard.labels.team=platform,monitoring.grafanaDashboard.annotations.grafana_folder=rebalancer",
+			labels:    map[string]string{"grafana_dashboard": "1", "team": "platform"},
+			annotated: map[string]string{"grafana_folder": "rebalancer"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := dashboards(helmTemplate(t, "r", "ns", "--set", c.set))
+			if !c.want {
+				if len(got) > 0 {
+					t.Fatalf("--set %s renders %s", c.set, strings.Join(keys(got), ", "))
+				}
+				return
+			}
+			if len(got) != 1 {
+				t.Fatalf("--set %s: %d dashboard ConfigMaps (%s), want 1", c.set, len(got), strings.Join(keys(got), ", "))
+			}
+			cm := got[0]
+			if cm.GetName() != "r-rebalancer-dashboard" || cm.GetNamespace() != c.namespace {
+				t.Errorf("ConfigMap %s, want ConfigMap %s/r-rebalancer-dashboard", key(cm), c.namespace)
+			}
+			for k, v := range c.labels {
+				if cm.GetLabels()[k] != v {
+					t.Errorf("labels %v, want %s: %q among them", cm.GetLabels(), k, v)
+				}
+			}
+			if !reflect.DeepEqual(cm.GetAnnotations(), c.annotated) && len(cm.GetAnnotations())+len(c.annotated) > 0 {
+				t.Errorf("annotations %v, want %v", cm.GetAnnotations(), c.annotated)
+			}
+			if data := configMapData(t, cm, "rebalancer.json"); data != string(file) {
+				t.Errorf("the ConfigMap's rebalancer.json differs from dashboards/rebalancer.json (%d bytes, the file %d)", len(data), len(file))
+			}
+		})
+	}
+
+	t.Run("the dashboard", func(t *testing.T) {
+		checkDashboard(t, file, monitoringDoc(t))
+	})
+}
+
+// checkDashboard checks what Grafana needs of a dashboard to import it with
+// a data source of the user's choice, and that its queries read documented
+// metrics.
+func checkDashboard(t *testing.T, file []byte, doc string) {
+	t.Helper()
+	type target struct {
+		Expr       string `json:"expr"`
+		Datasource struct {
+			Type string `json:"type"`
+			UID  string `json:"uid"`
+		} `json:"datasource"`
+	}
+	type panel struct {
+		Type       string `json:"type"`
+		Title      string `json:"title"`
+		ID         int    `json:"id"`
+		Datasource *struct {
+			UID string `json:"uid"`
+		} `json:"datasource"`
+		GridPos struct{ H, W, X, Y int } `json:"gridPos"`
+		Targets []target                 `json:"targets"`
+	}
+	var d struct {
+		UID           string  `json:"uid"`
+		Title         string  `json:"title"`
+		SchemaVersion int     `json:"schemaVersion"`
+		Panels        []panel `json:"panels"`
+		Templating    struct {
+			List []struct {
+				Name, Type, Query string
+			} `json:"list"`
+		} `json:"templating"`
+	}
+	if err := json.Unmarshal(file, &d); err != nil {
+		t.Fatalf("dashboards/rebalancer.json: %v", err)
+	}
+	if d.UID == "" || d.Title == "" || d.SchemaVersion == 0 || len(d.Panels) == 0 {
+		t.Errorf("uid %q, title %q, schemaVersion %d, %d panels: a dashboard needs all four", d.UID, d.Title, d.SchemaVersion, len(d.Panels))
+	}
+	found := false
+	for _, v := range d.Templating.List {
+		found = found || v.Name == "datasource" && v.Type == "datasource" && v.Query == "prometheus"
+	}
+	if !found {
+		t.Errorf("no variable datasource of type datasource for prometheus among %+v", d.Templating.List)
+	}
+
+	documented := map[string]bool{}
+	for _, m := range regexp.MustCompile("(?m)^\\| `(rebalancer_\\w+)` \\| (counter|gauge|histogram) \\|").FindAllStringSubmatch(doc, -1) {
+		documented[m[1]] = true
+	}
+	read := map[string]bool{}
+	ids := map[int]bool{}
+	for _, p := range d.Panels {
+		if ids[p.ID] {
+			t.Errorf("panel %q: id %d is taken", p.Title, p.ID)
+		}
+		ids[p.ID] = true
+		if p.Type == "row" {
+			continue
+		}
+		if p.Datasource == nil || p.Datasource.UID != "${datasource}" {
+			t.Errorf("panel %q does not read ${datasource}", p.Title)
+		}
+		if len(p.Targets) == 0 {
+			t.Errorf("panel %q has no query", p.Title)
+		}
+		for _, tg := range p.Targets {
+			if tg.Datasource.Type != "prometheus" || tg.Datasource.UID != "${datasource}" {
+				t.Errorf("panel %q: a query reads %s %q, not prometheus ${datasource}", p.Title, tg.Datasource.Type, tg.Datasource.UID)
+			}
+			for _, m := range regexp.MustCompile(`rebalancer_\w+`).FindAllString(tg.Expr, -1) {
+				m = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(m, "_bucket"), "_sum"), "_count")
+				read[m] = true
+				if !documented[m] {
+					t.Errorf("panel %q reads %s, which docs/monitoring.md does not list", p.Title, m)
+				}
+			}
+		}
+	}
+	// What the dashboard is for: rebalancing seen over weeks.
+	for _, m := range []string{"rebalancer_evictions_total", "rebalancer_candidates_skipped_total", "rebalancer_cycle_duration_seconds",
+		"rebalancer_last_cycle_success", "rebalancer_strategy_duration_seconds", "rebalancer_node_utilization_ratio"} {
+		if !read[m] {
+			t.Errorf("no panel reads %s", m)
+		}
+	}
+}
+
+// TestChartMetricsNamespaceLabel: metrics.namespaceLabel passes
+// --metrics-namespace-label to the runs, in either mode, and only then.
+func TestChartMetricsNamespaceLabel(t *testing.T) {
+	for _, c := range []struct {
+		set, kind string
+		want      bool
+	}{
+		{"mode=cronjob", "CronJob", false},
+		{"mode=cronjob,metrics.namespaceLabel=true", "CronJob", true},
+		{"mode=deployment", "Deployment", false},
+		{"mode=deployment,metrics.namespaceLabel=true", "Deployment", true},
+	} {
+		args := containerArgs(t, find(t, helmTemplate(t, "r", "ns", "--set", c.set), c.kind, "r-rebalancer"), "rebalancer")
+		if got := slices.Contains(args, "--metrics-namespace-label"); got != c.want {
+			t.Errorf("--set %s: --metrics-namespace-label among the args: %v, want %v (%q)", c.set, got, c.want, args)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -46,6 +47,8 @@ func TestRunsPushTheirOutcomeToAPushgateway(t *testing.T) {
 	wantSample(t, pushed, "rebalancer_last_cycle_dry_run", 0)
 	wantSample(t, pushed, "rebalancer_last_success_timestamp_seconds", unix(*first.LastSuccess))
 	wantSample(t, pushed, "rebalancer_last_cycle_timestamp_seconds", unix(first.End))
+	// The binary is built without -ldflags: what `rebalancer version` prints.
+	wantBuildInfo(t, gw, `version="dev"`, `revision="unknown"`, `goversion="`+runtime.Version()+`"`)
 
 	// The policy is then broken: exit 2, and the push says so.
 	invalid := f.policy(strings.Replace(balancing, "targetThresholds: {cpu: 50", "targetThresholds: {cpu: 120", 1))
@@ -144,6 +147,38 @@ func scrape(t *testing.T, gw string) map[string]float64 {
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	return samples
+}
+
+// wantBuildInfo checks that the Pushgateway holds one
+// rebalancer_build_info, 1, with the labels.
+func wantBuildInfo(t *testing.T, gw string, labels ...string) {
+	t.Helper()
+	resp, err := http.Get(gw + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []string
+	for _, line := range strings.Split(string(body), "\n") {
+		if strings.HasPrefix(line, "rebalancer_build_info{") {
+			found = append(found, line)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("the Pushgateway holds %d rebalancer_build_info series, want 1: %q", len(found), found)
+	}
+	for _, l := range labels {
+		if !strings.Contains(found[0], l) {
+			t.Errorf("%s lacks %s", found[0], l)
+		}
+	}
+	if !strings.HasSuffix(found[0], "} 1") {
+		t.Errorf("%s: want the value 1", found[0])
+	}
 }
 
 func wantSample(t *testing.T, samples map[string]float64, name string, want float64) {

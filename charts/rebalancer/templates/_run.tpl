@@ -33,6 +33,9 @@ defaults to $POD_NAMESPACE/rebalancer-state, the one the scheduler reads.
     {{- with .Values.metrics.pushgatewayInstance }}
     - --pushgateway-instance={{ . }}
     {{- end }}
+    {{- if .Values.metrics.namespaceLabel }}
+    - --metrics-namespace-label
+    {{- end }}
     {{- if and (eq .Values.mode "deployment") (gt (int .Values.metrics.port) 0) }}
     - --metrics-addr=:{{ .Values.metrics.port }}
     {{- end }}

@@ -30,11 +30,13 @@ type runOptions struct {
 	pushInst    string
 	metricsAddr string
 	metricsFile string
-	state       string
-	noState     bool
-	runLease    string
-	election    electionFlags
-	profiles    profileFlags
+	// namespaceLabel adds the namespace label to rebalancer_evictions_total.
+	namespaceLabel bool
+	state          string
+	noState        bool
+	runLease       string
+	election       electionFlags
+	profiles       profileFlags
 }
 
 func newRunCommand(s *settings) *cobra.Command {
@@ -91,7 +93,8 @@ run records itself only when it runs in the cluster ($POD_NAMESPACE set).`,
 			}
 			defer stopProfiles()
 			limitMemory(0)
-			pub := &rebalance.Publisher{Metrics: report.NewMetrics(), Pushgateway: o.pushgateway,
+			metrics := report.NewMetricsWith(report.MetricsOptions{Version: s.version, Revision: s.commit, NamespaceLabel: o.namespaceLabel})
+			pub := &rebalance.Publisher{Metrics: metrics, Pushgateway: o.pushgateway,
 				PushInstance: pushInstance(o.pushInst), MetricsFile: o.metricsFile}
 			runner, client, err := o.setUp(c, s, pub)
 			if err != nil {
@@ -128,6 +131,7 @@ run records itself only when it runs in the cluster ($POD_NAMESPACE set).`,
 	f.BoolVar(&o.noState, "no-state", false, "keep no state: ignore earlier runs' evictions (the cooldown) and record none; the run still takes the run Lease")
 	f.StringVar(&o.runLease, "run-lease", defaultRunLease, "NAMESPACE/NAME of the Lease every run that evicts takes, so that two never evict at once; give both, and the same to every run of the cluster (the CronJob's included)")
 	f.StringVar(&o.metricsFile, "metrics-file", "", "write each cycle's metrics to this file in the Prometheus text format (for node-exporter's textfile collector, which reads *.prom files)")
+	f.BoolVar(&o.namespaceLabel, "metrics-namespace-label", false, "add the pod's namespace as a label of rebalancer_evictions_total (strategy, namespace, result); off by default, since a series per namespace, strategy and result can be many")
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "serve /metrics and /healthz on this address (e.g. :8080), for --interval runs")
 	o.election.addFlags(c)
 	o.profiles.addFlags(c)
