@@ -18,7 +18,7 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/policy"
-	"github.com/kube-rebalancer/rebalancer/strategies"
+	"github.com/kube-rebalancer/rebalancer/strategies/framework"
 )
 
 // Name is the strategy's key under strategies: in a policy.
@@ -32,10 +32,10 @@ const (
 
 // Registration is what rebalancer needs to know of the strategy: its
 // arguments, which a policy configures, and the strategy itself.
-var Registration = strategies.Registration{
+var Registration = framework.Registration{
 	Name:    Name,
 	NewArgs: func() policy.StrategyArgs { return &Args{} },
-	New:     func() strategies.Strategy { return Strategy{} },
+	New:     func() framework.Strategy { return Strategy{} },
 }
 
 // Args are the strategy's arguments in a policy.
@@ -88,13 +88,13 @@ func (Strategy) Name() string { return Name }
 // Run proposes every pod past its maximum age. A pod whose annotation is
 // no positive duration is left alone, with a note in the report, rather
 // than guessed at.
-func (Strategy) Run(in *strategies.Input) {
+func (Strategy) Run(in *framework.Cycle) {
 	selected := make(map[string]bool)
 	for _, n := range in.Nodes() {
 		selected[n.Name] = true
 	}
 	type overdue struct {
-		c    strategies.Candidate
+		c    framework.Candidate
 		over time.Duration
 	}
 	var found []overdue
@@ -118,7 +118,7 @@ func (Strategy) Run(in *strategies.Input) {
 		if asked := p.Annotations[a.Annotation]; a.MinMaxAge != nil && maxAge == a.MinMaxAge.Duration && asked != short(maxAge) {
 			reason += fmt.Sprintf(" (%s raised to minMaxAge)", asked)
 		}
-		found = append(found, overdue{strategies.Candidate{Pod: p, Reason: reason}, age - maxAge})
+		found = append(found, overdue{framework.Candidate{Pod: p, Reason: reason}, age - maxAge})
 	}
 	slices.SortFunc(found, func(x, y overdue) int {
 		if c := cmp.Compare(y.over, x.over); c != 0 {
@@ -137,7 +137,7 @@ func (Strategy) Run(in *strategies.Input) {
 // annotatedMaxAge returns the pod's maximum age, raised to the floor, and
 // false when the pod carries no annotation or one that is no positive
 // duration.
-func annotatedMaxAge(in *strategies.Input, p *cluster.Pod, a *Args) (time.Duration, bool) {
+func annotatedMaxAge(in *framework.Cycle, p *cluster.Pod, a *Args) (time.Duration, bool) {
 	v, ok := p.Annotations[a.Annotation]
 	if !ok {
 		return 0, false

@@ -1,0 +1,14 @@
+package interpodantiaffinity
+
+import (
+	"github.com/kube-rebalancer/rebalancer/policy"
+	"github.com/kube-rebalancer/rebalancer/strategies/framework"
+)
+
+// Registration is the strategy's row of the table of built-in strategies
+// (package strategies).
+var Registration = framework.Registration{
+	Name:    Name,
+	NewArgs: func() policy.StrategyArgs { return new(policy.RemovePodsViolatingInterPodAntiAffinityArgs) },
+	New:     func() framework.Strategy { return interPodAntiAffinity{} },
+}
