@@ -9,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
-	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/strategies/framework"
 )
 
@@ -34,7 +33,7 @@ func (s failedPods) Run(in *framework.Cycle) {
 		if p.Status.Phase != corev1.PodFailed {
 			return
 		}
-		a, ok := in.Args(s.Name(), p).(*policy.RemoveFailedPodsArgs)
+		a, ok := in.Args(s.Name(), p).(*Args)
 		if !ok || framework.OwnedByKind(p, a.ExcludeOwnerKinds) {
 			return
 		}
@@ -57,7 +56,7 @@ func (s failedPods) Run(in *framework.Cycle) {
 
 // failure describes how the pod failed and reports whether it matches the
 // reasons and exit codes (each, when given, must match).
-func failure(p *cluster.Pod, a *policy.RemoveFailedPodsArgs) (string, bool) {
+func failure(p *cluster.Pod, a *Args) (string, bool) {
 	statuses := p.Status.ContainerStatuses
 	if a.IncludesInitContainers() {
 		statuses = append(slices.Clip(statuses), p.Status.InitContainerStatuses...)

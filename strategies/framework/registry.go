@@ -18,6 +18,10 @@ type Registration struct {
 	NewArgs func() policy.StrategyArgs
 	// New returns the strategy.
 	New func() Strategy
+	// Descheduler, when set, maps the descheduler's plugin of the same
+	// name onto the strategy, so that policies written for the descheduler
+	// may configure it.
+	Descheduler *policy.DeschedulerPlugin
 }
 
 // registered holds every registered strategy by name.
@@ -39,7 +43,7 @@ func Register(r Registration) error {
 	}
 	registered.Lock()
 	defer registered.Unlock()
-	if err := policy.RegisterStrategy(r.Name, r.NewArgs); err != nil {
+	if err := policy.RegisterStrategy(r.Name, r.NewArgs, r.Descheduler); err != nil {
 		return err
 	}
 	if registered.byName == nil {

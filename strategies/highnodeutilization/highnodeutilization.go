@@ -40,7 +40,7 @@ func (highNodeUtilization) GuardRule(in *framework.Cycle) framework.GuardRule {
 }
 
 func (s highNodeUtilization) Run(in *framework.Cycle) {
-	args, _ := in.Policy.Global().Strategies.Get(Name).(*policy.HighNodeUtilizationArgs)
+	args, _ := in.Policy.Global().Strategies.Get(Name).(*Args)
 	if args == nil || !nodeutilization.MeterFor(args.MetricsUtilization).Measurable(in, Name) {
 		return
 	}
@@ -64,7 +64,7 @@ type highUtilizationGroup struct {
 
 // highUtilizationGroups returns the node pools, then the nodes of no pool
 // when the top-level thresholds are set.
-func highUtilizationGroups(args *policy.HighNodeUtilizationArgs, nodes []*cluster.Node) []highUtilizationGroup {
+func highUtilizationGroups(args *Args, nodes []*cluster.Node) []highUtilizationGroup {
 	pools := args.Pools()
 	var out []highUtilizationGroup
 	for i, g := range nodeutilization.GroupByPool(pools, len(args.Thresholds) > 0, nodes) {
@@ -83,7 +83,7 @@ func highUtilizationGroups(args *policy.HighNodeUtilizationArgs, nodes []*cluste
 // pods off the nodes that will be emptied. Placements are tried on a fork
 // that follows the working snapshot, so that a node whose pods cannot all
 // be placed is left as it was.
-func (s highNodeUtilization) compact(in *framework.Cycle, args *policy.HighNodeUtilizationArgs, g highUtilizationGroup, commit bool) map[string]bool {
+func (s highNodeUtilization) compact(in *framework.Cycle, args *Args, g highUtilizationGroup, commit bool) map[string]bool {
 	emptied := make(map[string]bool)
 	var under []*cluster.Node
 	for _, n := range g.Nodes(in.Snapshot) {
@@ -161,7 +161,7 @@ func (s highNodeUtilization) compact(in *framework.Cycle, args *policy.HighNodeU
 // DaemonSet pods and static pods, which stay with the node and do not keep
 // an autoscaler from removing it, and pods already terminating. It returns
 // why the node cannot be emptied when one of them cannot leave now.
-func (highNodeUtilization) leaving(in *framework.Cycle, args *policy.HighNodeUtilizationArgs, b nodeutilization.Bands, n *cluster.Node) ([]*cluster.Pod, string) {
+func (highNodeUtilization) leaving(in *framework.Cycle, args *Args, b nodeutilization.Bands, n *cluster.Node) ([]*cluster.Pod, string) {
 	var pods []*cluster.Pod
 	for _, p := range n.Pods() {
 		if p.IsDaemonSetPod() || p.IsMirror() || p.IsTerminating() {
@@ -398,7 +398,7 @@ func (r *highUtilizationRule) Prepare(_ *framework.Cycle, strategy string) {
 func (r *highUtilizationRule) simulate() {
 	r.done = true
 	r.emptied = make(map[string]bool)
-	args, _ := r.in.Policy.Global().Strategies.Get(Name).(*policy.HighNodeUtilizationArgs)
+	args, _ := r.in.Policy.Global().Strategies.Get(Name).(*Args)
 	var s highNodeUtilization
 	for _, g := range highUtilizationGroups(args, r.in.Nodes()) {
 		for name := range s.compact(r.in, args, g, false) {

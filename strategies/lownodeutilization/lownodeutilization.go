@@ -9,7 +9,6 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
-	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/strategies/framework"
 	"github.com/kube-rebalancer/rebalancer/strategies/nodeutilization"
 )
@@ -35,7 +34,7 @@ func (lowNodeUtilization) GuardRule(in *framework.Cycle) framework.GuardRule {
 func (s lowNodeUtilization) Run(in *framework.Cycle) {
 	// Thresholds classify nodes, which every namespace shares, so they are
 	// always the global ones; overrides only decide which pods may move.
-	args, _ := in.Policy.Global().Strategies.Get(Name).(*policy.LowNodeUtilizationArgs)
+	args, _ := in.Policy.Global().Strategies.Get(Name).(*Args)
 	if args == nil || !nodeutilization.MeterFor(args.MetricsUtilization).Measurable(in, Name) {
 		return
 	}
@@ -53,7 +52,7 @@ type lowUtilizationGroup struct {
 
 // lowUtilizationGroups returns the node pools, then the nodes of no pool
 // when the top-level thresholds are set, each with its bands.
-func lowUtilizationGroups(args *policy.LowNodeUtilizationArgs, nodes []*cluster.Node) []lowUtilizationGroup {
+func lowUtilizationGroups(args *Args, nodes []*cluster.Node) []lowUtilizationGroup {
 	pools := args.Pools()
 	var out []lowUtilizationGroup
 	for i, g := range nodeutilization.GroupByPool(pools, len(args.Thresholds) > 0, nodes) {
@@ -68,7 +67,7 @@ func lowUtilizationGroups(args *policy.LowNodeUtilizationArgs, nodes []*cluster.
 
 // balance moves pods from the group's over-utilized nodes to its
 // under-utilized ones.
-func (s lowNodeUtilization) balance(in *framework.Cycle, args *policy.LowNodeUtilizationArgs, g lowUtilizationGroup) {
+func (s lowNodeUtilization) balance(in *framework.Cycle, args *Args, g lowUtilizationGroup) {
 	b := g.bands
 	var (
 		under, over []string
@@ -160,7 +159,7 @@ func (s lowNodeUtilization) balance(in *framework.Cycle, args *policy.LowNodeUti
 // pods it could not move are skipped only as far as the node needed them:
 // the fewest of them, in the order tried, that would have brought it within
 // target; the others were alternatives.
-func (s lowNodeUtilization) relieve(in *framework.Cycle, args *policy.LowNodeUtilizationArgs, g lowUtilizationGroup, name string, under []int32, room *noRoom,
+func (s lowNodeUtilization) relieve(in *framework.Cycle, args *Args, g lowUtilizationGroup, name string, under []int32, room *noRoom,
 	accept func(*cluster.Pod) func(*cluster.Node) (bool, string), hasHeadroom func() bool) bool {
 	b := g.bands
 	need := in.Want(s.Name(), 0)
@@ -246,7 +245,7 @@ func needed(b nodeutilization.Bands, n *cluster.Node, refused []framework.Refusa
 // podsToMove returns the node's pods this strategy may move, in the order
 // they should leave: lowest priority first, then BestEffort before Burstable
 // before Guaranteed.
-func (lowNodeUtilization) podsToMove(in *framework.Cycle, args *policy.LowNodeUtilizationArgs, n *cluster.Node) []*cluster.Pod {
+func (lowNodeUtilization) podsToMove(in *framework.Cycle, args *Args, n *cluster.Node) []*cluster.Pod {
 	var pods []*cluster.Pod
 	for _, p := range n.Pods() {
 		// A terminating pod is on its way out: it relieves the node
@@ -290,7 +289,7 @@ type resourceLimit struct {
 }
 
 func newLowUtilizationRule(in *framework.Cycle) framework.GuardRule {
-	args, _ := in.Policy.Global().Strategies.Get(Name).(*policy.LowNodeUtilizationArgs)
+	args, _ := in.Policy.Global().Strategies.Get(Name).(*Args)
 	if args == nil {
 		return nil
 	}

@@ -1,6 +1,8 @@
 package nodeaffinity
 
-import "github.com/kube-rebalancer/rebalancer/strategies/framework"
+import (
+	"github.com/kube-rebalancer/rebalancer/strategies/framework"
+)
 
 // caches is what the strategy keeps for the rest of a cycle.
 type caches struct {

@@ -11,7 +11,6 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
-	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/strategies/framework"
 )
 
@@ -38,7 +37,7 @@ func (nodeAffinity) GuardRule(in *framework.Cycle) framework.GuardRule {
 // Preferred node affinity looks for a better node that has room.
 func (s nodeAffinity) PlacementFree(in *framework.Cycle) bool {
 	for _, a := range in.Policy.ArgsOf(s.Name()) {
-		if a, ok := a.(*policy.RemovePodsViolatingNodeAffinityArgs); !ok || a.Checks(policy.PreferredDuringScheduling) {
+		if a, ok := a.(*Args); !ok || a.Checks(PreferredDuringScheduling) {
 			return false
 		}
 	}
@@ -48,17 +47,17 @@ func (s nodeAffinity) PlacementFree(in *framework.Cycle) bool {
 func (s nodeAffinity) Run(in *framework.Cycle) {
 	for _, n := range in.Nodes() {
 		for _, p := range slices.Clone(n.Pods()) {
-			a, ok := in.Args(s.Name(), p).(*policy.RemovePodsViolatingNodeAffinityArgs)
+			a, ok := in.Args(s.Name(), p).(*Args)
 			if !ok {
 				continue
 			}
-			if a.Checks(policy.RequiredDuringScheduling) {
+			if a.Checks(RequiredDuringScheduling) {
 				if why := requiredMismatch(in, p, n); why != "" {
 					in.Move(s.Name(), framework.Candidate{Pod: p, Reason: why})
 					continue
 				}
 			}
-			if a.Checks(policy.PreferredDuringScheduling) && hasPreferredNodeAffinity(p) {
+			if a.Checks(PreferredDuringScheduling) && hasPreferredNodeAffinity(p) {
 				s.preferred(in, p, n)
 			}
 		}
@@ -207,8 +206,8 @@ func (r *preferredAffinityRule) Check(_ framework.View, _ string, p *cluster.Pod
 	if !hasPreferredNodeAffinity(p) || p.Spec.NodeName == "" {
 		return true, ""
 	}
-	a, ok := r.in.Args(Name, p).(*policy.RemovePodsViolatingNodeAffinityArgs)
-	if !ok || !a.Checks(policy.PreferredDuringScheduling) {
+	a, ok := r.in.Args(Name, p).(*Args)
+	if !ok || !a.Checks(PreferredDuringScheduling) {
 		return true, ""
 	}
 	from := r.in.Snapshot.Node(p.Spec.NodeName)

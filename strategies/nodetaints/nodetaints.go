@@ -9,7 +9,6 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
-	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/strategies/framework"
 )
 
@@ -18,7 +17,7 @@ import (
 // controller's template dropped. NoExecute taints are the kubelet's taint
 // manager's to act on. The cordon taint and the taints derived from node
 // conditions (memory pressure and the like) are left alone unless the
-// arguments name them (policy.DefaultExcludedTaints): a cordoned node is
+// arguments name them (DefaultExcludedTaints): a cordoned node is
 // for whoever cordoned it to drain, and a node under pressure is the
 // kubelet's to relieve.
 type nodeTaints struct{}
@@ -49,7 +48,7 @@ func (s nodeTaints) Run(in *framework.Cycle) {
 		}
 		// Moves edit the node's pod list: walk a copy.
 		for _, p := range slices.Clone(n.Pods()) {
-			a, ok := in.Args(s.Name(), p).(*policy.RemovePodsViolatingNodeTaintsArgs)
+			a, ok := in.Args(s.Name(), p).(*Args)
 			if !ok {
 				continue
 			}
@@ -65,7 +64,7 @@ func (s nodeTaints) Run(in *framework.Cycle) {
 // untoleratedTaint returns the first taint of the node that the strategy
 // acts on and the pod does not tolerate. onlyPreferred limits the search to
 // PreferNoSchedule taints.
-func untoleratedTaint(a *policy.RemovePodsViolatingNodeTaintsArgs, p *cluster.Pod, n *cluster.Node, onlyPreferred bool) (*corev1.Taint, bool) {
+func untoleratedTaint(a *Args, p *cluster.Pod, n *cluster.Node, onlyPreferred bool) (*corev1.Taint, bool) {
 	for i := range n.Spec.Taints {
 		t := &n.Spec.Taints[i]
 		if onlyPreferred && t.Effect != corev1.TaintEffectPreferNoSchedule {
@@ -105,7 +104,7 @@ func (r preferNoScheduleRule) Check(_ framework.View, _ string, p *cluster.Pod, 
 	if !r.preferred[n.Index()] {
 		return true, ""
 	}
-	a, ok := r.in.Args(Name, p).(*policy.RemovePodsViolatingNodeTaintsArgs)
+	a, ok := r.in.Args(Name, p).(*Args)
 	if !ok || !a.IncludesPreferNoSchedule() {
 		return true, ""
 	}

@@ -4,7 +4,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
-	"github.com/kube-rebalancer/rebalancer/policy"
 )
 
 // NodeGroup is the nodes a utilization strategy balances together: one
@@ -20,7 +19,7 @@ type NodeGroup struct {
 // nodes no pool selects in a last group when withRest is set (otherwise
 // they are left out). Groups keep the pools' order and nodes their name
 // order.
-func GroupByPool(pools []*policy.NodePool, withRest bool, nodes []*cluster.Node) []NodeGroup {
+func GroupByPool(pools []*NodePool, withRest bool, nodes []*cluster.Node) []NodeGroup {
 	selectors := make([]labels.Selector, len(pools))
 	groups := make([]NodeGroup, len(pools), len(pools)+1)
 	for i, p := range pools {

@@ -9,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
-	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/strategies/framework"
 )
 
@@ -33,7 +32,7 @@ func (podLifeTime) PlacementFree(*framework.Cycle) bool { return true }
 func (s podLifeTime) Run(in *framework.Cycle) {
 	var found []framework.Ranked
 	in.EachBoundPod(func(p *cluster.Pod) {
-		a, ok := in.Args(s.Name(), p).(*policy.PodLifeTimeArgs)
+		a, ok := in.Args(s.Name(), p).(*Args)
 		if !ok || !ownerKindsSelect(a.OwnerKinds, p) {
 			return
 		}
@@ -87,7 +86,7 @@ func (s podLifeTime) Run(in *framework.Cycle) {
 
 // ownerKindsSelect reports whether ownerKinds lets the pod through: with
 // include, an owner of one of the kinds; with exclude, none.
-func ownerKindsSelect(o *policy.OwnerKinds, p *cluster.Pod) bool {
+func ownerKindsSelect(o *OwnerKinds, p *cluster.Pod) bool {
 	switch {
 	case o == nil:
 		return true
@@ -102,7 +101,7 @@ func ownerKindsSelect(o *policy.OwnerKinds, p *cluster.Pod) bool {
 // lifeTimeState returns which of the states the pod is in: its phase, its
 // status reason, or a container's waiting or terminated reason (init and
 // ephemeral containers' when the arguments say so).
-func lifeTimeState(p *cluster.Pod, a *policy.PodLifeTimeArgs) (string, bool) {
+func lifeTimeState(p *cluster.Pod, a *Args) (string, bool) {
 	if slices.Contains(a.States, string(p.Status.Phase)) {
 		return "phase " + string(p.Status.Phase), true
 	}
@@ -132,7 +131,7 @@ func lifeTimeState(p *cluster.Pod, a *policy.PodLifeTimeArgs) (string, bool) {
 // matchCondition returns the pod's condition that one of the filters
 // matches. A filter with minTimeSinceLastTransitionSeconds matches only a
 // condition that has a lastTransitionTime at least that long ago.
-func matchCondition(p *cluster.Pod, filters []policy.PodConditionFilter, now time.Time) (string, bool) {
+func matchCondition(p *cluster.Pod, filters []PodConditionFilter, now time.Time) (string, bool) {
 	for _, f := range filters {
 		for _, c := range p.Status.Conditions {
 			if (f.Type != "" && string(c.Type) != f.Type) || (f.Status != "" && string(c.Status) != f.Status) ||

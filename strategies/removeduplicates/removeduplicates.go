@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
-	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/strategies/framework"
 )
 
@@ -40,7 +39,7 @@ func groupedAsDuplicate(in *framework.Cycle, p *cluster.Pod) bool {
 	if p.Workload.IsZero() {
 		return false
 	}
-	a, ok := in.Args(Name, p).(*policy.RemoveDuplicatesArgs)
+	a, ok := in.Args(Name, p).(*Args)
 	return ok && !excludedOwner(a, p)
 }
 
@@ -200,7 +199,7 @@ func (s removeDuplicates) spread(in *framework.Cycle, w cluster.Workload, group 
 	}
 }
 
-func excludedOwner(a *policy.RemoveDuplicatesArgs, p *cluster.Pod) bool {
+func excludedOwner(a *Args, p *cluster.Pod) bool {
 	c := p.Controller()
 	for _, k := range a.ExcludeOwnerKinds {
 		if (c != nil && c.Kind == k) || p.Workload.Kind == k {

@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
-	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/strategies/framework"
 )
 
@@ -28,7 +27,7 @@ func (s tooManyRestarts) Run(in *framework.Cycle) {
 	var found []framework.Ranked
 	for _, n := range in.Nodes() {
 		for _, p := range n.Pods() {
-			a, ok := in.Args(s.Name(), p).(*policy.RemovePodsHavingTooManyRestartsArgs)
+			a, ok := in.Args(s.Name(), p).(*Args)
 			if !ok {
 				continue
 			}

@@ -4,7 +4,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
-	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/strategies/framework"
 )
 
@@ -19,7 +18,7 @@ type caches struct {
 	// pods come in a row.
 	lastSpread struct {
 		pod   *cluster.Pod
-		args  *policy.RemovePodsViolatingTopologySpreadConstraintArgs
+		args  *Args
 		keyed []labels.Set
 		spec  *spreadSpec
 	}

@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
-	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/strategies/framework"
 )
 
@@ -120,14 +119,14 @@ type spreadSpec struct {
 //
 // The args are those of the pod's namespace, the same for all its pods
 // during a cycle, which lets the answer be kept per pod.
-func podSpreadSpec(in *framework.Cycle, p *cluster.Pod, a *policy.RemovePodsViolatingTopologySpreadConstraintArgs) *spreadSpec {
+func podSpreadSpec(in *framework.Cycle, p *cluster.Pod, a *Args) *spreadSpec {
 	if in.NoCache {
 		return spreadSpecBySpec(in, p, a)
 	}
 	return cycleCaches.Of(in).specOf.Get(in.Snapshot, p, func(p *cluster.Pod) *spreadSpec { return spreadSpecBySpec(in, p, a) })
 }
 
-func spreadSpecBySpec(in *framework.Cycle, p *cluster.Pod, a *policy.RemovePodsViolatingTopologySpreadConstraintArgs) *spreadSpec {
+func spreadSpecBySpec(in *framework.Cycle, p *cluster.Pod, a *Args) *spreadSpec {
 	var own []corev1.TopologySpreadConstraint
 	for _, tc := range p.Spec.TopologySpreadConstraints {
 		if a.Balances(string(tc.WhenUnsatisfiable)) {
@@ -306,7 +305,7 @@ func (r *spreadRule) Check(v framework.View, _ string, p *cluster.Pod, n *cluste
 	}
 	if r.v != v || r.pod != p {
 		r.v, r.pod, r.spec = v, p, nil
-		if a, ok := in.Settings(p.Namespace).Args(Name).(*policy.RemovePodsViolatingTopologySpreadConstraintArgs); ok {
+		if a, ok := in.Settings(p.Namespace).Args(Name).(*Args); ok {
 			r.spec = podSpreadSpec(in, p, a)
 		}
 		if r.spec != nil {

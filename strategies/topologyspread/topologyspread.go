@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
-	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/strategies/framework"
 )
 
@@ -47,7 +46,7 @@ func (s topologySpread) Run(in *framework.Cycle) {
 		if !in.Policy.AllowsNamespace(p.Namespace) {
 			continue
 		}
-		a, ok := in.Settings(p.Namespace).Args(s.Name()).(*policy.RemovePodsViolatingTopologySpreadConstraintArgs)
+		a, ok := in.Settings(p.Namespace).Args(s.Name()).(*Args)
 		if !ok {
 			continue
 		}

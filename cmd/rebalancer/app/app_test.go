@@ -12,6 +12,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
 	"github.com/kube-rebalancer/rebalancer/strategies/framework"
+	"github.com/kube-rebalancer/rebalancer/strategies/removeduplicates"
 )
 
 // nothingArgs and nothing stand for a strategy a program adds.
@@ -84,7 +85,7 @@ scheduler:
 			[]string{"version"}, exitUsage, `plugin "Nothing": registration without New`},
 		{"a strategy under a built-in name", []Option{WithStrategy(framework.Registration{
 			Name:    "RemoveDuplicates",
-			NewArgs: func() policy.StrategyArgs { return &policy.RemoveDuplicatesArgs{} },
+			NewArgs: func() policy.StrategyArgs { return &removeduplicates.Args{} },
 			New:     func() framework.Strategy { return removeDuplicatesLookalike{} },
 		})}, []string{"version"}, exitUsage, "strategy RemoveDuplicates is registered twice"},
 	}

@@ -1,15 +1,16 @@
-package policy
+package podlifetime
 
 import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kube-rebalancer/rebalancer/policy"
 )
 
-// PodLifeTimeArgs configure PodLifeTime, which moves pods older than a
-// maximum age, or in given states or conditions, oldest first. Every filter
-// that is set must match (and); within one, any entry does (or), as in the
-// descheduler.
-type PodLifeTimeArgs struct {
-	Common `json:",inline"`
+// Args configure PodLifeTime, which moves pods older than a maximum age, or
+// in given states or conditions, oldest first. Every filter that is set
+// must match (and); within one, any entry does (or), as in the descheduler.
+type Args struct {
+	policy.Common `json:",inline"`
 
 	// MaxPodLifeTimeSeconds: pods older than this move.
 	MaxPodLifeTimeSeconds *int64 `json:"maxPodLifeTimeSeconds,omitempty"`
@@ -64,23 +65,23 @@ var LifeTimeStates = []string{
 
 // Default fills in unset arguments; PodLifeTime has none to fill, as in
 // the descheduler.
-func (a *PodLifeTimeArgs) Default() {}
+func (a *Args) Default() {}
 
 // NodeLevelFields: every argument says which pods move.
-func (a *PodLifeTimeArgs) NodeLevelFields() []string { return nil }
+func (a *Args) NodeLevelFields() []string { return nil }
 
 // IncludesInitContainers reports whether init containers' states and exit
 // codes count.
-func (a *PodLifeTimeArgs) IncludesInitContainers() bool { return isTrue(a.IncludingInitContainers) }
+func (a *Args) IncludesInitContainers() bool { return policy.IsTrue(a.IncludingInitContainers) }
 
 // IncludesEphemeralContainers reports whether ephemeral containers' states
 // count.
-func (a *PodLifeTimeArgs) IncludesEphemeralContainers() bool {
-	return isTrue(a.IncludingEphemeralContainers)
+func (a *Args) IncludesEphemeralContainers() bool {
+	return policy.IsTrue(a.IncludingEphemeralContainers)
 }
 
 // Validate reports every invalid argument.
-func (a *PodLifeTimeArgs) Validate(path *field.Path) field.ErrorList {
+func (a *Args) Validate(path *field.Path) field.ErrorList {
 	errs := a.Common.Validate(path)
 	switch p, v := path.Child("maxPodLifeTimeSeconds"), a.MaxPodLifeTimeSeconds; {
 	case v == nil:
@@ -92,7 +93,7 @@ func (a *PodLifeTimeArgs) Validate(path *field.Path) field.ErrorList {
 	case *v == 0:
 		errs = append(errs, field.Invalid(p, *v, "would move every pod, and its replacement, on every run; give an age in seconds, e.g. 86400"))
 	}
-	errs = append(errs, validateChoices(a.States, LifeTimeStates, path.Child("states"))...)
+	errs = append(errs, policy.ValidateChoices(a.States, LifeTimeStates, path.Child("states"))...)
 	for i, c := range a.Conditions {
 		cp := path.Child("conditions").Index(i)
 		if c.Type == "" && c.Status == "" && c.Reason == "" && c.MinTimeSinceLastTransitionSeconds == nil {
@@ -105,7 +106,7 @@ func (a *PodLifeTimeArgs) Validate(path *field.Path) field.ErrorList {
 			errs = append(errs, field.Invalid(cp.Child("minTimeSinceLastTransitionSeconds"), *v, "is negative"))
 		}
 	}
-	errs = append(errs, validateExitCodes(a.ExitCodes, path.Child("exitCodes"))...)
+	errs = append(errs, policy.ValidateExitCodes(a.ExitCodes, path.Child("exitCodes"))...)
 	return append(errs, a.OwnerKinds.validate(path.Child("ownerKinds"))...)
 }
 
@@ -117,19 +118,6 @@ func (o *OwnerKinds) validate(path *field.Path) field.ErrorList {
 	if len(o.Include) > 0 && len(o.Exclude) > 0 {
 		errs = append(errs, field.Forbidden(path, "set include or exclude, not both"))
 	}
-	errs = append(errs, validateNames(o.Include, "an owner kind such as Job", path.Child("include"))...)
-	return append(errs, validateNames(o.Exclude, "an owner kind such as Job", path.Child("exclude"))...)
-}
-
-// validateExitCodes checks that no exit code is listed twice.
-func validateExitCodes(codes []int32, path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	seen := make(map[int32]bool, len(codes))
-	for i, c := range codes {
-		if seen[c] {
-			errs = append(errs, field.Duplicate(path.Index(i), c))
-		}
-		seen[c] = true
-	}
-	return errs
+	errs = append(errs, policy.ValidateNames(o.Include, "an owner kind such as Job", path.Child("include"))...)
+	return append(errs, policy.ValidateNames(o.Exclude, "an owner kind such as Job", path.Child("exclude"))...)
 }

@@ -1,22 +1,22 @@
-package policy
+package nodetaints
 
 import (
-	corev1 "k8s.io/api/core/v1"
-
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kube-rebalancer/rebalancer/policy"
 )
 
-// RemovePodsViolatingNodeTaintsArgs configure RemovePodsViolatingNodeTaints,
-// which moves pods off nodes whose NoSchedule taints they do not tolerate
-// (a taint added after they were scheduled, or a toleration removed).
-// NoExecute taints are left to the kubelet's taint manager, which evicts
-// on its own.
-type RemovePodsViolatingNodeTaintsArgs struct {
-	Common `json:",inline"`
+// Args configure RemovePodsViolatingNodeTaints, which moves pods off nodes
+// whose NoSchedule taints they do not tolerate (a taint added after they
+// were scheduled, or a toleration removed). NoExecute taints are left to
+// the kubelet's taint manager, which evicts on its own.
+type Args struct {
+	policy.Common `json:",inline"`
 
 	// ExcludedTaints are taints never acted on, as "key" (any value) or
 	// "key=value". Unset, and with IncludedTaints unset, the taints the node
@@ -49,18 +49,18 @@ var DefaultExcludedTaints = []string{
 
 // Default fills in unset arguments; RemovePodsViolatingNodeTaints has none
 // to fill.
-func (a *RemovePodsViolatingNodeTaintsArgs) Default() {}
+func (a *Args) Default() {}
 
 // NodeLevelFields: every argument says which pods move.
-func (a *RemovePodsViolatingNodeTaintsArgs) NodeLevelFields() []string { return nil }
+func (a *Args) NodeLevelFields() []string { return nil }
 
 // Considers reports whether a taint of this key, value and effect is one the
 // strategy acts on.
-func (a *RemovePodsViolatingNodeTaintsArgs) Considers(key, value, effect string) bool {
+func (a *Args) Considers(key, value, effect string) bool {
 	switch effect {
 	case "NoSchedule":
 	case "PreferNoSchedule":
-		if !isTrue(a.IncludePreferNoSchedule) {
+		if !policy.IsTrue(a.IncludePreferNoSchedule) {
 			return false
 		}
 	default:
@@ -77,8 +77,8 @@ func (a *RemovePodsViolatingNodeTaintsArgs) Considers(key, value, effect string)
 }
 
 // IncludesPreferNoSchedule reports whether PreferNoSchedule taints count.
-func (a *RemovePodsViolatingNodeTaintsArgs) IncludesPreferNoSchedule() bool {
-	return isTrue(a.IncludePreferNoSchedule)
+func (a *Args) IncludesPreferNoSchedule() bool {
+	return policy.IsTrue(a.IncludePreferNoSchedule)
 }
 
 // matchesTaint reports whether an entry of the list names the taint, as the
@@ -89,7 +89,7 @@ func matchesTaint(list []string, key, value string) bool {
 }
 
 // Validate reports every invalid argument.
-func (a *RemovePodsViolatingNodeTaintsArgs) Validate(path *field.Path) field.ErrorList {
+func (a *Args) Validate(path *field.Path) field.ErrorList {
 	errs := a.Common.Validate(path)
 	if len(a.ExcludedTaints) > 0 && len(a.IncludedTaints) > 0 {
 		errs = append(errs, field.Forbidden(path, "set includedTaints or excludedTaints, not both"))

@@ -1,4 +1,4 @@
-package policy
+package nodeutilization
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kube-rebalancer/rebalancer/policy"
 )
 
 // NodePool is a set of nodes, chosen by their labels, that a utilization
@@ -34,9 +36,9 @@ func (p *NodePool) Selector() labels.Selector {
 	return sel
 }
 
-// poolsOf returns the NodePool of each of a strategy's pool entries, which
+// PoolsOf returns the NodePool of each of a strategy's pool entries, which
 // add their own thresholds to it.
-func poolsOf[T any](entries []T, pool func(*T) *NodePool) []*NodePool {
+func PoolsOf[T any](entries []T, pool func(*T) *NodePool) []*NodePool {
 	out := make([]*NodePool, len(entries))
 	for i := range entries {
 		out[i] = pool(&entries[i])
@@ -44,13 +46,13 @@ func poolsOf[T any](entries []T, pool func(*T) *NodePool) []*NodePool {
 	return out
 }
 
-// validatePool checks the name and selector of pools[i], and that it is
+// ValidatePool checks the name and selector of pools[i], and that it is
 // not bound to share nodes with an earlier pool. Whether two pools share a
 // node usually depends on the nodes' labels, which the policy cannot see;
 // it is known from the policy alone when one selector implies the other
 // (every node one selects, the other selects too), and only that case is
 // an error. Otherwise a node that matches two pools belongs to the first.
-func validatePool(pools []*NodePool, i int, path *field.Path) field.ErrorList {
+func ValidatePool(pools []*NodePool, i int, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	p := pools[i]
 	if p.Name == "" {
@@ -70,7 +72,7 @@ func validatePool(pools []*NodePool, i int, path *field.Path) field.ErrorList {
 	if p.NodeSelector == nil {
 		return append(errs, field.Required(sp, "the labels of the pool's nodes, e.g. {matchLabels: {pool: gpu}}"))
 	}
-	if serrs := validateSelector(p.NodeSelector, sp); len(serrs) > 0 {
+	if serrs := policy.ValidateSelector(p.NodeSelector, sp); len(serrs) > 0 {
 		return append(errs, serrs...)
 	}
 	a := selectorConstraints(p.NodeSelector)
@@ -79,7 +81,7 @@ func validatePool(pools []*NodePool, i int, path *field.Path) field.ErrorList {
 	}
 	for j := range i {
 		q := pools[j]
-		if q.NodeSelector == nil || len(validateSelector(q.NodeSelector, sp)) > 0 {
+		if q.NodeSelector == nil || len(policy.ValidateSelector(q.NodeSelector, sp)) > 0 {
 			continue
 		}
 		b := selectorConstraints(q.NodeSelector)

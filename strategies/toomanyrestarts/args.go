@@ -1,14 +1,16 @@
-package policy
+package toomanyrestarts
 
 import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kube-rebalancer/rebalancer/policy"
 )
 
-// RemovePodsHavingTooManyRestartsArgs configure
-// RemovePodsHavingTooManyRestarts, which moves pods whose containers keep
-// restarting (a volume that does not attach on that node, a crash loop).
-type RemovePodsHavingTooManyRestartsArgs struct {
-	Common `json:",inline"`
+// Args configure RemovePodsHavingTooManyRestarts, which moves pods whose
+// containers keep restarting (a volume that does not attach on that node, a
+// crash loop).
+type Args struct {
+	policy.Common `json:",inline"`
 
 	// PodRestartThreshold is the number of restarts, summed over the pod's
 	// containers, at which it moves (required, at least 1).
@@ -26,18 +28,18 @@ var RestartStates = []string{"CrashLoopBackOff", "Running"}
 
 // Default fills in unset arguments; podRestartThreshold has no default, as
 // in the descheduler.
-func (a *RemovePodsHavingTooManyRestartsArgs) Default() {}
+func (a *Args) Default() {}
 
 // NodeLevelFields: every argument says which pods move.
-func (a *RemovePodsHavingTooManyRestartsArgs) NodeLevelFields() []string { return nil }
+func (a *Args) NodeLevelFields() []string { return nil }
 
 // IncludesInitContainers reports whether init containers count.
-func (a *RemovePodsHavingTooManyRestartsArgs) IncludesInitContainers() bool {
-	return isTrue(a.IncludingInitContainers)
+func (a *Args) IncludesInitContainers() bool {
+	return policy.IsTrue(a.IncludingInitContainers)
 }
 
 // Validate reports every invalid argument.
-func (a *RemovePodsHavingTooManyRestartsArgs) Validate(path *field.Path) field.ErrorList {
+func (a *Args) Validate(path *field.Path) field.ErrorList {
 	errs := a.Common.Validate(path)
 	switch p := path.Child("podRestartThreshold"); {
 	case a.PodRestartThreshold == 0:
@@ -45,5 +47,5 @@ func (a *RemovePodsHavingTooManyRestartsArgs) Validate(path *field.Path) field.E
 	case a.PodRestartThreshold < 1:
 		errs = append(errs, field.Invalid(p, a.PodRestartThreshold, "is below 1"))
 	}
-	return append(errs, validateChoices(a.States, RestartStates, path.Child("states"))...)
+	return append(errs, policy.ValidateChoices(a.States, RestartStates, path.Child("states"))...)
 }

@@ -1,13 +1,15 @@
-package policy
+package removeduplicates
 
 import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kube-rebalancer/rebalancer/policy"
 )
 
-// RemoveDuplicatesArgs configure RemoveDuplicates, which spreads the pods of
-// one workload that pile up on one node.
-type RemoveDuplicatesArgs struct {
-	Common `json:",inline"`
+// Args configure RemoveDuplicates, which spreads the pods of one workload
+// that pile up on one node.
+type Args struct {
+	policy.Common `json:",inline"`
 
 	// ExcludeOwnerKinds leaves alone the pods whose controller is of one of
 	// these kinds (for example ReplicaSet or StatefulSet).
@@ -15,13 +17,13 @@ type RemoveDuplicatesArgs struct {
 }
 
 // Default fills in unset arguments; RemoveDuplicates has none to fill.
-func (a *RemoveDuplicatesArgs) Default() {}
+func (a *Args) Default() {}
 
 // NodeLevelFields: every argument of RemoveDuplicates is about pods.
-func (a *RemoveDuplicatesArgs) NodeLevelFields() []string { return nil }
+func (a *Args) NodeLevelFields() []string { return nil }
 
 // Validate reports every invalid argument.
-func (a *RemoveDuplicatesArgs) Validate(path *field.Path) field.ErrorList {
+func (a *Args) Validate(path *field.Path) field.ErrorList {
 	errs := a.Common.Validate(path)
 	for i, k := range a.ExcludeOwnerKinds {
 		if k == "" {

@@ -1,18 +1,20 @@
-package policy
+package failedpods
 
 import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kube-rebalancer/rebalancer/policy"
 )
 
 // DefaultMinFailedPodLifetimeSeconds is how old a failed pod must be before
 // RemoveFailedPods removes it, unless the policy says otherwise.
 const DefaultMinFailedPodLifetimeSeconds = 3600
 
-// RemoveFailedPodsArgs configure RemoveFailedPods, which deletes pods in the
-// Failed phase through the Eviction API, so that their controllers replace
-// them and they stop cluttering the API.
-type RemoveFailedPodsArgs struct {
-	Common `json:",inline"`
+// Args configure RemoveFailedPods, which deletes pods in the Failed phase
+// through the Eviction API, so that their controllers replace them and they
+// stop cluttering the API.
+type Args struct {
+	policy.Common `json:",inline"`
 
 	// Reasons, when set, removes only pods that failed for one of these
 	// reasons: the pod's status reason (Evicted, NodeAffinity, …) or a
@@ -33,26 +35,26 @@ type RemoveFailedPodsArgs struct {
 }
 
 // Default sets minPodLifetimeSeconds to 3600 when unset.
-func (a *RemoveFailedPodsArgs) Default() {
+func (a *Args) Default() {
 	if a.MinPodLifetimeSeconds == nil {
 		a.MinPodLifetimeSeconds = new(int64(DefaultMinFailedPodLifetimeSeconds))
 	}
 }
 
 // NodeLevelFields: every argument says which pods move.
-func (a *RemoveFailedPodsArgs) NodeLevelFields() []string { return nil }
+func (a *Args) NodeLevelFields() []string { return nil }
 
 // IncludesInitContainers reports whether init containers count.
-func (a *RemoveFailedPodsArgs) IncludesInitContainers() bool {
-	return isTrue(a.IncludingInitContainers)
+func (a *Args) IncludesInitContainers() bool {
+	return policy.IsTrue(a.IncludingInitContainers)
 }
 
 // Validate reports every invalid argument.
-func (a *RemoveFailedPodsArgs) Validate(path *field.Path) field.ErrorList {
+func (a *Args) Validate(path *field.Path) field.ErrorList {
 	errs := a.Common.Validate(path)
-	errs = append(errs, validateNames(a.Reasons, "a reason such as OOMKilled", path.Child("reasons"))...)
-	errs = append(errs, validateNames(a.ExcludeOwnerKinds, "an owner kind such as Job", path.Child("excludeOwnerKinds"))...)
-	errs = append(errs, validateExitCodes(a.ExitCodes, path.Child("exitCodes"))...)
+	errs = append(errs, policy.ValidateNames(a.Reasons, "a reason such as OOMKilled", path.Child("reasons"))...)
+	errs = append(errs, policy.ValidateNames(a.ExcludeOwnerKinds, "an owner kind such as Job", path.Child("excludeOwnerKinds"))...)
+	errs = append(errs, policy.ValidateExitCodes(a.ExitCodes, path.Child("exitCodes"))...)
 	if v := a.MinPodLifetimeSeconds; v != nil && *v < 0 {
 		errs = append(errs, field.Invalid(path.Child("minPodLifetimeSeconds"), *v, "is negative"))
 	}

@@ -1,7 +1,11 @@
-package policy
+package nodeaffinity
 
 import (
+	"slices"
+
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kube-rebalancer/rebalancer/policy"
 )
 
 // The kinds of node affinity RemovePodsViolatingNodeAffinity checks.
@@ -10,11 +14,10 @@ const (
 	PreferredDuringScheduling = "preferredDuringSchedulingIgnoredDuringExecution"
 )
 
-// RemovePodsViolatingNodeAffinityArgs configure
-// RemovePodsViolatingNodeAffinity, which moves pods whose node no longer
-// satisfies their node affinity.
-type RemovePodsViolatingNodeAffinityArgs struct {
-	Common `json:",inline"`
+// Args configure RemovePodsViolatingNodeAffinity, which moves pods whose
+// node no longer satisfies their node affinity.
+type Args struct {
+	policy.Common `json:",inline"`
 
 	// NodeAffinityType lists what is checked (required):
 	// requiredDuringSchedulingIgnoredDuringExecution moves a pod whose node
@@ -27,22 +30,22 @@ type RemovePodsViolatingNodeAffinityArgs struct {
 
 // Default fills in unset arguments; nodeAffinityType has no default, as in
 // the descheduler.
-func (a *RemovePodsViolatingNodeAffinityArgs) Default() {}
+func (a *Args) Default() {}
 
 // NodeLevelFields: every argument says which pods move.
-func (a *RemovePodsViolatingNodeAffinityArgs) NodeLevelFields() []string { return nil }
+func (a *Args) NodeLevelFields() []string { return nil }
 
 // Checks reports whether the strategy checks the given kind of affinity.
-func (a *RemovePodsViolatingNodeAffinityArgs) Checks(kind string) bool {
-	return contains(a.NodeAffinityType, kind)
+func (a *Args) Checks(kind string) bool {
+	return slices.Contains(a.NodeAffinityType, kind)
 }
 
 // Validate reports every invalid argument.
-func (a *RemovePodsViolatingNodeAffinityArgs) Validate(path *field.Path) field.ErrorList {
+func (a *Args) Validate(path *field.Path) field.ErrorList {
 	errs := a.Common.Validate(path)
 	p := path.Child("nodeAffinityType")
 	if len(a.NodeAffinityType) == 0 {
 		errs = append(errs, field.Required(p, "list "+RequiredDuringScheduling+", "+PreferredDuringScheduling+" or both"))
 	}
-	return append(errs, validateChoices(a.NodeAffinityType, []string{RequiredDuringScheduling, PreferredDuringScheduling}, p)...)
+	return append(errs, policy.ValidateChoices(a.NodeAffinityType, []string{RequiredDuringScheduling, PreferredDuringScheduling}, p)...)
 }
