@@ -1,4 +1,4 @@
-package strategies_test
+package removeduplicates_test
 
 import (
 	"testing"
@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/strategies/internal/strategytest"
 )
 
 func TestRemoveDuplicates(t *testing.T) {
@@ -108,8 +109,8 @@ func TestRemoveDuplicates(t *testing.T) {
 			if base == nil {
 				base = nodes
 			}
-			p := plan(t, ct.Snapshot(t, append(append([]any{}, base...), tt.objs...)...), policy)
-			equal(t, "moved", movedFrom(p), tt.want)
+			p := strategytest.Plan(t, ct.Snapshot(t, append(append([]any{}, base...), tt.objs...)...), policy)
+			strategytest.Equal(t, "moved", strategytest.MovedFrom(p), tt.want)
 			for _, m := range p.Moves {
 				if m.To == m.From || m.To == "" {
 					t.Errorf("%s moves from %s to %q", m.Pod, m.From, m.To)
@@ -127,14 +128,14 @@ func TestRemoveDuplicatesTargetsNodesBelowTheirShare(t *testing.T) {
 		objs = append(objs, ct.Pod("shop", "web-"+name).On("n1").Requests("100m", "").Deployment("web"))
 	}
 	objs = append(objs, ct.Pod("shop", "web-f").On("n2").Requests("100m", "").Deployment("web"))
-	p := plan(t, ct.Snapshot(t, objs...), "strategies:\n  RemoveDuplicates: {}\n")
+	p := strategytest.Plan(t, ct.Snapshot(t, objs...), "strategies:\n  RemoveDuplicates: {}\n")
 	// Six pods, three nodes: two each. n1 gives three: one to n2, two to n3.
 	to := map[string]int{}
 	for _, m := range p.Moves {
 		to[m.To]++
 	}
 	if len(p.Moves) != 3 || to["n2"] != 1 || to["n3"] != 2 {
-		t.Errorf("moves %v, want one to n2 and two to n3", moves(p))
+		t.Errorf("moves %v, want one to n2 and two to n3", strategytest.Moves(p))
 	}
 }
 
@@ -146,14 +147,14 @@ func TestGuardKeepsDuplicatesShare(t *testing.T) {
 	web := func(name, node string) *ct.PodBuilder {
 		return ct.Pod("shop", name).On(node).Requests("100m", "").Deployment("web").PreferNodeLabelIn(100, "disk", "ssd")
 	}
-	objs := objects([]any{
+	objs := strategytest.Objects([]any{
 		ct.Node("t").Taint("maintenance", "", corev1.TaintEffectNoSchedule), ct.Node("a").Label("disk", "ssd"), ct.Node("b"), ct.Node("c"),
 		ct.DeploymentReplicaSet("shop", "web"), web("web-0", "t"), web("web-1", "a"), web("web-2", "b"),
 	})
 	taints := "strategies:\n  RemovePodsViolatingNodeTaints: {}\n"
-	equal(t, "taints alone", moves(plan(t, build(t, objs), taints)), []string{"shop/web-0 t→a"})
+	strategytest.Equal(t, "taints alone", strategytest.Moves(strategytest.Plan(t, strategytest.Build(t, objs), taints)), []string{"shop/web-0 t→a"})
 	policy := taints + "  RemoveDuplicates: {}\n"
-	p := plan(t, build(t, objs), policy)
-	equal(t, "with RemoveDuplicates", moves(p), []string{"shop/web-0 t→c"})
-	equal(t, "moves of the next run", moves(plan(t, afterPlan(t, objs, p), policy)), nil)
+	p := strategytest.Plan(t, strategytest.Build(t, objs), policy)
+	strategytest.Equal(t, "with RemoveDuplicates", strategytest.Moves(p), []string{"shop/web-0 t→c"})
+	strategytest.Equal(t, "moves of the next run", strategytest.Moves(strategytest.Plan(t, strategytest.AfterPlan(t, objs, p), policy)), nil)
 }

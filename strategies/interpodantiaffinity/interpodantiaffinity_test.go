@@ -1,4 +1,4 @@
-package strategies_test
+package interpodantiaffinity_test
 
 import (
 	"testing"
@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/strategies/internal/strategytest"
 )
 
 func TestRemovePodsViolatingInterPodAntiAffinity(t *testing.T) {
@@ -117,8 +118,8 @@ func TestRemovePodsViolatingInterPodAntiAffinity(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := plan(t, ct.Snapshot(t, tt.objs...), "strategies:\n  RemovePodsViolatingInterPodAntiAffinity: {}\n")
-			equal(t, "moved", movedFrom(p), tt.want)
+			p := strategytest.Plan(t, ct.Snapshot(t, tt.objs...), "strategies:\n  RemovePodsViolatingInterPodAntiAffinity: {}\n")
+			strategytest.Equal(t, "moved", strategytest.MovedFrom(p), tt.want)
 			if tt.reason != "" && len(p.Moves) > 0 && p.Moves[0].Reason != tt.reason {
 				t.Errorf("reason %q, want %q", p.Moves[0].Reason, tt.reason)
 			}

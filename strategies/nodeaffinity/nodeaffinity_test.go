@@ -1,10 +1,11 @@
-package strategies_test
+package nodeaffinity_test
 
 import (
 	"strings"
 	"testing"
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/strategies/internal/strategytest"
 )
 
 func TestRemovePodsViolatingNodeAffinity(t *testing.T) {
@@ -97,8 +98,8 @@ func TestRemovePodsViolatingNodeAffinity(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := plan(t, ct.Snapshot(t, tt.objs...), tt.policy+"evictable: {barePods: true}\n")
-			equal(t, "moves", moves(p), tt.want)
+			p := strategytest.Plan(t, ct.Snapshot(t, tt.objs...), tt.policy+"evictable: {barePods: true}\n")
+			strategytest.Equal(t, "moves", strategytest.Moves(p), tt.want)
 			if tt.reason != "" && len(p.Moves) > 0 && p.Moves[0].Reason != tt.reason {
 				t.Errorf("reason %q, want %q", p.Moves[0].Reason, tt.reason)
 			}
@@ -111,8 +112,8 @@ func TestRemovePodsViolatingNodeAffinity(t *testing.T) {
 func TestNodeAffinityNoMatchingNode(t *testing.T) {
 	snap := ct.Snapshot(t, ct.Node("a"), ct.Node("b"),
 		ct.Pod("shop", "db-0").On("a").OwnedBy("StatefulSet", "db").RequireNodeLabelIn("disktype", "ssd"))
-	p := plan(t, snap, "strategies:\n  RemovePodsViolatingNodeAffinity: {nodeAffinityType: [requiredDuringSchedulingIgnoredDuringExecution]}\n")
-	equal(t, "moves", moves(p), nil)
+	p := strategytest.Plan(t, snap, "strategies:\n  RemovePodsViolatingNodeAffinity: {nodeAffinityType: [requiredDuringSchedulingIgnoredDuringExecution]}\n")
+	strategytest.Equal(t, "moves", strategytest.Moves(p), nil)
 	if len(p.Skipped) != 1 || !strings.Contains(p.Skipped[0].Reason, "didn't match Pod's node affinity/selector") {
 		t.Errorf("skipped %+v, want db-0 with the scheduler's reason", p.Skipped)
 	}
@@ -126,9 +127,9 @@ func TestGuardKeepsPreferredAffinity(t *testing.T) {
 	for _, name := range []string{"web-0", "web-1", "web-2"} {
 		objs = append(objs, ct.Pod("shop", name).On("n1").Requests("100m", "").Deployment("web").PreferNodeLabelIn(10, "topology.kubernetes.io/zone", "zone-a"))
 	}
-	alone := plan(t, ct.Snapshot(t, objs...), "strategies:\n  RemoveDuplicates: {}\n")
-	equal(t, "RemoveDuplicates alone", movedTo(alone), []string{"n2", "n3"})
-	both := plan(t, ct.Snapshot(t, objs...), "strategies:\n  RemoveDuplicates: {}\n"+
+	alone := strategytest.Plan(t, ct.Snapshot(t, objs...), "strategies:\n  RemoveDuplicates: {}\n")
+	strategytest.Equal(t, "RemoveDuplicates alone", strategytest.MovedTo(alone), []string{"n2", "n3"})
+	both := strategytest.Plan(t, ct.Snapshot(t, objs...), "strategies:\n  RemoveDuplicates: {}\n"+
 		"  RemovePodsViolatingNodeAffinity: {nodeAffinityType: [preferredDuringSchedulingIgnoredDuringExecution]}\n")
-	equal(t, "with the affinity strategy", movedTo(both), []string{"n2"})
+	strategytest.Equal(t, "with the affinity strategy", strategytest.MovedTo(both), []string{"n2"})
 }

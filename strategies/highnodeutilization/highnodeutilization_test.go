@@ -1,4 +1,4 @@
-package strategies_test
+package highnodeutilization_test
 
 import (
 	"fmt"
@@ -7,17 +7,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/strategies/internal/strategytest"
 )
-
-// cpuPods returns pods of Deployment app on a node, each requesting one of
-// the CPU amounts.
-func cpuPods(node, app string, cpus ...string) []any {
-	out := []any{ct.DeploymentReplicaSet("shop", app)}
-	for i, cpu := range cpus {
-		out = append(out, ct.Pod("shop", fmt.Sprintf("%s-%s-%d", app, node, i)).On(node).Requests(cpu, "").Deployment(app))
-	}
-	return out
-}
 
 func TestHighNodeUtilization(t *testing.T) {
 	hnu := func(cpu int) string {
@@ -35,9 +26,9 @@ func TestHighNodeUtilization(t *testing.T) {
 			name: "the least used node is emptied onto the most used one that can take its pods",
 			objs: [][]any{
 				{ct.Node("n1"), ct.Node("n2"), ct.Node("n3")},
-				cpuPods("n1", "a", "1"),           // 25%
-				cpuPods("n2", "b", "1", "1"),      // 50%: not under
-				cpuPods("n3", "c", "1", "1", "1"), // 75%
+				strategytest.CPUPods("n1", "a", "1"),           // 25%
+				strategytest.CPUPods("n2", "b", "1", "1"),      // 50%: not under
+				strategytest.CPUPods("n3", "c", "1", "1", "1"), // 75%
 			},
 			policy: hnu(50),
 			want:   []string{"shop/a-n1-0 n1→n3"},
@@ -48,9 +39,9 @@ func TestHighNodeUtilization(t *testing.T) {
 			name: "every node under the thresholds: the least used are packed onto the most used",
 			objs: [][]any{
 				{ct.Node("n1"), ct.Node("n2"), ct.Node("n3")},
-				cpuPods("n1", "a", "400m"), // 10%
-				cpuPods("n2", "b", "1"),    // 25%
-				cpuPods("n3", "c", "2"),    // 50%
+				strategytest.CPUPods("n1", "a", "400m"), // 10%
+				strategytest.CPUPods("n2", "b", "1"),    // 25%
+				strategytest.CPUPods("n3", "c", "2"),    // 50%
 			},
 			policy: hnu(80),
 			want:   []string{"shop/a-n1-0 n1→n3", "shop/b-n2-0 n2→n3"},
@@ -61,9 +52,9 @@ func TestHighNodeUtilization(t *testing.T) {
 			name: "terminating pods do not keep a node above the thresholds",
 			objs: [][]any{
 				{ct.Node("n1"), ct.Node("n2")},
-				cpuPods("n1", "a", "1"), // 25%
+				strategytest.CPUPods("n1", "a", "1"), // 25%
 				{ct.DeploymentReplicaSet("shop", "old"), ct.Pod("shop", "old-0").On("n1").Requests("2", "").Deployment("old").Terminating()},
-				cpuPods("n2", "c", "2"), // 50%
+				strategytest.CPUPods("n2", "c", "2"), // 50%
 			},
 			policy: hnu(50),
 			want:   []string{"shop/a-n1-0 n1→n2"},
@@ -74,8 +65,8 @@ func TestHighNodeUtilization(t *testing.T) {
 			name: "a node is emptied only when all its pods can go",
 			objs: [][]any{
 				{ct.Node("n1"), ct.Node("n2")},
-				cpuPods("n1", "a", "1500m", "1500m"), // 75%
-				cpuPods("n2", "b", "2500m"),          // 62.5%
+				strategytest.CPUPods("n1", "a", "1500m", "1500m"), // 75%
+				strategytest.CPUPods("n2", "b", "2500m"),          // 62.5%
 			},
 			policy: hnu(80),
 		},
@@ -83,9 +74,9 @@ func TestHighNodeUtilization(t *testing.T) {
 			name: "a pod that may not be evicted keeps its node",
 			objs: [][]any{
 				{ct.Node("n1"), ct.Node("n2")},
-				cpuPods("n1", "a", "200m"),
+				strategytest.CPUPods("n1", "a", "200m"),
 				{ct.Pod("default", "debug").On("n1").Requests("100m", "")}, // bare
-				cpuPods("n2", "b", "2"),
+				strategytest.CPUPods("n2", "b", "2"),
 			},
 			policy: hnu(40),
 		},
@@ -93,9 +84,9 @@ func TestHighNodeUtilization(t *testing.T) {
 			name: "a node that cannot be emptied takes the pods of one that can",
 			objs: [][]any{
 				{ct.Node("n1"), ct.Node("n2")},
-				cpuPods("n1", "a", "200m"),
+				strategytest.CPUPods("n1", "a", "200m"),
 				{ct.Pod("default", "debug").On("n1").Requests("100m", "")}, // bare
-				cpuPods("n2", "b", "2"),
+				strategytest.CPUPods("n2", "b", "2"),
 			},
 			policy: hnu(80),
 			want:   []string{"shop/b-n2-0 n2→n1"},
@@ -104,9 +95,9 @@ func TestHighNodeUtilization(t *testing.T) {
 			name: "DaemonSet pods stay with their node and do not keep it from being emptied",
 			objs: [][]any{
 				{ct.Node("n1"), ct.Node("n2")},
-				cpuPods("n1", "a", "200m"),
+				strategytest.CPUPods("n1", "a", "200m"),
 				{ct.Pod("monitoring", "exporter-n1").On("n1").Requests("50m", "").OwnedBy("DaemonSet", "exporter")},
-				cpuPods("n2", "b", "2"),
+				strategytest.CPUPods("n2", "b", "2"),
 			},
 			policy: hnu(80),
 			want:   []string{"shop/a-n1-0 n1→n2"},
@@ -115,9 +106,9 @@ func TestHighNodeUtilization(t *testing.T) {
 			name: "targets never go past what they can hold",
 			objs: [][]any{
 				{ct.Node("n1"), ct.Node("n2"), ct.Node("n3")},
-				cpuPods("n1", "a", "1", "1"),    // 50%
-				cpuPods("n2", "b", "1500m"),     // 37.5%
-				cpuPods("n3", "c", "3", "500m"), // 87.5%: takes nothing of 1 CPU
+				strategytest.CPUPods("n1", "a", "1", "1"),    // 50%
+				strategytest.CPUPods("n2", "b", "1500m"),     // 37.5%
+				strategytest.CPUPods("n3", "c", "3", "500m"), // 87.5%: takes nothing of 1 CPU
 			},
 			policy: hnu(60),
 			// n2 first (least used): its 1.5 CPU fits only on n1 (50% →
@@ -128,8 +119,8 @@ func TestHighNodeUtilization(t *testing.T) {
 			name: "numberOfNodes: act only when more nodes than this are under-utilized",
 			objs: [][]any{
 				{ct.Node("n1"), ct.Node("n2")},
-				cpuPods("n1", "a", "400m"),
-				cpuPods("n2", "b", "3"),
+				strategytest.CPUPods("n1", "a", "400m"),
+				strategytest.CPUPods("n2", "b", "3"),
 			},
 			policy: hnu(50) + "    numberOfNodes: 1\n",
 		},
@@ -140,9 +131,9 @@ func TestHighNodeUtilization(t *testing.T) {
 			name: "evictionModes OnlyThresholdingResources: pods without a request for the thresholds' resources stay",
 			objs: [][]any{
 				{ct.Node("n1"), ct.Node("n2")},
-				cpuPods("n1", "a", "200m"),
+				strategytest.CPUPods("n1", "a", "200m"),
 				{ct.DeploymentReplicaSet("shop", "sidecar"), ct.Pod("shop", "sidecar-0").On("n1").Requests("", "64Mi").Deployment("sidecar")},
-				cpuPods("n2", "b", "2"),
+				strategytest.CPUPods("n2", "b", "2"),
 			},
 			policy: hnu(50) + "    evictionModes: [OnlyThresholdingResources]\n",
 			want:   []string{"shop/a-n1-0 n1→n2"},
@@ -151,9 +142,9 @@ func TestHighNodeUtilization(t *testing.T) {
 			name: "without evictionModes every pod leaves",
 			objs: [][]any{
 				{ct.Node("n1"), ct.Node("n2")},
-				cpuPods("n1", "a", "200m"),
+				strategytest.CPUPods("n1", "a", "200m"),
 				{ct.DeploymentReplicaSet("shop", "sidecar"), ct.Pod("shop", "sidecar-0").On("n1").Requests("", "64Mi").Deployment("sidecar")},
-				cpuPods("n2", "b", "2"),
+				strategytest.CPUPods("n2", "b", "2"),
 			},
 			policy: hnu(50),
 			want:   []string{"shop/a-n1-0 n1→n2", "shop/sidecar-0 n1→n2"},
@@ -164,10 +155,10 @@ func TestHighNodeUtilization(t *testing.T) {
 			name: "evictableNamespaces: a node with a pod that may not leave is not emptied",
 			objs: [][]any{
 				{ct.Node("n1"), ct.Node("n2"), ct.Node("n3")},
-				cpuPods("n1", "a", "200m"),
+				strategytest.CPUPods("n1", "a", "200m"),
 				{ct.DeploymentReplicaSet("system", "dns"), ct.Pod("system", "dns-0").On("n1").Requests("100m", "").Deployment("dns")},
-				cpuPods("n2", "b", "2"),
-				cpuPods("n3", "c", "400m"),
+				strategytest.CPUPods("n2", "b", "2"),
+				strategytest.CPUPods("n3", "c", "400m"),
 			},
 			policy: hnu(50) + "    evictableNamespaces: {exclude: [system]}\n",
 			want:   []string{"shop/c-n3-0 n3→n2"},
@@ -179,9 +170,9 @@ func TestHighNodeUtilization(t *testing.T) {
 			name: "a node whose NoExecute taint the pod tolerates only for a while is no target",
 			objs: [][]any{
 				{ct.Node("n1"), ct.Node("n2").Taint("maintenance", "", corev1.TaintEffectNoExecute), ct.Node("n3")},
-				tolerating("n1", "web", 1, new(int64(300))), // 10%
-				tolerating("n2", "db", 5, nil),              // 50%
-				cpuPods("n3", "c", "1200m"),                 // 30%
+				strategytest.Tolerating("n1", "web", 1, new(int64(300))), // 10%
+				strategytest.Tolerating("n2", "db", 5, nil),              // 50%
+				strategytest.CPUPods("n3", "c", "1200m"),                 // 30%
 			},
 			policy: hnu(20),
 			want:   []string{"shop/web-n1-0 n1→n3"},
@@ -193,9 +184,9 @@ func TestHighNodeUtilization(t *testing.T) {
 			name: "a cordoned node is emptied, and is never a target",
 			objs: [][]any{
 				{ct.Node("n1").Cordoned(), ct.Node("n2"), ct.Node("n3").Cordoned()},
-				cpuPods("n1", "a", "400m"),
-				cpuPods("n2", "b", "400m"),
-				cpuPods("n3", "c", "3"),
+				strategytest.CPUPods("n1", "a", "400m"),
+				strategytest.CPUPods("n2", "b", "400m"),
+				strategytest.CPUPods("n3", "c", "3"),
 			},
 			policy: hnu(50),
 			want:   []string{"shop/a-n1-0 n1→n2"},
@@ -206,9 +197,9 @@ func TestHighNodeUtilization(t *testing.T) {
 			name: "a cordoned node is the first to empty",
 			objs: [][]any{
 				{ct.Node("n1"), ct.Node("n2").Unschedulable(), ct.Node("n3")},
-				cpuPods("n1", "a", "400m"), // 10%
-				cpuPods("n2", "b", "1"),    // 25%, cordoned
-				cpuPods("n3", "c", "3"),    // 75%
+				strategytest.CPUPods("n1", "a", "400m"), // 10%
+				strategytest.CPUPods("n2", "b", "1"),    // 25%, cordoned
+				strategytest.CPUPods("n3", "c", "3"),    // 75%
 			},
 			policy: "limits: {total: 1}\n" + hnu(50),
 			want:   []string{"shop/b-n2-0 n2→n3"},
@@ -217,11 +208,11 @@ func TestHighNodeUtilization(t *testing.T) {
 			name: "node pools: each pool is compacted within itself with its own thresholds",
 			objs: [][]any{
 				{ct.Node("g1").Label("pool", "gpu"), ct.Node("g2").Label("pool", "gpu"), ct.Node("c1"), ct.Node("c2"), ct.Node("c3")},
-				cpuPods("g1", "train", "400m"), // 10%
-				cpuPods("g2", "infer", "1"),    // 25%
-				cpuPods("c1", "web", "800m"),   // 20%: not under the top-level 15%
-				cpuPods("c2", "api", "400m"),   // 10%
-				cpuPods("c3", "db", "3"),       // 75%
+				strategytest.CPUPods("g1", "train", "400m"), // 10%
+				strategytest.CPUPods("g2", "infer", "1"),    // 25%
+				strategytest.CPUPods("c1", "web", "800m"),   // 20%: not under the top-level 15%
+				strategytest.CPUPods("c2", "api", "400m"),   // 10%
+				strategytest.CPUPods("c3", "db", "3"),       // 75%
 			},
 			policy: "strategies:\n  HighNodeUtilization:\n    thresholds: {cpu: 15}\n    nodePools:\n" +
 				"    - name: gpu\n      nodeSelector: {matchLabels: {pool: gpu}}\n      thresholds: {cpu: 50}\n",
@@ -231,10 +222,10 @@ func TestHighNodeUtilization(t *testing.T) {
 			name: "node pools: nodes of no pool are left alone without top-level thresholds",
 			objs: [][]any{
 				{ct.Node("g1").Label("pool", "gpu"), ct.Node("g2").Label("pool", "gpu"), ct.Node("c2"), ct.Node("c3")},
-				cpuPods("g1", "train", "400m"),
-				cpuPods("g2", "infer", "1"),
-				cpuPods("c2", "api", "400m"),
-				cpuPods("c3", "db", "3"),
+				strategytest.CPUPods("g1", "train", "400m"),
+				strategytest.CPUPods("g2", "infer", "1"),
+				strategytest.CPUPods("c2", "api", "400m"),
+				strategytest.CPUPods("c3", "db", "3"),
 			},
 			policy: "strategies:\n  HighNodeUtilization:\n    nodePools:\n" +
 				"    - name: gpu\n      nodeSelector: {matchLabels: {pool: gpu}}\n      thresholds: {cpu: 50}\n",
@@ -243,12 +234,12 @@ func TestHighNodeUtilization(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			objs := objects(tt.objs...)
-			p := plan(t, build(t, objs), tt.policy)
-			equal(t, "moves", moves(p), tt.want)
+			objs := strategytest.Objects(tt.objs...)
+			p := strategytest.Plan(t, strategytest.Build(t, objs), tt.policy)
+			strategytest.Equal(t, "moves", strategytest.Moves(p), tt.want)
 			// Emptying is stable: with the moves done, nothing more to do.
-			again := plan(t, afterPlan(t, objs, p), tt.policy)
-			equal(t, "moves of the next run", moves(again), nil)
+			again := strategytest.Plan(t, strategytest.AfterPlan(t, objs, p), tt.policy)
+			strategytest.Equal(t, "moves of the next run", strategytest.Moves(again), nil)
 		})
 	}
 }
@@ -259,18 +250,18 @@ func TestHighNodeUtilization(t *testing.T) {
 func TestGuardKeepsPodsOffNodesBeingEmptied(t *testing.T) {
 	objs := [][]any{
 		{ct.Node("t").Taint("dedicated", "gpu", corev1.TaintEffectNoSchedule), ct.Node("e"), ct.Node("f")},
-		cpuPods("t", "v", "1"),    // 25%, does not tolerate the taint
-		cpuPods("e", "x", "200m"), // 5%
-		cpuPods("f", "y", "2"),    // 50%
+		strategytest.CPUPods("t", "v", "1"),    // 25%, does not tolerate the taint
+		strategytest.CPUPods("e", "x", "200m"), // 5%
+		strategytest.CPUPods("f", "y", "2"),    // 50%
 	}
 	taints := "strategies:\n  RemovePodsViolatingNodeTaints: {}\n"
 	// The scheduler's LeastAllocated scoring sends v to the idlest node.
-	equal(t, "taints alone", moves(plan(t, snapshot(t, objs...), taints)), []string{"shop/v-t-0 t→e"})
+	strategytest.Equal(t, "taints alone", strategytest.Moves(strategytest.Plan(t, strategytest.Snapshot(t, objs...), taints)), []string{"shop/v-t-0 t→e"})
 	policy := taints + "  HighNodeUtilization:\n    thresholds: {cpu: 60}\n"
-	all := objects(objs...)
-	p := plan(t, build(t, all), policy)
-	equal(t, "with HighNodeUtilization", moves(p), []string{"shop/v-t-0 t→f", "shop/x-e-0 e→f"})
-	equal(t, "moves of the next run", moves(plan(t, afterPlan(t, all, p), policy)), nil)
+	all := strategytest.Objects(objs...)
+	p := strategytest.Plan(t, strategytest.Build(t, all), policy)
+	strategytest.Equal(t, "with HighNodeUtilization", strategytest.Moves(p), []string{"shop/v-t-0 t→f", "shop/x-e-0 e→f"})
+	strategytest.Equal(t, "moves of the next run", strategytest.Moves(strategytest.Plan(t, strategytest.AfterPlan(t, all, p), policy)), nil)
 }
 
 // With replacements predicted, kube-scheduler's default scoring
@@ -280,10 +271,10 @@ func TestGuardKeepsPodsOffNodesBeingEmptied(t *testing.T) {
 func TestHighNodeUtilizationPredictedReplacements(t *testing.T) {
 	objs := [][]any{
 		{ct.Node("n1"), ct.Node("n2")},
-		cpuPods("n1", "a", "500m", "500m"), // 25%
-		cpuPods("n2", "c", "2"),            // 50%
+		strategytest.CPUPods("n1", "a", "500m", "500m"), // 25%
+		strategytest.CPUPods("n2", "c", "2"),            // 50%
 	}
 	policy := "strategies:\n  HighNodeUtilization:\n    thresholds: {cpu: 50}\n"
-	equal(t, "steered", moves(plan(t, snapshot(t, objs...), policy)), []string{"shop/a-n1-0 n1→n2", "shop/a-n1-1 n1→n2"})
-	equal(t, "predicted", moves(plan(t, snapshot(t, objs...), "replacements: predicted\n"+policy)), nil)
+	strategytest.Equal(t, "steered", strategytest.Moves(strategytest.Plan(t, strategytest.Snapshot(t, objs...), policy)), []string{"shop/a-n1-0 n1→n2", "shop/a-n1-1 n1→n2"})
+	strategytest.Equal(t, "predicted", strategytest.Moves(strategytest.Plan(t, strategytest.Snapshot(t, objs...), "replacements: predicted\n"+policy)), nil)
 }

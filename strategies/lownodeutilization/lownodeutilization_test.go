@@ -1,14 +1,13 @@
-package strategies_test
+package lownodeutilization_test
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/strategies/internal/strategytest"
 )
 
 const lnu20x50 = `
@@ -17,35 +16,6 @@ strategies:
     thresholds: {cpu: 20, memory: 20, pods: 20}
     targetThresholds: {cpu: 50, memory: 50, pods: 50}
 `
-
-// pods returns n pods of Deployment app on a node, each requesting cpu.
-func pods(node, app string, n int, cpu string) []any {
-	out := []any{ct.DeploymentReplicaSet("shop", app)}
-	for i := range n {
-		out = append(out, ct.Pod("shop", fmt.Sprintf("%s-%s-%d", app, node, i)).On(node).Requests(cpu, "").Deployment(app))
-	}
-	return out
-}
-
-// tolerating returns n pods of Deployment app on a node, each requesting
-// 400m cpu and tolerating the NoExecute taint maintenance, for the seconds
-// given (nil: for good).
-func tolerating(node, app string, n int, seconds *int64) []any {
-	out := []any{ct.DeploymentReplicaSet("shop", app)}
-	for i := range n {
-		out = append(out, ct.Pod("shop", fmt.Sprintf("%s-%s-%d", app, node, i)).On(node).Requests("400m", "").Deployment(app).
-			Toleration(corev1.Toleration{Key: "maintenance", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: seconds}))
-	}
-	return out
-}
-
-func snapshot(t *testing.T, groups ...[]any) *cluster.Snapshot {
-	var all []any
-	for _, g := range groups {
-		all = append(all, g...)
-	}
-	return ct.Snapshot(t, all...)
-}
 
 func TestLowNodeUtilization(t *testing.T) {
 	tests := []struct {
@@ -60,8 +30,8 @@ func TestLowNodeUtilization(t *testing.T) {
 			name: "evictionLimits.node: at most this many pods leave a node",
 			objs: [][]any{
 				{ct.Node("hot"), ct.Node("idle"), ct.Node("busy")},
-				pods("hot", "web", 7, "400m"),
-				pods("busy", "api", 3, "400m"),
+				strategytest.Pods("hot", "web", 7, "400m"),
+				strategytest.Pods("busy", "api", 3, "400m"),
 			},
 			policy: lnu20x50 + "    evictionLimits: {node: 1}\n",
 			want:   []string{"shop/web-hot-0 hot→idle"},
@@ -72,7 +42,7 @@ func TestLowNodeUtilization(t *testing.T) {
 			name: "evictableNamespaces: only the pods of these namespaces leave",
 			objs: [][]any{
 				{ct.Node("hot"), ct.Node("idle")},
-				pods("hot", "web", 5, "400m"),
+				strategytest.Pods("hot", "web", 5, "400m"),
 				{ct.Pod("batch", "job-0").On("hot").Requests("400m", "").OwnedBy("ReplicaSet", "job"),
 					ct.Pod("batch", "job-1").On("hot").Requests("400m", "").OwnedBy("ReplicaSet", "job")},
 			},
@@ -86,7 +56,7 @@ func TestLowNodeUtilization(t *testing.T) {
 			name: "a node whose NoExecute taint the pods tolerate only for a while is no room for them",
 			objs: [][]any{
 				{ct.Node("hot"), ct.Node("idle").Taint("maintenance", "", corev1.TaintEffectNoExecute)},
-				tolerating("hot", "web", 7, new(int64(300))), // 70% cpu
+				strategytest.Tolerating("hot", "web", 7, new(int64(300))), // 70% cpu
 			},
 			policy: lnu20x50,
 		},
@@ -94,7 +64,7 @@ func TestLowNodeUtilization(t *testing.T) {
 			name: "a node whose NoExecute taint the pods tolerate for good takes them",
 			objs: [][]any{
 				{ct.Node("hot"), ct.Node("idle").Taint("maintenance", "", corev1.TaintEffectNoExecute)},
-				tolerating("hot", "web", 7, nil),
+				strategytest.Tolerating("hot", "web", 7, nil),
 			},
 			policy: lnu20x50,
 			want:   []string{"shop/web-hot-0 hot→idle", "shop/web-hot-1 hot→idle"},
@@ -105,8 +75,8 @@ func TestLowNodeUtilization(t *testing.T) {
 			name: "pods leave an over-utilized node for an under-utilized one until it is within target",
 			objs: [][]any{
 				{ct.Node("hot"), ct.Node("idle"), ct.Node("busy")},
-				pods("hot", "web", 7, "400m"),  // 70% cpu
-				pods("busy", "api", 3, "400m"), // 30%: neither
+				strategytest.Pods("hot", "web", 7, "400m"),  // 70% cpu
+				strategytest.Pods("busy", "api", 3, "400m"), // 30%: neither
 			},
 			policy: lnu20x50,
 			want:   []string{"shop/web-hot-0 hot→idle", "shop/web-hot-1 hot→idle"},
@@ -115,8 +85,8 @@ func TestLowNodeUtilization(t *testing.T) {
 			name: "the under-utilized node takes pods only up to its target",
 			objs: [][]any{
 				{ct.Node("hot"), ct.Node("idle")},
-				pods("hot", "web", 4, "1"),     // 100%
-				pods("idle", "api", 1, "600m"), // 15%
+				strategytest.Pods("hot", "web", 4, "1"),     // 100%
+				strategytest.Pods("idle", "api", 1, "600m"), // 15%
 			},
 			policy: lnu20x50,
 			// idle can take one 1-CPU pod (15% → 40%) but not two (65%).
@@ -128,7 +98,7 @@ func TestLowNodeUtilization(t *testing.T) {
 			name: "terminating pods do not make a node over-utilized",
 			objs: [][]any{
 				{ct.Node("hot"), ct.Node("idle")},
-				pods("hot", "web", 5, "400m"), // 50%
+				strategytest.Pods("hot", "web", 5, "400m"), // 50%
 				{ct.Pod("shop", "web-old-0").On("hot").Requests("400m", "").Deployment("web").Terminating(),
 					ct.Pod("shop", "web-old-1").On("hot").Requests("400m", "").Deployment("web").Terminating()},
 			},
@@ -141,7 +111,7 @@ func TestLowNodeUtilization(t *testing.T) {
 			name: "a node whose pods are terminating is under-utilized",
 			objs: [][]any{
 				{ct.Node("hot"), ct.Node("idle")},
-				pods("hot", "web", 7, "400m"), // 70%
+				strategytest.Pods("hot", "web", 7, "400m"), // 70%
 				{ct.DeploymentReplicaSet("shop", "old"),
 					ct.Pod("shop", "old-0").On("idle").Requests("800m", "").Deployment("old").Terminating(),
 					ct.Pod("shop", "old-1").On("idle").Requests("800m", "").Deployment("old").Terminating()},
@@ -155,7 +125,7 @@ func TestLowNodeUtilization(t *testing.T) {
 			name: "the capacity terminating pods hold stays held",
 			objs: [][]any{
 				{ct.Node("hot"), ct.Node("idle")},
-				pods("hot", "web", 7, "400m"), // 70%
+				strategytest.Pods("hot", "web", 7, "400m"), // 70%
 				{ct.DeploymentReplicaSet("shop", "old"),
 					ct.Pod("shop", "old-0").On("idle").Requests("1900m", "").Deployment("old").Terminating(),
 					ct.Pod("shop", "old-1").On("idle").Requests("1900m", "").Deployment("old").Terminating()},
@@ -166,8 +136,8 @@ func TestLowNodeUtilization(t *testing.T) {
 			name: "nothing moves when no node is under-utilized",
 			objs: [][]any{
 				{ct.Node("hot"), ct.Node("warm")},
-				pods("hot", "web", 8, "400m"),
-				pods("warm", "api", 3, "400m"),
+				strategytest.Pods("hot", "web", 8, "400m"),
+				strategytest.Pods("warm", "api", 3, "400m"),
 			},
 			policy: lnu20x50,
 		},
@@ -175,7 +145,7 @@ func TestLowNodeUtilization(t *testing.T) {
 			name: "numberOfNodes: act only when more nodes than this are under-utilized",
 			objs: [][]any{
 				{ct.Node("hot"), ct.Node("idle")},
-				pods("hot", "web", 8, "400m"),
+				strategytest.Pods("hot", "web", 8, "400m"),
 			},
 			policy: lnu20x50 + "    numberOfNodes: 1\n",
 		},
@@ -183,7 +153,7 @@ func TestLowNodeUtilization(t *testing.T) {
 			name: "a cordoned node is never a destination",
 			objs: [][]any{
 				{ct.Node("hot"), ct.Node("idle").Cordoned()},
-				pods("hot", "web", 8, "400m"),
+				strategytest.Pods("hot", "web", 8, "400m"),
 			},
 			policy: lnu20x50,
 		},
@@ -191,8 +161,8 @@ func TestLowNodeUtilization(t *testing.T) {
 			name: "a not-ready node is neither a source nor a destination",
 			objs: [][]any{
 				{ct.Node("hot").NotReady(), ct.Node("idle"), ct.Node("warm")},
-				pods("hot", "web", 8, "400m"),
-				pods("warm", "api", 6, "400m"), // 60%
+				strategytest.Pods("hot", "web", 8, "400m"),
+				strategytest.Pods("warm", "api", 6, "400m"), // 60%
 			},
 			policy: lnu20x50,
 			want:   []string{"shop/api-warm-0 warm→idle"},
@@ -215,9 +185,9 @@ func TestLowNodeUtilization(t *testing.T) {
 			name: "deviation thresholds balance around the mean",
 			objs: [][]any{
 				{ct.Node("a"), ct.Node("b"), ct.Node("c")},
-				pods("a", "web", 8, "400m"), // 80%
-				pods("b", "api", 4, "400m"), // 40%
-				pods("c", "db", 0, "400m"),  // 0%; mean 40%
+				strategytest.Pods("a", "web", 8, "400m"), // 80%
+				strategytest.Pods("b", "api", 4, "400m"), // 40%
+				strategytest.Pods("c", "db", 0, "400m"),  // 0%; mean 40%
 			},
 			policy: "strategies:\n  LowNodeUtilization:\n    useDeviationThresholds: true\n    thresholds: {cpu: 10}\n    targetThresholds: {cpu: 10}\n",
 			// Over: above 50%; under: below 30%. a gives pods to c until a
@@ -240,14 +210,14 @@ func TestLowNodeUtilization(t *testing.T) {
 			name: "an override turns the strategy off for one namespace",
 			objs: [][]any{
 				{ct.Node("hot"), ct.Node("idle")},
-				pods("hot", "web", 8, "400m"),
+				strategytest.Pods("hot", "web", 8, "400m"),
 			},
 			policy: lnu20x50 + "overrides:\n- namespaces: [shop]\n  strategies:\n    LowNodeUtilization: {enabled: false}\n",
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			equal(t, "moves", moves(plan(t, snapshot(t, tt.objs...), tt.policy)), tt.want)
+			strategytest.Equal(t, "moves", strategytest.Moves(strategytest.Plan(t, strategytest.Snapshot(t, tt.objs...), tt.policy)), tt.want)
 		})
 	}
 }
@@ -263,7 +233,7 @@ func TestLowNodeUtilizationEvictionOrder(t *testing.T) {
 		ct.Pod("shop", "important").On("hot").Requests("1", "1Gi").Priority(1000).Deployment("web"),
 		ct.Pod("shop", "unimportant").On("hot").Requests("1", "1Gi").Priority(-5).Deployment("web"),
 	)
-	p := plan(t, snap, "strategies:\n  LowNodeUtilization:\n    thresholds: {pods: 1}\n    targetThresholds: {pods: 2}\n")
+	p := strategytest.Plan(t, snap, "strategies:\n  LowNodeUtilization:\n    thresholds: {pods: 1}\n    targetThresholds: {pods: 2}\n")
 	var order []string
 	for _, m := range p.Moves {
 		order = append(order, strings.TrimPrefix(m.Pod, "shop/"))

@@ -1,4 +1,4 @@
-package strategies_test
+package nodetaints_test
 
 import (
 	"strings"
@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/strategies/internal/strategytest"
 )
 
 func TestRemovePodsViolatingNodeTaints(t *testing.T) {
@@ -131,8 +132,8 @@ func TestRemovePodsViolatingNodeTaints(t *testing.T) {
 			if policy == "" {
 				policy = "strategies:\n  RemovePodsViolatingNodeTaints: {}\n"
 			}
-			p := plan(t, ct.Snapshot(t, append([]any{ct.DeploymentReplicaSet("shop", "web")}, tt.objs...)...), policy)
-			equal(t, "moves", moves(p), tt.want)
+			p := strategytest.Plan(t, ct.Snapshot(t, append([]any{ct.DeploymentReplicaSet("shop", "web")}, tt.objs...)...), policy)
+			strategytest.Equal(t, "moves", strategytest.Moves(p), tt.want)
 			if tt.reason != "" && len(p.Moves) > 0 && p.Moves[0].Reason != tt.reason {
 				t.Errorf("reason %q, want %q", p.Moves[0].Reason, tt.reason)
 			}
@@ -146,8 +147,8 @@ func TestNodeTaintsNoTarget(t *testing.T) {
 	snap := ct.Snapshot(t, ct.DeploymentReplicaSet("shop", "web"),
 		ct.Node("a").Taint("dedicated", "gpu", corev1.TaintEffectNoSchedule), ct.Node("b").Taint("dedicated", "gpu", corev1.TaintEffectNoSchedule),
 		ct.Pod("shop", "web-0").On("a").Requests("100m", "").Deployment("web"))
-	p := plan(t, snap, "strategies:\n  RemovePodsViolatingNodeTaints: {}\n")
-	equal(t, "moves", moves(p), nil)
+	p := strategytest.Plan(t, snap, "strategies:\n  RemovePodsViolatingNodeTaints: {}\n")
+	strategytest.Equal(t, "moves", strategytest.Moves(p), nil)
 	if len(p.Skipped) != 1 || !strings.Contains(p.Skipped[0].Reason, "untolerated taint {dedicated: gpu}") {
 		t.Errorf("skipped %+v, want web-0 with the scheduler's reason", p.Skipped)
 	}
@@ -163,8 +164,8 @@ func TestGuardKeepsPodsOffPreferNoScheduleTaints(t *testing.T) {
 	}
 	// Three replicas, three nodes: one each. RemoveDuplicates alone fills
 	// n3 and then n2.
-	alone := plan(t, ct.Snapshot(t, objs...), "strategies:\n  RemoveDuplicates: {}\n")
-	equal(t, "RemoveDuplicates alone", movedTo(alone), []string{"n2", "n3"})
-	both := plan(t, ct.Snapshot(t, objs...), "strategies:\n  RemoveDuplicates: {}\n  RemovePodsViolatingNodeTaints: {includePreferNoSchedule: true}\n")
-	equal(t, "with the taint strategy", movedTo(both), []string{"n3"})
+	alone := strategytest.Plan(t, ct.Snapshot(t, objs...), "strategies:\n  RemoveDuplicates: {}\n")
+	strategytest.Equal(t, "RemoveDuplicates alone", strategytest.MovedTo(alone), []string{"n2", "n3"})
+	both := strategytest.Plan(t, ct.Snapshot(t, objs...), "strategies:\n  RemoveDuplicates: {}\n  RemovePodsViolatingNodeTaints: {includePreferNoSchedule: true}\n")
+	strategytest.Equal(t, "with the taint strategy", strategytest.MovedTo(both), []string{"n3"})
 }

@@ -1,4 +1,4 @@
-package strategies_test
+package topologyspread_test
 
 import (
 	"fmt"
@@ -8,28 +8,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/strategies/internal/strategytest"
 )
 
 const zone = corev1.LabelTopologyZone
-
-// zonePods returns the pods of Deployment web, n per node, named in order.
-func zonePods(perNode map[string]int, nodes []string, edit func(*ct.PodBuilder) *ct.PodBuilder) []any {
-	out := []any{ct.DeploymentReplicaSet("shop", "web")}
-	i := 0
-	for _, node := range nodes {
-		for range perNode[node] {
-			out = append(out, edit(ct.Pod("shop", fmt.Sprintf("web-%d", i)).On(node).Requests("100m", "").Deployment("web")))
-			i++
-		}
-	}
-	return out
-}
-
-func spreadOn(key string, maxSkew int32, when corev1.UnsatisfiableConstraintAction) func(*ct.PodBuilder) *ct.PodBuilder {
-	return func(b *ct.PodBuilder) *ct.PodBuilder {
-		return b.Spread(key, maxSkew, when, map[string]string{"app": "web"})
-	}
-}
 
 func TestRemovePodsViolatingTopologySpreadConstraint(t *testing.T) {
 	const doNotSchedule = "strategies:\n  RemovePodsViolatingTopologySpreadConstraint: {}\n"
@@ -52,7 +34,7 @@ func TestRemovePodsViolatingTopologySpreadConstraint(t *testing.T) {
 			// scheduled and came back empty.
 			name:   "a zone came back empty: the fewest pods move to it",
 			nodes:  fourNodes,
-			pods:   zonePods(map[string]int{"n1": 2, "n2": 2, "n3": 2}, names, spreadOn(zone, 1, corev1.DoNotSchedule)),
+			pods:   strategytest.ZonePods(map[string]int{"n1": 2, "n2": 2, "n3": 2}, names, strategytest.SpreadOn(zone, 1, corev1.DoNotSchedule)),
 			policy: doNotSchedule,
 			want:   []string{"shop/web-0 n1→n4", "shop/web-1 n1→n4"},
 			reason: "topology spread on topology.kubernetes.io/zone (maxSkew 1, DoNotSchedule): zone-a has 4 matching pods, zone-c 0: skew 4",
@@ -63,9 +45,9 @@ func TestRemovePodsViolatingTopologySpreadConstraint(t *testing.T) {
 			// the other zones.
 			name:  "terminating pods are not counted",
 			nodes: fourNodes,
-			pods: append(zonePods(map[string]int{"n1": 2, "n3": 2, "n4": 2}, names, spreadOn(zone, 1, corev1.DoNotSchedule)),
-				spreadOn(zone, 1, corev1.DoNotSchedule)(ct.Pod("shop", "web-old-0").On("n2").Requests("100m", "").Deployment("web").Terminating()),
-				spreadOn(zone, 1, corev1.DoNotSchedule)(ct.Pod("shop", "web-old-1").On("n2").Requests("100m", "").Deployment("web").Terminating())),
+			pods: append(strategytest.ZonePods(map[string]int{"n1": 2, "n3": 2, "n4": 2}, names, strategytest.SpreadOn(zone, 1, corev1.DoNotSchedule)),
+				strategytest.SpreadOn(zone, 1, corev1.DoNotSchedule)(ct.Pod("shop", "web-old-0").On("n2").Requests("100m", "").Deployment("web").Terminating()),
+				strategytest.SpreadOn(zone, 1, corev1.DoNotSchedule)(ct.Pod("shop", "web-old-1").On("n2").Requests("100m", "").Deployment("web").Terminating())),
 			policy: doNotSchedule,
 		},
 		{
@@ -73,20 +55,20 @@ func TestRemovePodsViolatingTopologySpreadConstraint(t *testing.T) {
 			// hostname constraint: the second pod comes from n2.
 			name:   "zone and hostname constraints are fixed together",
 			nodes:  fourNodes,
-			pods:   zonePods(map[string]int{"n1": 2, "n2": 2, "n3": 2}, names, both),
+			pods:   strategytest.ZonePods(map[string]int{"n1": 2, "n2": 2, "n3": 2}, names, both),
 			policy: doNotSchedule,
 			want:   []string{"shop/web-0 n1→n4", "shop/web-2 n2→n4"},
 		},
 		{
 			name:   "ScheduleAnyway constraints are left alone by default",
 			nodes:  fourNodes,
-			pods:   zonePods(map[string]int{"n1": 2, "n2": 2, "n3": 2}, names, spreadOn(zone, 1, corev1.ScheduleAnyway)),
+			pods:   strategytest.ZonePods(map[string]int{"n1": 2, "n2": 2, "n3": 2}, names, strategytest.SpreadOn(zone, 1, corev1.ScheduleAnyway)),
 			policy: doNotSchedule,
 		},
 		{
 			name:   "constraints: [ScheduleAnyway] balances them",
 			nodes:  fourNodes,
-			pods:   zonePods(map[string]int{"n1": 2, "n2": 2, "n3": 2}, names, spreadOn(zone, 1, corev1.ScheduleAnyway)),
+			pods:   strategytest.ZonePods(map[string]int{"n1": 2, "n2": 2, "n3": 2}, names, strategytest.SpreadOn(zone, 1, corev1.ScheduleAnyway)),
 			policy: "strategies:\n  RemovePodsViolatingTopologySpreadConstraint: {constraints: [ScheduleAnyway]}\n",
 			want:   []string{"shop/web-0 n1→n4", "shop/web-1 n1→n4"},
 		},
@@ -95,7 +77,7 @@ func TestRemovePodsViolatingTopologySpreadConstraint(t *testing.T) {
 			// moves instead of one.
 			name:   "the fewest moves: replacements go to the least populated domain",
 			nodes:  []any{ct.Node("n1").Zone("zone-a"), ct.Node("n2").Zone("zone-b"), ct.Node("n3").Zone("zone-c")},
-			pods:   zonePods(map[string]int{"n1": 6, "n2": 2, "n3": 3}, []string{"n1", "n2", "n3"}, spreadOn(zone, 2, corev1.DoNotSchedule)),
+			pods:   strategytest.ZonePods(map[string]int{"n1": 6, "n2": 2, "n3": 3}, []string{"n1", "n2", "n3"}, strategytest.SpreadOn(zone, 2, corev1.DoNotSchedule)),
 			policy: doNotSchedule,
 			want:   []string{"shop/web-0 n1→n2"},
 		},
@@ -106,21 +88,21 @@ func TestRemovePodsViolatingTopologySpreadConstraint(t *testing.T) {
 			name: "a domain no pod can reach does not hold the minimum",
 			nodes: []any{ct.Node("n1").Zone("zone-a"), ct.Node("n2").Zone("zone-b"),
 				ct.Node("n3").Zone("zone-c").Taint("dedicated", "gpu", corev1.TaintEffectNoSchedule)},
-			pods:   zonePods(map[string]int{"n1": 3, "n2": 2}, []string{"n1", "n2"}, spreadOn(zone, 1, corev1.DoNotSchedule)),
+			pods:   strategytest.ZonePods(map[string]int{"n1": 3, "n2": 2}, []string{"n1", "n2"}, strategytest.SpreadOn(zone, 1, corev1.DoNotSchedule)),
 			policy: doNotSchedule,
 		},
 		{
 			name:  "nodeAffinityPolicy Honor (the default): nodes the pods may not use are not domains",
 			nodes: []any{ct.Node("n1").Zone("zone-a").Label("pool", "web"), ct.Node("n2").Zone("zone-b").Label("pool", "web"), ct.Node("n3").Zone("zone-c")},
-			pods: zonePods(map[string]int{"n1": 2, "n2": 2}, []string{"n1", "n2"}, func(b *ct.PodBuilder) *ct.PodBuilder {
-				return spreadOn(zone, 1, corev1.DoNotSchedule)(b).NodeSelector("pool", "web")
+			pods: strategytest.ZonePods(map[string]int{"n1": 2, "n2": 2}, []string{"n1", "n2"}, func(b *ct.PodBuilder) *ct.PodBuilder {
+				return strategytest.SpreadOn(zone, 1, corev1.DoNotSchedule)(b).NodeSelector("pool", "web")
 			}),
 			policy: doNotSchedule,
 		},
 		{
 			name:  "without minDomains, one pod moves",
 			nodes: []any{ct.Node("n1").Zone("zone-a"), ct.Node("n2").Zone("zone-b"), ct.Node("n3").Zone("zone-c")},
-			pods:  zonePods(map[string]int{"n1": 3, "n2": 1, "n3": 1}, []string{"n1", "n2", "n3"}, spreadOn(zone, 1, corev1.DoNotSchedule)),
+			pods:  strategytest.ZonePods(map[string]int{"n1": 3, "n2": 1, "n3": 1}, []string{"n1", "n2", "n3"}, strategytest.SpreadOn(zone, 1, corev1.DoNotSchedule)),
 			want:  []string{"shop/web-0 n1→n2"},
 		},
 		{
@@ -128,7 +110,7 @@ func TestRemovePodsViolatingTopologySpreadConstraint(t *testing.T) {
 			// only an empty domain could take a pod, and there is none.
 			name:  "minDomains: with fewer domains, no move can help",
 			nodes: []any{ct.Node("n1").Zone("zone-a"), ct.Node("n2").Zone("zone-b"), ct.Node("n3").Zone("zone-c")},
-			pods: zonePods(map[string]int{"n1": 3, "n2": 1, "n3": 1}, []string{"n1", "n2", "n3"}, func(b *ct.PodBuilder) *ct.PodBuilder {
+			pods: strategytest.ZonePods(map[string]int{"n1": 3, "n2": 1, "n3": 1}, []string{"n1", "n2", "n3"}, func(b *ct.PodBuilder) *ct.PodBuilder {
 				return b.SpreadConstraint(corev1.TopologySpreadConstraint{TopologyKey: zone, MaxSkew: 1, WhenUnsatisfiable: corev1.DoNotSchedule,
 					MinDomains: new(int32(4)), LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}})
 			}),
@@ -178,8 +160,8 @@ func TestRemovePodsViolatingTopologySpreadConstraint(t *testing.T) {
 			if policy == "" {
 				policy = doNotSchedule
 			}
-			p := plan(t, ct.Snapshot(t, append(append([]any{}, tt.nodes...), tt.pods...)...), policy)
-			equal(t, "moves", moves(p), tt.want)
+			p := strategytest.Plan(t, ct.Snapshot(t, append(append([]any{}, tt.nodes...), tt.pods...)...), policy)
+			strategytest.Equal(t, "moves", strategytest.Moves(p), tt.want)
 			if tt.reason != "" && len(p.Moves) > 0 && p.Moves[0].Reason != tt.reason {
 				t.Errorf("reason %q, want %q", p.Moves[0].Reason, tt.reason)
 			}
@@ -212,7 +194,7 @@ func TestGuardKeepsTopologySpread(t *testing.T) {
 		objs = append(objs, spread(ct.Pod("shop", fmt.Sprintf("web-c%d", i)).On("n3").Requests("10m", "").Deployment("web")))
 	}
 	lnu := "strategies:\n  LowNodeUtilization:\n    thresholds: {cpu: 20}\n    targetThresholds: {cpu: 50}\n"
-	equal(t, "LowNodeUtilization alone", moves(plan(t, ct.Snapshot(t, objs...), lnu)), []string{"shop/web-a n1→n3"})
-	p := plan(t, ct.Snapshot(t, objs...), lnu+"  RemovePodsViolatingTopologySpreadConstraint: {}\n")
-	equal(t, "with the spread strategy", moves(p), nil)
+	strategytest.Equal(t, "LowNodeUtilization alone", strategytest.Moves(strategytest.Plan(t, ct.Snapshot(t, objs...), lnu)), []string{"shop/web-a n1→n3"})
+	p := strategytest.Plan(t, ct.Snapshot(t, objs...), lnu+"  RemovePodsViolatingTopologySpreadConstraint: {}\n")
+	strategytest.Equal(t, "with the spread strategy", strategytest.Moves(p), nil)
 }
