@@ -24,7 +24,7 @@ const Name = "RemoveFailedPods"
 
 func (failedPods) Name() string { return Name }
 
-// placementFree: a pod's phase, age and exit codes.
+// PlacementFree: a pod's phase, age and exit codes.
 func (failedPods) PlacementFree(*framework.Cycle) bool { return true }
 
 func (s failedPods) Run(in *framework.Cycle) {

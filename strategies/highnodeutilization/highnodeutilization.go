@@ -33,7 +33,7 @@ const Name = "HighNodeUtilization"
 
 func (highNodeUtilization) Name() string { return Name }
 
-// guardRule: no target among the nodes it empties, unless it moves
+// GuardRule: no target among the nodes it empties, unless it moves
 // the pod itself.
 func (highNodeUtilization) GuardRule(in *framework.Cycle) framework.GuardRule {
 	return newHighUtilizationRule(in)

@@ -25,7 +25,7 @@ const Name = "LowNodeUtilization"
 
 func (lowNodeUtilization) Name() string { return Name }
 
-// guardRule: no target above the target thresholds of its node pool (the next run
+// GuardRule: no target above the target thresholds of its node pool (the next run
 // would move pods off it).
 func (lowNodeUtilization) GuardRule(in *framework.Cycle) framework.GuardRule {
 	return newLowUtilizationRule(in)

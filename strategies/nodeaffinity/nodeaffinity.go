@@ -27,13 +27,13 @@ const Name = "RemovePodsViolatingNodeAffinity"
 
 func (nodeAffinity) Name() string { return Name }
 
-// guardRule: with preferred, no target that matches the pod's
+// GuardRule: with preferred, no target that matches the pod's
 // preferred node affinity with less weight than its node.
 func (nodeAffinity) GuardRule(in *framework.Cycle) framework.GuardRule {
 	return &preferredAffinityRule{in: in}
 }
 
-// placementFree: a pod's required node affinity and the labels of its node.
+// PlacementFree: a pod's required node affinity and the labels of its node.
 // Preferred node affinity looks for a better node that has room.
 func (s nodeAffinity) PlacementFree(in *framework.Cycle) bool {
 	for _, a := range in.Policy.ArgsOf(s.Name()) {

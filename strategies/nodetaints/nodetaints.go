@@ -27,7 +27,7 @@ const Name = "RemovePodsViolatingNodeTaints"
 
 func (nodeTaints) Name() string { return Name }
 
-// guardRule: with includePreferNoSchedule, no target with a
+// GuardRule: with includePreferNoSchedule, no target with a
 // PreferNoSchedule taint the pod does not tolerate and the strategy acts on
 // (NoSchedule ones the scheduler already refuses).
 func (nodeTaints) GuardRule(in *framework.Cycle) framework.GuardRule {
@@ -38,7 +38,7 @@ func (nodeTaints) GuardRule(in *framework.Cycle) framework.GuardRule {
 	return r
 }
 
-// placementFree: a pod and the taints of its node.
+// PlacementFree: a pod and the taints of its node.
 func (nodeTaints) PlacementFree(*framework.Cycle) bool { return true }
 
 func (s nodeTaints) Run(in *framework.Cycle) {

@@ -64,7 +64,7 @@ func (g NodeGroup) Nodes(snap *cluster.Snapshot) []*cluster.Node {
 }
 
 // Members returns the group's nodes out of nodes, which must be in name
-// order, as Snapshot.Nodes and Input.Nodes are.
+// order, as Snapshot.Nodes and Cycle.Nodes are.
 func (g NodeGroup) Members(nodes []*cluster.Node) []*cluster.Node {
 	out := make([]*cluster.Node, 0, len(g.Names))
 	i := 0

@@ -26,7 +26,7 @@ const Name = "PodLifeTime"
 
 func (podLifeTime) Name() string { return Name }
 
-// placementFree: a pod's age, phase and conditions.
+// PlacementFree: a pod's age, phase and conditions.
 func (podLifeTime) PlacementFree(*framework.Cycle) bool { return true }
 
 func (s podLifeTime) Run(in *framework.Cycle) {

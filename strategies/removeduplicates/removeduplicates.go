@@ -19,7 +19,7 @@ const Name = "RemoveDuplicates"
 
 func (removeDuplicates) Name() string { return Name }
 
-// guardRule: no target that already holds its share of the pod's
+// GuardRule: no target that already holds its share of the pod's
 // duplicates.
 func (removeDuplicates) GuardRule(in *framework.Cycle) framework.GuardRule {
 	return &duplicatesRule{in: in}

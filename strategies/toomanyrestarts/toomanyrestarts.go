@@ -20,7 +20,7 @@ const Name = "RemovePodsHavingTooManyRestarts"
 
 func (tooManyRestarts) Name() string { return Name }
 
-// placementFree: a pod's restart counts.
+// PlacementFree: a pod's restart counts.
 func (tooManyRestarts) PlacementFree(*framework.Cycle) bool { return true }
 
 func (s tooManyRestarts) Run(in *framework.Cycle) {

@@ -25,7 +25,7 @@ const Name = "RemovePodsViolatingTopologySpreadConstraint"
 
 func (topologySpread) Name() string { return Name }
 
-// guardRule: no target that takes any balanced constraint of the
+// GuardRule: no target that takes any balanced constraint of the
 // pod (ScheduleAnyway ones included when the strategy balances them) past
 // its maxSkew, or further past it.
 func (topologySpread) GuardRule(in *framework.Cycle) framework.GuardRule { return &spreadRule{in: in} }
