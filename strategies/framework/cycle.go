@@ -25,7 +25,7 @@ type Cycle struct {
 	// is recomputed exactly when they change (see View).
 	edits uint64
 	// changes counts what strategies see change: planned moves, and the
-	// guard's View of the cycle (see Changes).
+	// guard's view of the cycle (see Changes).
 	changes uint64
 	// current names the strategy whose candidate the planner is placing.
 	current string
@@ -267,7 +267,7 @@ func (c *Cycle) Done() bool { return c.Mover.Exhausted() }
 // strategy again only when it has changed since the strategy last ran.
 func (c *Cycle) Changes() uint64 { return c.changes }
 
-// Changed counts a change of a guard rule's View of the cycle that other
+// Changed counts a change of a guard rule's view of the cycle that other
 // strategies may act on (see Changes).
 func (c *Cycle) Changed() { c.changes++ }
 
