@@ -199,7 +199,7 @@ func (c *Cycle) Selected() []*cluster.Node {
 // Move proposes a candidate the strategy needs to move, on its own (a pod
 // that violates a rule, a pod past its age), and returns the planner's
 // answer: a Refusal is recorded as a skipped pod. A strategy that needs k
-// pods of a group proposes them through a Want instead.
+// pods of a group proposes them through a Need instead.
 func (c *Cycle) Move(strategy string, cand Candidate) Outcome {
 	o := c.Propose(strategy, cand)
 	if !o.Moved && o.Category != "" {

@@ -15,6 +15,6 @@
 // A cycle keeps what it derives once for every strategy from what moves do
 // not change (pod groups, topology domains, placements: tables.go); each
 // strategy keeps its own caches in its state (Slot), not in a shared
-// struct. Want, OfferInOrder and CanTake are how strategies propose groups
+// struct. Need, OfferInOrder and CanTake are how strategies propose groups
 // of pods, order candidates and choose targets.
 package framework

@@ -87,7 +87,7 @@ type Mover interface {
 	// Move plans the eviction of c.Pod and the placement of its replacement,
 	// or says why not. A Refusal is not recorded: the strategy decides with
 	// Skip whether the pod was one it needed to move or one alternative among
-	// several (see Want).
+	// several (see Need).
 	Move(strategy string, c Candidate) Outcome
 	// Skip records that the strategy needed to move p and could not, for
 	// the reason of o, the Outcome of p's refused Move. A zero o stands for

@@ -33,7 +33,7 @@ func (s interPodAntiAffinity) Run(in *framework.Cycle) {
 	tried := make(map[*cluster.Pod]bool)
 	// Each conflict needs one of its two pods gone: when one is refused,
 	// the other is tried too.
-	need := in.Want(s.Name(), 0)
+	need := in.Need(s.Name(), 0)
 	for {
 		p := g.next(in, s.Name(), tried)
 		if p == nil {
@@ -51,7 +51,7 @@ func (s interPodAntiAffinity) Run(in *framework.Cycle) {
 // order they were tried, each one that would clear a remaining conflict no
 // pod recorded before it clears. A refused pod whose conflicts all went
 // with the other pod of each pair was an alternative.
-func (g *conflictGraph) report(w *framework.Want) {
+func (g *conflictGraph) report(w *framework.Need) {
 	recorded := make(map[*cluster.Pod]bool)
 	for _, r := range w.Refused {
 		for _, q := range g.live(r.Pod) {

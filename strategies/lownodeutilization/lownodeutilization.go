@@ -162,14 +162,14 @@ func (s lowNodeUtilization) balance(in *framework.Cycle, args *Args, g lowUtiliz
 func (s lowNodeUtilization) relieve(in *framework.Cycle, args *Args, g lowUtilizationGroup, name string, under []int32, room *noRoom,
 	accept func(*cluster.Pod) func(*cluster.Node) (bool, string), hasHeadroom func() bool) bool {
 	b := g.bands
-	need := in.Want(s.Name(), 0)
+	need := in.Need(s.Name(), 0)
 	limit := args.NodeLimit()
 	defer func() {
-		need.Need = need.Moved + needed(b, in.Snapshot.Node(name), need.Refused)
+		need.Pods = need.Moved + needed(b, in.Snapshot.Node(name), need.Refused)
 		if limit >= 0 {
 			// evictionLimits.node says how many may leave: the
 			// others are not missing.
-			need.Need = min(need.Need, limit)
+			need.Pods = min(need.Pods, limit)
 		}
 		need.Done()
 	}()

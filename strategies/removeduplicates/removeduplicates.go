@@ -162,7 +162,7 @@ func (s removeDuplicates) spread(in *framework.Cycle, w cluster.Workload, group 
 		slices.SortStableFunc(pods, framework.LeaveOrder)
 		// The node needs len(pods)-share of them gone; the others are
 		// tried in turn only when one is refused.
-		need := in.Want(s.Name(), len(pods)-share)
+		need := in.Need(s.Name(), len(pods)-share)
 		// sibling is the last of these pods that found no node, while
 		// nothing has moved since: its Accept was the same as the next
 		// one's.

@@ -75,13 +75,13 @@ func (s topologySpread) balance(in *framework.Cycle, g *spreadGroup) {
 	stuck := make(map[[2]int32]bool)
 	// wants holds, per constraint and domain, the pods the domain needs to
 	// shed, in the order the domains came up.
-	wants := make(map[[2]int32]*framework.Want)
+	wants := make(map[[2]int32]*framework.Need)
 	var order [][2]int32
-	wantOf := func(key [2]int32) *framework.Want {
+	wantOf := func(key [2]int32) *framework.Need {
 		if w, ok := wants[key]; ok {
 			return w
 		}
-		w := in.Want(s.Name(), 0)
+		w := in.Need(s.Name(), 0)
 		wants[key] = w
 		order = append(order, key)
 		return w
@@ -132,7 +132,7 @@ func (s topologySpread) balance(in *framework.Cycle, g *spreadGroup) {
 // evict are skipped for their own reason; those left untried after a
 // refusal, for the refusal's reason, which their shared spec makes theirs.
 func (topologySpread) report(in *framework.Cycle, g *spreadGroup, counts [][]int32, skews []skew, tried map[*cluster.Pod]bool,
-	wants map[[2]int32]*framework.Want, order [][2]int32) {
+	wants map[[2]int32]*framework.Need, order [][2]int32) {
 	for _, key := range order {
 		k, d := int(key[0]), key[1]
 		c := &g.spec.constraints[k]
@@ -141,7 +141,7 @@ func (topologySpread) report(in *framework.Cycle, g *spreadGroup, counts [][]int
 		if !skews[k].ok || excess <= 0 {
 			continue
 		}
-		w.Need = w.Moved + excess
+		w.Pods = w.Moved + excess
 		var like *framework.Refusal
 		if len(w.Refused) > 0 {
 			like = &w.Refused[0]

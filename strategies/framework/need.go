@@ -4,7 +4,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster"
 )
 
-// Want is a strategy's need to move k pods out of a group: the replicas of
+// Need is a strategy's need to move k pods out of a group: the replicas of
 // a workload beyond a node's share, the pods a domain holds past a spread
 // constraint's maxSkew. The strategy proposes the group's pods through it,
 // in its order of preference, and may go on to further pods when one is
@@ -12,12 +12,12 @@ import (
 // the group needed and did not get are skipped: when the strategy is done
 // with the group, k less the pods that moved, each once, the first refused
 // first. Refused pods beyond those were alternatives and are not news.
-type Want struct {
+type Need struct {
 	cycle    *Cycle
 	strategy string
-	// Need is k. A strategy whose need is known only at the end (how many
+	// Pods is k. A strategy whose need is known only at the end (how many
 	// pods bring a node back within its target) sets it before Done.
-	Need int
+	Pods int
 	// Moved counts the pods of the group that moved.
 	Moved int
 	// Refused lists the pods of the group that stayed, each once, in the
@@ -31,13 +31,13 @@ type Refusal struct {
 	Outcome Outcome
 }
 
-// Want starts a group of which the strategy needs need pods to move.
-func (c *Cycle) Want(strategy string, need int) *Want {
-	return &Want{cycle: c, strategy: strategy, Need: need}
+// Need starts a group of which the strategy needs k pods to move.
+func (c *Cycle) Need(strategy string, k int) *Need {
+	return &Need{cycle: c, strategy: strategy, Pods: k}
 }
 
 // Move proposes a pod of the group.
-func (w *Want) Move(c Candidate) Outcome {
+func (w *Need) Move(c Candidate) Outcome {
 	o := w.cycle.Propose(w.strategy, c)
 	switch {
 	case o.Moved:
@@ -51,7 +51,7 @@ func (w *Want) Move(c Candidate) Outcome {
 // Hold records a pod of the group that stays without a refused Move: with
 // the zero Outcome, one the strategy did not propose because the planner
 // would not evict it now (the planner supplies the reason).
-func (w *Want) Hold(p *cluster.Pod, o Outcome) {
+func (w *Need) Hold(p *cluster.Pod, o Outcome) {
 	for _, r := range w.Refused {
 		if r.Pod == p {
 			return
@@ -61,14 +61,14 @@ func (w *Want) Hold(p *cluster.Pod, o Outcome) {
 }
 
 // Missing is how many more pods the group needs.
-func (w *Want) Missing() int { return max(0, w.Need-w.Moved) }
+func (w *Need) Missing() int { return max(0, w.Pods-w.Moved) }
 
 // Done records the pods the group needed and could not move.
-func (w *Want) Done() {
+func (w *Need) Done() {
 	for _, r := range w.Refused[:min(len(w.Refused), w.Missing())] {
 		w.Skip(r)
 	}
 }
 
 // Skip records one refused pod as skipped.
-func (w *Want) Skip(r Refusal) { w.cycle.Mover.Skip(w.strategy, r.Pod, r.Outcome) }
+func (w *Need) Skip(r Refusal) { w.cycle.Mover.Skip(w.strategy, r.Pod, r.Outcome) }
