@@ -99,14 +99,15 @@ func parseAntiTerms(in *framework.Cycle, p *cluster.Pod) []antiTerm {
 func parseAntiTermsByKey(in *framework.Cycle, p *cluster.Pod, terms []corev1.PodAffinityTerm) []antiTerm {
 	b, _ := json.Marshal(terms)
 	key := p.Namespace + "\x00" + string(b)
-	if t, ok := cycleCaches.Of(in).antiTerms[key]; ok {
+	caches := cycleCaches.Of(in)
+	if t, ok := caches.antiTerms[key]; ok {
 		return t
 	}
 	out := parseAntiTermsOf(p.Namespace, terms)
-	if cycleCaches.Of(in).antiTerms == nil {
-		cycleCaches.Of(in).antiTerms = make(map[string][]antiTerm)
+	if caches.antiTerms == nil {
+		caches.antiTerms = make(map[string][]antiTerm)
 	}
-	cycleCaches.Of(in).antiTerms[key] = out
+	caches.antiTerms[key] = out
 	return out
 }
 

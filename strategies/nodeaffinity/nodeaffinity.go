@@ -129,7 +129,8 @@ func preferredScores(in *framework.Cycle, p *cluster.Pod) []int64 {
 	terms := p.Spec.Affinity.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution
 	b, _ := json.Marshal(terms)
 	key := string(b)
-	if s, ok := cycleCaches.Of(in).preferred[key]; ok && !in.NoCache {
+	caches := cycleCaches.Of(in)
+	if s, ok := caches.preferred[key]; ok && !in.NoCache {
 		return s
 	}
 	nodes := in.Snapshot.Nodes()
@@ -139,10 +140,10 @@ func preferredScores(in *framework.Cycle, p *cluster.Pod) []int64 {
 			scores[i] = pt.Score(n.Node)
 		}
 	}
-	if cycleCaches.Of(in).preferred == nil {
-		cycleCaches.Of(in).preferred = make(map[string][]int64)
+	if caches.preferred == nil {
+		caches.preferred = make(map[string][]int64)
 	}
-	cycleCaches.Of(in).preferred[key] = scores
+	caches.preferred[key] = scores
 	return scores
 }
 

@@ -60,7 +60,8 @@ func spreadNodesFor(in *framework.Cycle, pl *framework.Placement, c *cluster.Spr
 	for i := range kind {
 		k.kindKeys += strconv.Itoa(len(kind[i].TopologyKey)) + ":" + kind[i].TopologyKey
 	}
-	if t, ok := cycleCaches.Of(in).spreadNodes[k]; ok && !in.NoCache {
+	caches := cycleCaches.Of(in)
+	if t, ok := caches.spreadNodes[k]; ok && !in.NoCache {
 		return t
 	}
 	nodes := in.Snapshot.Nodes()
@@ -87,10 +88,10 @@ func spreadNodesFor(in *framework.Cycle, pl *framework.Placement, c *cluster.Spr
 	if in.NoCache {
 		return t
 	}
-	if cycleCaches.Of(in).spreadNodes == nil {
-		cycleCaches.Of(in).spreadNodes = make(map[spreadNodesKey]*spreadNodes)
+	if caches.spreadNodes == nil {
+		caches.spreadNodes = make(map[spreadNodesKey]*spreadNodes)
 	}
-	cycleCaches.Of(in).spreadNodes[k] = t
+	caches.spreadNodes[k] = t
 	return t
 }
 
@@ -162,14 +163,15 @@ func spreadSpecByKey(in *framework.Cycle, p *cluster.Pod, own []corev1.TopologyS
 	if in.NoCache {
 		return newSpreadSpec(in, p, own, key)
 	}
-	if s, ok := cycleCaches.Of(in).spreadSpecs[key]; ok {
+	caches := cycleCaches.Of(in)
+	if s, ok := caches.spreadSpecs[key]; ok {
 		return s
 	}
 	s := newSpreadSpec(in, p, own, key)
-	if cycleCaches.Of(in).spreadSpecs == nil {
-		cycleCaches.Of(in).spreadSpecs = make(map[string]*spreadSpec)
+	if caches.spreadSpecs == nil {
+		caches.spreadSpecs = make(map[string]*spreadSpec)
 	}
-	cycleCaches.Of(in).spreadSpecs[key] = s
+	caches.spreadSpecs[key] = s
 	return s
 }
 
