@@ -376,14 +376,6 @@ func newHighUtilizationRule(in *framework.Cycle) framework.GuardRule {
 	return r
 }
 
-// caches is what the strategy keeps for the rest of a cycle: its guard
-// rule, which its run settles.
-type caches struct {
-	rule *highUtilizationRule
-}
-
-var cycleCaches = framework.NewSlot[caches]()
-
 var (
 	_ framework.Preparer  = (*highUtilizationRule)(nil)
 	_ framework.GuardRule = (*highUtilizationRule)(nil)
