@@ -5,7 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kube-rebalancer/rebalancer/strategies"
+	"github.com/kube-rebalancer/rebalancer/strategies/framework"
 )
 
 // Plan is the outcome of planning one cycle.
@@ -38,7 +38,7 @@ type Plan struct {
 
 // Note is what a strategy said of a node it left out, or of itself when it
 // did nothing. The plan owns its format, as it owns Move's: the strategies
-// record theirs as strategies.Note, and the report reads only the plan.
+// record theirs as framework.Note, and the report reads only the plan.
 type Note struct {
 	Strategy string `json:"strategy"`
 	// Node is the node the note is about; empty for the whole strategy.
@@ -111,19 +111,19 @@ type Skip struct {
 // Category is the kind of reason a candidate was skipped for. The
 // strategies define it, as they skip pods too and may not import the
 // planner.
-type Category = strategies.Category
+type Category = framework.Category
 
-// The categories of skipped candidates (see strategies.Category).
+// The categories of skipped candidates (see framework.Category).
 const (
-	Protected    = strategies.Protected
-	OptedOut     = strategies.OptedOut
-	Excluded     = strategies.Excluded
-	NodeNotReady = strategies.NodeNotReady
-	LimitReached = strategies.LimitReached
-	PDBBudget    = strategies.PDBBudget
-	NoFit        = strategies.NoFit
-	Cooldown     = strategies.Cooldown
-	Futile       = strategies.Futile
+	Protected    = framework.Protected
+	OptedOut     = framework.OptedOut
+	Excluded     = framework.Excluded
+	NodeNotReady = framework.NodeNotReady
+	LimitReached = framework.LimitReached
+	PDBBudget    = framework.PDBBudget
+	NoFit        = framework.NoFit
+	Cooldown     = framework.Cooldown
+	Futile       = framework.Futile
 )
 
 // NodeUsage is a node's requested share of its allocatable resources, in

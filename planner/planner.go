@@ -12,7 +12,10 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
-	"github.com/kube-rebalancer/rebalancer/strategies"
+
+	// The built-in strategies, registered for every program that plans.
+	_ "github.com/kube-rebalancer/rebalancer/strategies"
+	"github.com/kube-rebalancer/rebalancer/strategies/framework"
 )
 
 // Planner plans cycles under one policy.
@@ -37,8 +40,8 @@ type Planner struct {
 // applied to a fork of it.
 func (pl *Planner) Plan(snap *cluster.Snapshot) *Plan {
 	c := pl.newCycle(snap)
-	in := &strategies.Input{Snapshot: c.snap, Policy: pl.Policy, Placer: pl.Placer, Mover: c, NoCache: pl.NoCache}
-	c.guard = strategies.NewGuard(in)
+	in := &framework.Cycle{Snapshot: c.snap, Policy: pl.Policy, Placer: pl.Placer, Mover: c, NoCache: pl.NoCache}
+	c.guard = framework.NewGuard(in)
 	c.runRounds(in)
 	if c.Exhausted() {
 		c.plan.Stopped = fmt.Sprintf("limits.total reached (%d evictions): the rest waits for the next cycle", *pl.Policy.Limits.Total)
@@ -69,7 +72,7 @@ func (pl *Planner) newCycle(snap *cluster.Snapshot) *cycle {
 }
 
 // cycle is the planner's state during one Plan call; it is the
-// strategies.Mover the strategies talk to.
+// framework.Mover the strategies talk to.
 type cycle struct {
 	planner *Planner
 	snap    *cluster.Snapshot
@@ -85,7 +88,7 @@ type cycle struct {
 	// recent holds, per workload, its latest eviction within the cooldown.
 	recent map[cluster.Workload]time.Time
 	// guard, when set, is checked on every target.
-	guard strategies.Guard
+	guard framework.Guard
 	// lastNoFit is the last placement that found no node.
 	lastNoFit noFit
 	// reports counts, per strategy, the pods it proposed or skipped.
@@ -150,13 +153,13 @@ func recentEvictions(history []cluster.Eviction, snap *cluster.Snapshot, cooldow
 	return recent
 }
 
-// Exhausted implements strategies.Mover.
+// Exhausted implements framework.Mover.
 func (c *cycle) Exhausted() bool {
 	t := c.planner.Policy.Limits.Total
 	return t != nil && c.counts.total >= *t
 }
 
-// Evictable implements strategies.Mover.
+// Evictable implements framework.Mover.
 func (c *cycle) Evictable(strategy string, p *cluster.Pod) string {
 	_, why := c.check(strategy, p)
 	return why
@@ -180,14 +183,14 @@ func (c *cycle) check(strategy string, p *cluster.Pod) (Category, string) {
 	return s.last.cat, s.last.why
 }
 
-// Move implements strategies.Mover.
-func (c *cycle) Move(strategy string, cand strategies.Candidate) strategies.Outcome {
+// Move implements framework.Mover.
+func (c *cycle) Move(strategy string, cand framework.Candidate) framework.Outcome {
 	c.reports[strategy]++
 	p := cand.Pod
 	if cat, why := c.check(strategy, p); why != "" {
 		// A pod already moved has no category: it is not news.
 		logSkipped(strategy, p, cat, why)
-		return strategies.Outcome{Reason: why, Category: cat}
+		return framework.Outcome{Reason: why, Category: cat}
 	}
 	from := c.boundNode(p)
 	m := Move{Pod: p.Key, UID: p.UID, Workload: p.Workload.String(), Strategy: strategy, Reason: cand.Reason}
@@ -198,7 +201,7 @@ func (c *cycle) Move(strategy string, cand strategies.Candidate) strategies.Outc
 		res, cat, why := c.predict(p, from, cand.Accept)
 		if why != "" {
 			logSkipped(strategy, p, cat, why)
-			return strategies.Outcome{Reason: why, Category: cat}
+			return framework.Outcome{Reason: why, Category: cat}
 		}
 		m.To, m.Score, m.RunnerUp, m.RunnerUpScore = res.Node, res.Score, res.RunnerUp, res.RunnerUpScore
 	} else if needsPlace(p) {
@@ -206,7 +209,7 @@ func (c *cycle) Move(strategy string, cand strategies.Candidate) strategies.Outc
 		if res.Node == "" {
 			why := "no other node can take it: " + res.Message
 			logSkipped(strategy, p, NoFit, why)
-			return strategies.Outcome{Reason: why, Category: NoFit}
+			return framework.Outcome{Reason: why, Category: NoFit}
 		}
 		m.To, m.Score, m.RunnerUp, m.RunnerUpScore = res.Node, res.Score, res.RunnerUp, res.RunnerUpScore
 	} else {
@@ -217,7 +220,7 @@ func (c *cycle) Move(strategy string, cand strategies.Candidate) strategies.Outc
 	c.moved[p] = true
 	c.plan.Moves = append(c.plan.Moves, m)
 	logMoved(strategy, p, &m)
-	return strategies.Outcome{Moved: true, To: m.To}
+	return framework.Outcome{Moved: true, To: m.To}
 }
 
 // implicitBudgetsOf returns the resolver of the implicit budgets, nil when
@@ -319,8 +322,8 @@ func (c *cycle) acceptor(p *cluster.Pod, accept func(*cluster.Node) (bool, strin
 // whose NoExecute taint the pod tolerates only for a while.
 const reasonTemporaryNoExecute = "node(s) had a NoExecute taint that the pod tolerates only for its tolerationSeconds, after which the taint manager would evict it"
 
-// Skip implements strategies.Mover.
-func (c *cycle) Skip(strategy string, p *cluster.Pod, o strategies.Outcome) {
+// Skip implements framework.Mover.
+func (c *cycle) Skip(strategy string, p *cluster.Pod, o framework.Outcome) {
 	c.reports[strategy]++
 	cat, why := o.Category, o.Reason
 	if cat == "" && why == "" {

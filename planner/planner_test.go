@@ -13,7 +13,7 @@ import (
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
-	"github.com/kube-rebalancer/rebalancer/strategies"
+	"github.com/kube-rebalancer/rebalancer/strategies/framework"
 )
 
 func loadPolicy(t *testing.T, body string) *policy.Policy {
@@ -46,7 +46,7 @@ func propose(t *testing.T, pol *policy.Policy, snap *cluster.Snapshot, history [
 		}
 		// Each pod is one the strategy needs to move, as a strategy's
 		// Input.Move proposes it.
-		if o := c.Move("Test", strategies.Candidate{Pod: p, Reason: "test"}); !o.Moved && o.Category != "" {
+		if o := c.Move("Test", framework.Candidate{Pod: p, Reason: "test"}); !o.Moved && o.Category != "" {
 			c.Skip("Test", p, o)
 		}
 	}
@@ -364,8 +364,8 @@ func TestCapacityIsReservedAcrossMoves(t *testing.T) {
 	}
 	// A pod that found no node is back where it was, with its resources.
 	c := (&Planner{Policy: loadPolicy(t, ""), Placer: engine(t)}).newCycle(snap)
-	c.Move("Test", strategies.Candidate{Pod: snap.Pod("shop/a")})
-	c.Move("Test", strategies.Candidate{Pod: snap.Pod("shop/b")})
+	c.Move("Test", framework.Candidate{Pod: snap.Pod("shop/a")})
+	c.Move("Test", framework.Candidate{Pod: snap.Pod("shop/b")})
 	if n := c.snap.NodeOf(snap.Pod("shop/b")); n == nil || n.Name != "full" {
 		t.Errorf("after a failed placement the pod is on %v, want full", n)
 	}
@@ -384,13 +384,13 @@ func TestCapacityIsReservedAcrossMoves(t *testing.T) {
 func TestAcceptRestrictsTargets(t *testing.T) {
 	snap := busyCluster(t)
 	c := (&Planner{Policy: loadPolicy(t, ""), Placer: engine(t)}).newCycle(snap)
-	out := c.Move("Test", strategies.Candidate{Pod: snap.Pod("shop/web-n1-0"), Accept: func(n *cluster.Node) (bool, string) {
+	out := c.Move("Test", framework.Candidate{Pod: snap.Pod("shop/web-n1-0"), Accept: func(n *cluster.Node) (bool, string) {
 		return n.Name == "n4", "node(s) were not n4"
 	}})
 	if !out.Moved || out.To != "n4" {
 		t.Errorf("outcome = %+v, want a move to n4", out)
 	}
-	out = c.Move("Test", strategies.Candidate{Pod: snap.Pod("shop/web-n1-1"), Accept: func(*cluster.Node) (bool, string) {
+	out = c.Move("Test", framework.Candidate{Pod: snap.Pod("shop/web-n1-1"), Accept: func(*cluster.Node) (bool, string) {
 		return false, "node(s) were not wanted"
 	}})
 	if out.Moved || !strings.Contains(out.Reason, "3 node(s) were not wanted") {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
-	"github.com/kube-rebalancer/rebalancer/strategies"
+	"github.com/kube-rebalancer/rebalancer/strategies/framework"
 )
 
 // With replacements predicted, nothing steers a replacement: the
@@ -81,7 +81,7 @@ func TestPredictedReplacements(t *testing.T) {
 			pol := loadPolicy(t, tt.policy)
 			c := (&Planner{Policy: pol, Placer: engine(t)}).newCycle(snap)
 			p := snap.Pod("shop/web-0")
-			if o := c.Move("Test", strategies.Candidate{Pod: p, Reason: "test", Accept: tt.accept}); !o.Moved {
+			if o := c.Move("Test", framework.Candidate{Pod: p, Reason: "test", Accept: tt.accept}); !o.Moved {
 				c.Skip("Test", p, o)
 			}
 			c.plan.Skipped = c.skipped()

@@ -8,7 +8,7 @@ import (
 
 	"k8s.io/klog/v2"
 
-	"github.com/kube-rebalancer/rebalancer/strategies"
+	"github.com/kube-rebalancer/rebalancer/strategies/framework"
 )
 
 // maxRounds bounds the rounds of one cycle. Each round but the last changes
@@ -24,11 +24,11 @@ const maxRounds = 8
 // go to), and without another round the next cycle would find that work
 // left over. A strategy runs again only when something changed since it
 // last ran, and not at all when its last run found nothing and no move can
-// give it work (strategies.Input.StaysIdle), so that a round costs only
+// give it work (framework.Cycle.StaysIdle), so that a round costs only
 // what can find new work. What a strategy skipped is what its latest run
 // skipped; pods skipped by one strategy and moved by another are not
 // reported, and a pod skipped by two is reported once (see skips.list).
-func (c *cycle) runRounds(in *strategies.Input) {
+func (c *cycle) runRounds(in *framework.Cycle) {
 	names := c.planner.Policy.Enabled()
 	seen := make(map[string]uint64, len(names))
 	idle := make(map[string]bool, len(names))
@@ -48,7 +48,7 @@ func (c *cycle) runRounds(in *strategies.Input) {
 			// apart by these labels: go tool pprof -tags, or -tagfocus
 			// 'round=[2]'.
 			pprof.Do(context.Background(), pprof.Labels("strategy", name, "round", strconv.Itoa(round)), func(context.Context) {
-				strategies.Get(name).Run(in)
+				framework.Get(name).Run(in)
 			})
 			if c.planner.StrategyTime != nil {
 				c.planner.StrategyTime(name, time.Since(began))

@@ -9,7 +9,7 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
-	"github.com/kube-rebalancer/rebalancer/strategies"
+	"github.com/kube-rebalancer/rebalancer/strategies/framework"
 )
 
 // noFit is the last placement that found no node. A strategy that proposes
@@ -37,7 +37,7 @@ type specPlacer interface {
 // is a sibling of the pod whose placement last found no node and nothing
 // can have changed the answer, gives it that answer. The snapshot ends as
 // the search would leave it: a refused pod goes back on its node, last.
-func (c *cycle) placeCandidate(strategy string, p *cluster.Pod, from *cluster.Node, cand strategies.Candidate) scheduler.Result {
+func (c *cycle) placeCandidate(strategy string, p *cluster.Pod, from *cluster.Node, cand framework.Candidate) scheduler.Result {
 	if res, ok := c.repeatNoFit(strategy, p, from, cand.Sibling); ok && !c.planner.NoCache {
 		logSiblingAnswer(strategy, p, cand.Sibling)
 		// p's answer is the sibling's: the next sibling may name p.

@@ -6,7 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
-	"github.com/kube-rebalancer/rebalancer/strategies"
+	"github.com/kube-rebalancer/rebalancer/strategies/framework"
 )
 
 // What check keeps of a pod is only what no move changes: asked again after
@@ -54,7 +54,7 @@ strategies:
 	}
 	for _, s := range steps {
 		if s.move != "" {
-			if o := c.Move("RemoveDuplicates", strategies.Candidate{Pod: snap.Pod(s.move), Reason: "test"}); !o.Moved {
+			if o := c.Move("RemoveDuplicates", framework.Candidate{Pod: snap.Pod(s.move), Reason: "test"}); !o.Moved {
 				t.Fatalf("%s: moving %s: %s", s.name, s.move, o.Reason)
 			}
 		}

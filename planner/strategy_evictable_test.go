@@ -7,7 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
-	"github.com/kube-rebalancer/rebalancer/strategies"
+	"github.com/kube-rebalancer/rebalancer/strategies/framework"
 )
 
 // The same pod, proposed by two strategies: each checks it against its own
@@ -94,7 +94,7 @@ strategies:
 				if why := c.Evictable(strategy, pod); why != "" {
 					got = "evictable: " + why
 				}
-				if o := c.Move(strategy, strategies.Candidate{Pod: pod, Reason: "test"}); !o.Moved {
+				if o := c.Move(strategy, framework.Candidate{Pod: pod, Reason: "test"}); !o.Moved {
 					got = string(o.Category) + ": " + o.Reason
 				}
 				if got != want {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
-	"github.com/kube-rebalancer/rebalancer/strategies"
+	"github.com/kube-rebalancer/rebalancer/strategies/framework"
 )
 
 // EvictableTogether counts limits and budgets over the whole set, steps
@@ -55,7 +55,7 @@ func TestEvictableTogether(t *testing.T) {
 					t.Errorf("after EvictableTogether, Evictable(%s) = %q", p.Key, why)
 				}
 			}
-			if o := c.Move("Test", strategies.Candidate{Pod: pods[0], Reason: "test"}); !o.Moved {
+			if o := c.Move("Test", framework.Candidate{Pod: pods[0], Reason: "test"}); !o.Moved {
 				t.Errorf("Move after EvictableTogether: %s", o.Reason)
 			}
 		})

@@ -4,9 +4,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// validateChoices checks that every value of a list is one of allowed and
+// ValidateChoices checks that every value of a list is one of allowed and
 // appears once.
-func validateChoices(values, allowed []string, path *field.Path) field.ErrorList {
+func ValidateChoices(values, allowed []string, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	seen := make(map[string]bool, len(values))
 	for i, v := range values {
@@ -20,8 +20,8 @@ func validateChoices(values, allowed []string, path *field.Path) field.ErrorList
 	return errs
 }
 
-// validateNames checks that every value of a list is set and appears once.
-func validateNames(values []string, what string, path *field.Path) field.ErrorList {
+// ValidateNames checks that every value of a list is set and appears once.
+func ValidateNames(values []string, what string, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	seen := make(map[string]bool, len(values))
 	for i, v := range values {
@@ -36,5 +36,18 @@ func validateNames(values []string, what string, path *field.Path) field.ErrorLi
 	return errs
 }
 
-// isTrue reads an optional boolean argument, false when unset.
-func isTrue(b *bool) bool { return b != nil && *b }
+// IsTrue reads an optional boolean argument, false when unset.
+func IsTrue(b *bool) bool { return b != nil && *b }
+
+// ValidateExitCodes checks that no exit code is listed twice.
+func ValidateExitCodes(codes []int32, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	seen := make(map[int32]bool, len(codes))
+	for i, c := range codes {
+		if seen[c] {
+			errs = append(errs, field.Duplicate(path.Index(i), c))
+		}
+		seen[c] = true
+	}
+	return errs
+}

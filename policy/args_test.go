@@ -4,9 +4,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
 )
 
 // Every argument of the strategies is validated, each problem reported
@@ -249,82 +246,6 @@ overrides:
 	}
 }
 
-func TestStrategyArgumentDefaults(t *testing.T) {
-	p, err := Load([]byte(header+`
-strategies:
-  RemovePodsViolatingTopologySpreadConstraint: {}
-  RemoveFailedPods: {}
-  RemovePodsViolatingNodeTaints: {}
-  RemovePodsHavingTooManyRestarts: {podRestartThreshold: 5}
-`), "p.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := p.Global().Strategies
-	if got := s.Get("RemovePodsViolatingTopologySpreadConstraint").(*RemovePodsViolatingTopologySpreadConstraintArgs).Constraints; len(got) != 1 || got[0] != DoNotSchedule {
-		t.Errorf("constraints = %v, want [DoNotSchedule]", got)
-	}
-	if got := s.Get("RemoveFailedPods").(*RemoveFailedPodsArgs).MinPodLifetimeSeconds; got == nil || *got != 3600 {
-		t.Errorf("minPodLifetimeSeconds = %v, want 3600", got)
-	}
-	if s.Get("RemovePodsViolatingNodeTaints").(*RemovePodsViolatingNodeTaintsArgs).IncludesPreferNoSchedule() || s.Get("RemovePodsHavingTooManyRestarts").(*RemovePodsHavingTooManyRestartsArgs).IncludesInitContainers() {
-		t.Error("includePreferNoSchedule and includingInitContainers default to true, want false")
-	}
-	if got := strings.Join(p.Enabled(), ","); got != "RemovePodsViolatingNodeTaints,RemovePodsHavingTooManyRestarts,RemoveFailedPods,RemovePodsViolatingTopologySpreadConstraint" {
-		t.Errorf("Enabled() = %s, want the violation strategies before the balancing one", got)
-	}
-}
-
-// Taint matching: "key" matches every value of the key, "key=value" one
-// value; PreferNoSchedule only when included; NoExecute never.
-func TestTaintArguments(t *testing.T) {
-	a := &RemovePodsViolatingNodeTaintsArgs{ExcludedTaints: []string{"dedicated", "zone=a"}}
-	tests := []struct {
-		key, value, effect string
-		want               bool
-	}{
-		{"dedicated", "gpu", "NoSchedule", false},
-		{"zone", "a", "NoSchedule", false},
-		{"zone", "b", "NoSchedule", true},
-		{"other", "", "NoSchedule", true},
-		{"other", "", "PreferNoSchedule", false},
-		{"other", "", "NoExecute", false},
-	}
-	for _, tt := range tests {
-		if got := a.Considers(tt.key, tt.value, tt.effect); got != tt.want {
-			t.Errorf("Considers(%s=%s:%s) = %v, want %v", tt.key, tt.value, tt.effect, got, tt.want)
-		}
-	}
-	in := &RemovePodsViolatingNodeTaintsArgs{IncludedTaints: []string{"dedicated=gpu"}, IncludePreferNoSchedule: new(true)}
-	if !in.Considers("dedicated", "gpu", "PreferNoSchedule") || in.Considers("dedicated", "infra", "NoSchedule") {
-		t.Error("includedTaints dedicated=gpu does not select exactly dedicated=gpu")
-	}
-}
-
-// Pod-level arguments overlay field by field per namespace, booleans
-// included: an override can turn off what the global policy turns on.
-func TestOverridesSetPodLevelArguments(t *testing.T) {
-	p, err := Load([]byte(header+`
-strategies:
-  RemovePodsHavingTooManyRestarts: {podRestartThreshold: 10, includingInitContainers: true, states: [CrashLoopBackOff]}
-overrides:
-- namespaces: [batch]
-  strategies:
-    RemovePodsHavingTooManyRestarts: {podRestartThreshold: 3, includingInitContainers: false}
-`), "p.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	batch := p.For("batch", nil).Strategies.Get("RemovePodsHavingTooManyRestarts").(*RemovePodsHavingTooManyRestartsArgs)
-	if batch.PodRestartThreshold != 3 || batch.IncludesInitContainers() || len(batch.States) != 1 {
-		t.Errorf("batch = %+v, want threshold 3, no init containers, states inherited", batch)
-	}
-	web := p.For("web", nil).Strategies.Get("RemovePodsHavingTooManyRestarts").(*RemovePodsHavingTooManyRestartsArgs)
-	if web.PodRestartThreshold != 10 || !web.IncludesInitContainers() {
-		t.Errorf("web = %+v, want the global threshold 10 with init containers", web)
-	}
-}
-
 // Pools that may or may not share nodes, depending on labels the policy
 // cannot see, load: a node that matches both belongs to the first.
 func TestNodePoolsThatMayShareNodes(t *testing.T) {
@@ -343,37 +264,20 @@ strategies:
 	}
 }
 
-// One selector implies another exactly when every label set the first
-// admits, the second selects.
-func TestSelectorImplication(t *testing.T) {
-	sel := func(y string) *metav1.LabelSelector {
-		var s metav1.LabelSelector
-		if err := yaml.UnmarshalStrict([]byte(y), &s); err != nil {
-			t.Fatal(err)
-		}
-		return &s
+// Enabled lists the strategies in the order they run, whatever the order
+// of the policy file.
+func TestEnabledInRunOrder(t *testing.T) {
+	p, err := Load([]byte(header+`
+strategies:
+  RemovePodsViolatingTopologySpreadConstraint: {}
+  RemoveFailedPods: {}
+  RemovePodsViolatingNodeTaints: {}
+  RemovePodsHavingTooManyRestarts: {podRestartThreshold: 5}
+`), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
 	}
-	tests := []struct {
-		a, b string
-		want bool
-	}{
-		{"{matchLabels: {pool: gpu, zone: a}}", "{matchLabels: {pool: gpu}}", true},
-		{"{matchLabels: {pool: gpu}}", "{matchLabels: {pool: gpu, zone: a}}", false},
-		{"{}", "{matchLabels: {pool: gpu}}", false},
-		{"{matchLabels: {pool: gpu}}", "{}", true},
-		{"{matchLabels: {pool: gpu}}", "{matchExpressions: [{key: pool, operator: Exists}]}", true},
-		{"{matchLabels: {pool: gpu}}", "{matchExpressions: [{key: pool, operator: In, values: [gpu, cpu]}]}", true},
-		{"{matchExpressions: [{key: pool, operator: In, values: [gpu, cpu]}]}", "{matchLabels: {pool: gpu}}", false},
-		{"{matchExpressions: [{key: pool, operator: In, values: [gpu, cpu]}, {key: pool, operator: NotIn, values: [cpu]}]}", "{matchLabels: {pool: gpu}}", true},
-		{"{matchLabels: {pool: gpu}}", "{matchExpressions: [{key: pool, operator: NotIn, values: [cpu]}]}", true},
-		{"{matchExpressions: [{key: pool, operator: DoesNotExist}]}", "{matchExpressions: [{key: pool, operator: NotIn, values: [cpu]}]}", true},
-		{"{matchExpressions: [{key: pool, operator: NotIn, values: [cpu, gpu]}]}", "{matchExpressions: [{key: pool, operator: NotIn, values: [cpu]}]}", true},
-		{"{matchExpressions: [{key: pool, operator: NotIn, values: [cpu]}]}", "{matchExpressions: [{key: pool, operator: NotIn, values: [cpu, gpu]}]}", false},
-		{"{matchExpressions: [{key: pool, operator: NotIn, values: [cpu]}]}", "{matchExpressions: [{key: pool, operator: DoesNotExist}]}", false},
-	}
-	for _, tt := range tests {
-		if got := selectorConstraints(sel(tt.a)).implies(sel(tt.b)); got != tt.want {
-			t.Errorf("%s implies %s = %v, want %v", tt.a, tt.b, got, tt.want)
-		}
+	if got := strings.Join(p.Enabled(), ","); got != "RemovePodsViolatingNodeTaints,RemovePodsHavingTooManyRestarts,RemoveFailedPods,RemovePodsViolatingTopologySpreadConstraint" {
+		t.Errorf("Enabled() = %s, want the violation strategies before the balancing one", got)
 	}
 }

@@ -3,7 +3,8 @@ package policy
 // The descheduler's strategies (its plugins), each mapped to rebalancer's
 // strategy of the same name. A row says at which extension point the
 // descheduler runs the plugin, what each of its arguments becomes, and
-// where the older descheduler/v1alpha1 kept them.
+// where the older descheduler/v1alpha1 kept them. Each strategy registers
+// its row with its arguments (RegisterStrategy).
 
 // argRule is what becomes of one argument of a descheduler strategy.
 type argRule struct {
@@ -37,19 +38,57 @@ type deschedulerStrategy struct {
 	differs func(args map[string]any) string
 }
 
+// DeschedulerPlugin maps the descheduler's plugin of a strategy's name
+// onto the strategy, for policies written for the descheduler.
+type DeschedulerPlugin struct {
+	// Point is the extension point the descheduler runs the plugin at:
+	// PointDeschedule or PointBalance.
+	Point string
+	// Args says what becomes of each of the plugin's arguments; an argument
+	// it does not list is refused.
+	Args map[string]ArgRule
+	// V1alpha1Params names the object of v1alpha1's params that holds the
+	// strategy's own parameters, "" when it has none; V1alpha1Args maps the
+	// params (common ones and those of that object) to the v1alpha2
+	// argument they became in the descheduler's own conversion.
+	V1alpha1Params string
+	V1alpha1Args   map[string]string
+	// FailedOnly: the strategy moves only pods in the Failed phase.
+	FailedOnly bool
+	// Differs, when set, says how rebalancer's defaults differ from the
+	// descheduler's for these arguments, or "".
+	Differs func(args map[string]any) string
+}
+
+// ArgRule is what becomes of one argument of a descheduler plugin: set
+// one of its fields.
+type ArgRule struct {
+	// To is the argument's name in rebalancer's arguments of the strategy.
+	To string
+	// Instead says why rebalancer has no such argument and what to use
+	// instead; the argument is refused.
+	Instead string
+	// Note, for an argument that rebalancer's strategy always behaves by,
+	// says how; the argument is accepted and not carried over.
+	Note string
+}
+
+// The descheduler's extension points.
 const (
-	pointDeschedule = "deschedule"
-	pointBalance    = "balance"
+	PointDeschedule = "deschedule"
+	PointBalance    = "balance"
 )
 
+// The rules of the arguments most plugins share.
 var (
-	namespacesArg    = argRule{to: "namespaces"}
-	labelSelectorArg = argRule{to: "labelSelector"}
-	nodeFitNote      = "rebalancer never evicts a pod that no other node can take, as the descheduler's nodeFit does"
-	evictableNsArg   = argRule{to: "evictableNamespaces"}
+	NamespacesArg          = ArgRule{To: "namespaces"}
+	LabelSelectorArg       = ArgRule{To: "labelSelector"}
+	EvictableNamespacesArg = ArgRule{To: "evictableNamespaces"}
 )
 
-func same(names ...string) map[string]string {
+// SameArgs maps each name to itself: parameters of v1alpha1 that v1alpha2
+// kept.
+func SameArgs(names ...string) map[string]string {
 	m := make(map[string]string, len(names))
 	for _, n := range names {
 		m[n] = n
@@ -57,130 +96,28 @@ func same(names ...string) map[string]string {
 	return m
 }
 
-var deschedulerStrategies = []deschedulerStrategy{
-	{
-		name: "RemovePodsViolatingNodeTaints", point: pointDeschedule,
-		args: map[string]argRule{
-			"namespaces": namespacesArg, "labelSelector": labelSelectorArg,
-			"includePreferNoSchedule": {to: "includePreferNoSchedule"},
-			"excludedTaints":          {to: "excludedTaints"},
-			"includedTaints":          {to: "includedTaints"},
-		},
-		v1alpha1Args: same("namespaces", "labelSelector", "includePreferNoSchedule", "excludedTaints", "includedTaints"),
-		differs: func(args map[string]any) string {
-			_, ex := args["excludedTaints"]
-			_, in := args["includedTaints"]
-			if ex || in {
-				return ""
-			}
-			return "with neither excludedTaints nor includedTaints the descheduler acts on every NoSchedule taint, the cordon's " +
-				"(node.kubernetes.io/unschedulable) and the node conditions' included; rebalancer leaves those alone (docs/strategies.md)"
-		},
-	},
-	{
-		name: "RemovePodsViolatingNodeAffinity", point: pointDeschedule,
-		args: map[string]argRule{
-			"namespaces": namespacesArg, "labelSelector": labelSelectorArg,
-			"nodeAffinityType": {to: "nodeAffinityType"},
-		},
-		v1alpha1Args: same("namespaces", "labelSelector", "nodeAffinityType"),
-	},
-	{
-		name: "RemovePodsViolatingInterPodAntiAffinity", point: pointDeschedule,
-		args:         map[string]argRule{"namespaces": namespacesArg, "labelSelector": labelSelectorArg},
-		v1alpha1Args: same("namespaces", "labelSelector"),
-	},
-	{
-		name: "RemovePodsHavingTooManyRestarts", point: pointDeschedule,
-		args: map[string]argRule{
-			"namespaces": namespacesArg, "labelSelector": labelSelectorArg,
-			"podRestartThreshold":     {to: "podRestartThreshold"},
-			"includingInitContainers": {to: "includingInitContainers"},
-			"states":                  {to: "states"},
-		},
-		v1alpha1Params: "podsHavingTooManyRestarts",
-		v1alpha1Args:   same("namespaces", "labelSelector", "podRestartThreshold", "includingInitContainers"),
-	},
-	{
-		name: "PodLifeTime", point: pointDeschedule,
-		args: map[string]argRule{
-			"namespaces": namespacesArg, "labelSelector": labelSelectorArg,
-			"maxPodLifeTimeSeconds":        {to: "maxPodLifeTimeSeconds"},
-			"states":                       {to: "states"},
-			"includingInitContainers":      {to: "includingInitContainers"},
-			"conditions":                   {to: "conditions"},
-			"exitCodes":                    {to: "exitCodes"},
-			"ownerKinds":                   {to: "ownerKinds"},
-			"includingEphemeralContainers": {to: "includingEphemeralContainers"},
-		},
-		v1alpha1Params: "podLifeTime",
-		// The descheduler's conversion appends podStatusPhases to states.
-		v1alpha1Args: map[string]string{"namespaces": "namespaces", "labelSelector": "labelSelector",
-			"maxPodLifeTimeSeconds": "maxPodLifeTimeSeconds", "states": "states", "podStatusPhases": "states"},
-	},
-	{
-		name: "RemoveFailedPods", point: pointDeschedule,
-		args: map[string]argRule{
-			"namespaces": namespacesArg, "labelSelector": labelSelectorArg,
-			"excludeOwnerKinds":       {to: "excludeOwnerKinds"},
-			"minPodLifetimeSeconds":   {to: "minPodLifetimeSeconds"},
-			"reasons":                 {to: "reasons"},
-			"exitCodes":               {to: "exitCodes"},
-			"includingInitContainers": {to: "includingInitContainers"},
-		},
-		v1alpha1Params: "failedPods",
-		v1alpha1Args:   same("namespaces", "labelSelector", "excludeOwnerKinds", "minPodLifetimeSeconds", "reasons", "includingInitContainers"),
-		failedOnly:     true,
-	},
-	{
-		name: "RemoveDuplicates", point: pointBalance,
-		args: map[string]argRule{
-			"namespaces":        namespacesArg,
-			"excludeOwnerKinds": {to: "excludeOwnerKinds"},
-		},
-		v1alpha1Params: "removeDuplicates",
-		v1alpha1Args:   same("namespaces", "excludeOwnerKinds"),
-	},
-	{
-		name: "RemovePodsViolatingTopologySpreadConstraint", point: pointBalance,
-		args: map[string]argRule{
-			"namespaces": namespacesArg, "labelSelector": labelSelectorArg,
-			"constraints":            {to: "constraints"},
-			"topologyBalanceNodeFit": {note: nodeFitNote + ", when it picks the domains to balance too"},
-		},
-		// includeSoftConstraints becomes constraints: [DoNotSchedule, ScheduleAnyway].
-		v1alpha1Args: map[string]string{"namespaces": "namespaces", "labelSelector": "labelSelector", "includeSoftConstraints": "constraints"},
-	},
-	{
-		name: "LowNodeUtilization", point: pointBalance,
-		args: map[string]argRule{
-			"thresholds":             {to: "thresholds"},
-			"targetThresholds":       {to: "targetThresholds"},
-			"useDeviationThresholds": {to: "useDeviationThresholds"},
-			"numberOfNodes":          {to: "numberOfNodes"},
-			"evictableNamespaces":    evictableNsArg,
-			"evictionLimits":         {to: "evictionLimits"},
-			"metricsUtilization":     {to: "metricsUtilization"},
-		},
-		v1alpha1Params: "nodeResourceUtilizationThresholds",
-		v1alpha1Args: map[string]string{"namespaces": "evictableNamespaces", "thresholds": "thresholds", "targetThresholds": "targetThresholds",
-			"useDeviationThresholds": "useDeviationThresholds", "numberOfNodes": "numberOfNodes"},
-	},
-	{
-		name: "HighNodeUtilization", point: pointBalance,
-		args: map[string]argRule{
-			"thresholds":          {to: "thresholds"},
-			"numberOfNodes":       {to: "numberOfNodes"},
-			"evictionModes":       {to: "evictionModes"},
-			"evictableNamespaces": evictableNsArg,
-		},
-		v1alpha1Params: "nodeResourceUtilizationThresholds",
-		v1alpha1Args:   map[string]string{"namespaces": "evictableNamespaces", "thresholds": "thresholds", "numberOfNodes": "numberOfNodes"},
-	},
+// deschedulerStrategies holds the registered rows, in the order the
+// strategies run.
+var deschedulerStrategies []deschedulerStrategy
+
+// addDeschedulerPlugin adds the row of a strategy being registered; the
+// caller holds the registry's lock.
+func addDeschedulerPlugin(name string, p *DeschedulerPlugin) {
+	args := make(map[string]argRule, len(p.Args))
+	for k, r := range p.Args {
+		args[k] = argRule{to: r.To, instead: r.Instead, note: r.Note}
+	}
+	deschedulerStrategies = append(deschedulerStrategies, deschedulerStrategy{
+		name: name, point: p.Point, args: args,
+		v1alpha1Params: p.V1alpha1Params, v1alpha1Args: p.V1alpha1Args,
+		failedOnly: p.FailedOnly, differs: p.Differs,
+	})
 }
 
 // deschedulerStrategyNamed returns the row of a descheduler strategy, or nil.
 func deschedulerStrategyNamed(name string) *deschedulerStrategy {
+	registry.RLock()
+	defer registry.RUnlock()
 	for i := range deschedulerStrategies {
 		if deschedulerStrategies[i].name == name {
 			return &deschedulerStrategies[i]
@@ -190,6 +127,8 @@ func deschedulerStrategyNamed(name string) *deschedulerStrategy {
 }
 
 func deschedulerStrategyNames() []string {
+	registry.RLock()
+	defer registry.RUnlock()
 	names := make([]string, len(deschedulerStrategies))
 	for i, s := range deschedulerStrategies {
 		names[i] = s.name

@@ -161,11 +161,11 @@ func (t *translation) v1alpha1Strategy(row *deschedulerStrategy, path *field.Pat
 	}
 	// The descheduler's conversion gave PodLifeTime no nodeFit.
 	evictor.NodeFit = ep.NodeFit && row.v1alpha1Params != "podLifeTime"
-	evictor.EvictFailedBarePods = isTrue(doc.EvictFailedBarePods)
-	evictor.EvictLocalStoragePods = isTrue(doc.EvictLocalStoragePods)
-	evictor.EvictSystemCriticalPods = isTrue(doc.EvictSystemCriticalPods)
-	evictor.EvictDaemonSetPods = isTrue(doc.EvictDaemonSetPods)
-	evictor.IgnorePvcPods = isTrue(doc.IgnorePvcPods)
+	evictor.EvictFailedBarePods = IsTrue(doc.EvictFailedBarePods)
+	evictor.EvictLocalStoragePods = IsTrue(doc.EvictLocalStoragePods)
+	evictor.EvictSystemCriticalPods = IsTrue(doc.EvictSystemCriticalPods)
+	evictor.EvictDaemonSetPods = IsTrue(doc.EvictDaemonSetPods)
+	evictor.IgnorePvcPods = IsTrue(doc.IgnorePvcPods)
 
 	// Translate the arguments by the v1alpha2 rules, from their v1alpha1 paths.
 	translated, paths, notes, errs := strategyArgs(row, args, func(arg string) *field.Path {

@@ -109,7 +109,7 @@ func (t *translation) v1alpha2Profile(i int, p *v1alpha2Profile, nodeSelector *s
 	for _, point := range []struct {
 		key string
 		set pluginSet
-	}{{pointDeschedule, p.Plugins.Deschedule}, {pointBalance, p.Plugins.Balance}} {
+	}{{PointDeschedule, p.Plugins.Deschedule}, {PointBalance, p.Plugins.Balance}} {
 		for k, name := range point.set.Enabled {
 			ep := plugins.Child(point.key, "enabled").Index(k)
 			row := deschedulerStrategyNamed(name)

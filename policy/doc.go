@@ -9,10 +9,14 @@
 // namespace (Policy.For).
 //
 // The strategies a policy may configure are those registered with
-// RegisterStrategy, in the order they run; package strategies registers the
-// built-in ones from its table, so a program loads policies with that
-// package linked in. The arguments of the built-in strategies are defined,
-// defaulted and validated here (args_*.go).
+// RegisterStrategy, in the order they run, each with the constructor of
+// its arguments and the descheduler plugin it stands for; package
+// strategies registers the built-in ones from its table, so a program
+// loads policies with that package linked in (the planner imports it). The
+// arguments of each built-in strategy are defined, defaulted and validated
+// in the strategy's own package (strategies/<name>/args.go), with the
+// helpers exported here (ValidateChoices, ValidateNames, the namespace,
+// selector and threshold checks), so that their messages read alike.
 //
 // Convert translates a descheduler policy (v1alpha1 or v1alpha2) into a
 // RebalancePolicy (descheduler*.go) for `rebalancer convert`.

@@ -53,8 +53,8 @@ func (m *MetricsUtilization) PrometheusQuery() string {
 	return m.Prometheus.Query
 }
 
-// validate checks the combinations the descheduler refuses.
-func (m *MetricsUtilization) validate(path *field.Path) field.ErrorList {
+// Validate checks the combinations the descheduler refuses.
+func (m *MetricsUtilization) Validate(path *field.Path) field.ErrorList {
 	if m == nil {
 		return nil
 	}
@@ -85,10 +85,10 @@ func (m *MetricsUtilization) validate(path *field.Path) field.ErrorList {
 	return errs
 }
 
-// validateMetricThresholds checks that thresholds name the resources the
+// ValidateMetricThresholds checks that thresholds name the resources the
 // source measures: with Prometheus, exactly MetricResource (the query's
 // value); otherwise, never it.
-func validateMetricThresholds(m *MetricsUtilization, t ResourceThresholds, path *field.Path) field.ErrorList {
+func ValidateMetricThresholds(m *MetricsUtilization, t ResourceThresholds, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	prom := m.PrometheusQuery() != ""
 	for _, name := range t.Names() {

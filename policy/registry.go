@@ -6,9 +6,10 @@ import (
 	"sync"
 )
 
-// The strategies a policy may configure, in the order they run. Package
-// strategies registers the built-in ones from its table; a program that
-// builds on rebalancer registers its own before it loads a policy.
+// The strategies a policy may configure, in the order they run, with
+// their arguments and their descheduler plugins. Package strategies
+// registers the built-in ones from its table; a program that builds on
+// rebalancer registers its own before it loads a policy.
 var registry struct {
 	sync.RWMutex
 	names   []string
@@ -18,7 +19,9 @@ var registry struct {
 // RegisterStrategy lets policies configure the named strategy, with
 // arguments decoded into the value newArgs returns (a pointer to a zero
 // value). The strategy runs after every strategy registered before it.
-func RegisterStrategy(name string, newArgs func() StrategyArgs) error {
+// With a descheduler plugin, policies written for the descheduler may
+// configure it under its name too.
+func RegisterStrategy(name string, newArgs func() StrategyArgs, descheduler *DeschedulerPlugin) error {
 	if name == "" || newArgs == nil {
 		return fmt.Errorf("registering a strategy needs a name and an arguments constructor")
 	}
@@ -32,6 +35,9 @@ func RegisterStrategy(name string, newArgs func() StrategyArgs) error {
 	}
 	registry.names = append(registry.names, name)
 	registry.newArgs[name] = newArgs
+	if descheduler != nil {
+		addDeschedulerPlugin(name, descheduler)
+	}
 	return nil
 }
 

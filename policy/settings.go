@@ -101,7 +101,7 @@ func resolveOverride(o *Override, written Settings, path *field.Path) (override,
 		errs = append(errs, field.Required(path.Child("namespaces"), "an override applies to namespaces by name or by namespaceSelector"))
 	}
 	errs = append(errs, validateNamespaceNames(o.Namespaces, path.Child("namespaces"))...)
-	errs = append(errs, validateSelector(o.NamespaceSelector, path.Child("namespaceSelector"))...)
+	errs = append(errs, ValidateSelector(o.NamespaceSelector, path.Child("namespaceSelector"))...)
 	sel, selErrs := compileSelector(o.NamespaceSelector, path.Child("namespaceSelector"))
 	if len(errs) == 0 {
 		errs = selErrs

@@ -196,8 +196,8 @@ func (c *Common) Selects(namespace string, podLabels map[string]string) bool {
 // Validate reports every invalid common argument under path. A strategy's
 // own Validate starts from it, in this repository or outside it.
 func (c *Common) Validate(path *field.Path) field.ErrorList {
-	errs := validateNamespaces(c.Namespaces, path.Child("namespaces"))
-	errs = append(errs, validateSelector(c.LabelSelector, path.Child("labelSelector"))...)
+	errs := ValidateNamespaces(c.Namespaces, path.Child("namespaces"))
+	errs = append(errs, ValidateSelector(c.LabelSelector, path.Child("labelSelector"))...)
 	return append(errs, c.Evictable.validateOverlay(path.Child("evictable"))...)
 }
 

@@ -33,9 +33,9 @@ func (t ResourceThresholds) String() string {
 	return strings.Join(parts, ", ")
 }
 
-// validateThresholds checks the resource names and that each percentage is
+// ValidateThresholds checks the resource names and that each percentage is
 // between 0 and 100.
-func validateThresholds(t ResourceThresholds, path *field.Path) field.ErrorList {
+func ValidateThresholds(t ResourceThresholds, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for _, name := range t.Names() {
 		p := path.Child(name)
@@ -53,10 +53,10 @@ func validateThresholds(t ResourceThresholds, path *field.Path) field.ErrorList 
 	return errs
 }
 
-// validateThresholdPair checks a lower and an upper threshold map: both
+// ValidateThresholdPair checks a lower and an upper threshold map: both
 // required, each valid, listing the same resources, and (when ordered) the
 // upper one at least the lower one.
-func validateThresholdPair(low, high ResourceThresholds, ordered bool, path *field.Path) field.ErrorList {
+func ValidateThresholdPair(low, high ResourceThresholds, ordered bool, path *field.Path) field.ErrorList {
 	lowPath, highPath := path.Child("thresholds"), path.Child("targetThresholds")
 	var errs field.ErrorList
 	if len(low) == 0 {
@@ -65,8 +65,8 @@ func validateThresholdPair(low, high ResourceThresholds, ordered bool, path *fie
 	if len(high) == 0 {
 		errs = append(errs, field.Required(highPath, "list the same resources as thresholds, e.g. {cpu: 50, memory: 50, pods: 50}"))
 	}
-	errs = append(errs, validateThresholds(low, lowPath)...)
-	errs = append(errs, validateThresholds(high, highPath)...)
+	errs = append(errs, ValidateThresholds(low, lowPath)...)
+	errs = append(errs, ValidateThresholds(high, highPath)...)
 	if len(low) == 0 || len(high) == 0 {
 		return errs
 	}
@@ -95,7 +95,7 @@ func resourceNameProblem(name string) string {
 	case "cpu", "memory", "pods", "ephemeral-storage":
 		return ""
 	case MetricResource:
-		return "" // validateMetricThresholds says when it may be used
+		return "" // ValidateMetricThresholds says when it may be used
 	}
 	if strings.HasPrefix(name, "hugepages-") {
 		return ""

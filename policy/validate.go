@@ -19,8 +19,8 @@ func (p *RebalancePolicy) validate() field.ErrorList {
 	if p.Kind != Kind {
 		errs = append(errs, field.NotSupported(field.NewPath("kind"), p.Kind, []string{Kind}))
 	}
-	errs = append(errs, validateSelector(p.NodeSelector, field.NewPath("nodeSelector"))...)
-	errs = append(errs, validateNamespaces(p.Namespaces, field.NewPath("namespaces"))...)
+	errs = append(errs, ValidateSelector(p.NodeSelector, field.NewPath("nodeSelector"))...)
+	errs = append(errs, ValidateNamespaces(p.Namespaces, field.NewPath("namespaces"))...)
 	limits := field.NewPath("limits")
 	errs = append(errs, validateLimit(p.Limits.PerNode, limits.Child("perNode"))...)
 	errs = append(errs, validateLimit(p.Limits.PerNamespace, limits.Child("perNamespace"))...)
@@ -111,7 +111,7 @@ func (e *Evictable) validate(path *field.Path) field.ErrorList {
 	if m := e.MinReplicas; m != nil && *m < 0 {
 		errs = append(errs, field.Invalid(path.Child("minReplicas"), *m, "is negative (0 keeps no pod for its replica count)"))
 	}
-	errs = append(errs, validateSelector(e.NamespaceSelector, path.Child("namespaceSelector"))...)
+	errs = append(errs, ValidateSelector(e.NamespaceSelector, path.Child("namespaceSelector"))...)
 	if len(e.PVCStorageClasses) > 0 {
 		cp := path.Child("pvcStorageClasses")
 		for i, name := range e.PVCStorageClasses {
@@ -120,7 +120,7 @@ func (e *Evictable) validate(path *field.Path) field.ErrorList {
 			}
 		}
 	}
-	return append(errs, validateSelector(e.LabelSelector, path.Child("labelSelector"))...)
+	return append(errs, ValidateSelector(e.LabelSelector, path.Child("labelSelector"))...)
 }
 
 func validateLimit(v *int32, path *field.Path) field.ErrorList {
@@ -130,7 +130,9 @@ func validateLimit(v *int32, path *field.Path) field.ErrorList {
 	return nil
 }
 
-func validateNamespaces(n *Namespaces, path *field.Path) field.ErrorList {
+// ValidateNamespaces checks a namespaces list: include or exclude, each
+// entry a namespace name.
+func ValidateNamespaces(n *Namespaces, path *field.Path) field.ErrorList {
 	if n == nil {
 		return nil
 	}
@@ -157,7 +159,8 @@ func validateNamespaceNames(names []string, path *field.Path) field.ErrorList {
 	return errs
 }
 
-func validateSelector(s *metav1.LabelSelector, path *field.Path) field.ErrorList {
+// ValidateSelector checks a label selector as the API server does.
+func ValidateSelector(s *metav1.LabelSelector, path *field.Path) field.ErrorList {
 	return metav1validation.ValidateLabelSelector(s, metav1validation.LabelSelectorValidationOptions{}, path)
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/planner"
 	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/strategies/internal/strategytest"
 )
 
 // candidatesOf records, for each pod the planner searches a node for, the
@@ -75,7 +76,7 @@ func TestRemoveDuplicatesSearchesOnlyNodesBelowTheTarget(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			snap := build(t, objects([]any{
+			snap := strategytest.Build(t, strategytest.Objects([]any{
 				ct.Node("n1"), ct.Node("n2"), ct.Node("n3"), ct.Node("n4"),
 				ct.DeploymentReplicaSet("shop", "api"), ct.DeploymentReplicaSet("shop", "web"),
 				api("api-0").CreatedAgo(3), api("api-1").CreatedAgo(2), api("api-2").CreatedAgo(1),
@@ -92,7 +93,7 @@ func TestRemoveDuplicatesSearchesOnlyNodesBelowTheTarget(t *testing.T) {
 			}
 			placer := &candidatesOf{Placer: e, seen: map[string]string{}}
 			p := (&planner.Planner{Policy: pol, Placer: placer}).Plan(snap)
-			equal(t, "pods moved", movedFrom(p), []string{"shop/api-1 n1", "shop/api-2 n1", "shop/web-1 n2"})
+			strategytest.Equal(t, "pods moved", strategytest.MovedFrom(p), []string{"shop/api-1 n1", "shop/api-2 n1", "shop/web-1 n2"})
 			for pod, want := range tc.want {
 				if got := placer.seen[pod]; got != want {
 					t.Errorf("%s searched %q, want %q", pod, got, want)

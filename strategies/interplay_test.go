@@ -12,6 +12,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/planner"
+	"github.com/kube-rebalancer/rebalancer/strategies/internal/strategytest"
 )
 
 // everyStrategy runs every strategy but HighNodeUtilization, which
@@ -122,7 +123,7 @@ func TestStrategiesDoNotUndoEachOther(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			objs := exampleCluster(t)
-			first := plan(t, build(t, objs), tt.policy)
+			first := strategytest.Plan(t, strategytest.Build(t, objs), tt.policy)
 			byStrategy := make(map[string][]string)
 			for _, m := range first.Moves {
 				byStrategy[m.Strategy] = append(byStrategy[m.Strategy], fmt.Sprintf("%s %s→%s", m.Pod, m.From, m.To))
@@ -132,8 +133,8 @@ func TestStrategiesDoNotUndoEachOther(t *testing.T) {
 					t.Errorf("%s moved %v, want %s among them", want.strategy, byStrategy[want.strategy], want.pod)
 				}
 			}
-			second := plan(t, build(t, ct.AfterEvictions(objs, evictions(first), ct.Now)), tt.policy)
-			equal(t, "second run", moves(second), nil)
+			second := strategytest.Plan(t, strategytest.Build(t, ct.AfterEvictions(objs, evictions(first), ct.Now)), tt.policy)
+			strategytest.Equal(t, "second run", strategytest.Moves(second), nil)
 		})
 	}
 }
@@ -151,7 +152,7 @@ func TestPlansAreDeterministic(t *testing.T) {
 	for _, policy := range []string{everyStrategy + lowUtilization, everyStrategy + highUtilization} {
 		var first []byte
 		for range 3 {
-			p := plan(t, build(t, exampleCluster(t)), policy)
+			p := strategytest.Plan(t, strategytest.Build(t, exampleCluster(t)), policy)
 			b, err := json.Marshal(p)
 			if err != nil {
 				t.Fatal(err)

@@ -12,8 +12,9 @@ import (
 // as the name and string literals holding it as a word, not comments): its
 // strategy file, and at most two more, such as a helper file of the
 // strategy or the arguments of another strategy that conflicts with it.
-// The table row refers to the strategy file's name constant, so adding a
-// strategy stays a matter of its own files and one row.
+// The table's line names the package's Registration, which refers to the
+// package's name constant, so adding a strategy stays a matter of its own
+// folder and one line.
 func TestStrategyNamesStayInFewFiles(t *testing.T) {
 	const most = 3
 	var names []string

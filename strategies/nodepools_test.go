@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/strategies/internal/strategytest"
 )
 
 func TestLowNodeUtilizationNodePools(t *testing.T) {
@@ -13,8 +14,8 @@ func TestLowNodeUtilizationNodePools(t *testing.T) {
 		"      thresholds: {cpu: 20}\n      targetThresholds: {cpu: 50}\n"
 	objs := [][]any{
 		{ct.Node("g1").Label("pool", "gpu"), ct.Node("g2").Label("pool", "gpu"), ct.Node("c1"), ct.Node("c2")},
-		cpuPods("g1", "train", "500m", "500m", "500m", "500m", "500m", "500m"),               // 75%
-		cpuPods("c1", "web", "200m", "200m", "200m", "200m", "200m", "200m", "200m", "200m"), // 40%
+		strategytest.CPUPods("g1", "train", "500m", "500m", "500m", "500m", "500m", "500m"),               // 75%
+		strategytest.CPUPods("c1", "web", "200m", "200m", "200m", "200m", "200m", "200m", "200m", "200m"), // 40%
 	}
 	tests := []struct {
 		name   string
@@ -36,10 +37,10 @@ func TestLowNodeUtilizationNodePools(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			all := objects(objs...)
-			p := plan(t, build(t, all), tt.policy)
-			equal(t, "moves", moves(p), tt.want)
-			equal(t, "moves of the next run", moves(plan(t, afterPlan(t, all, p), tt.policy)), nil)
+			all := strategytest.Objects(objs...)
+			p := strategytest.Plan(t, strategytest.Build(t, all), tt.policy)
+			strategytest.Equal(t, "moves", strategytest.Moves(p), tt.want)
+			strategytest.Equal(t, "moves of the next run", strategytest.Moves(strategytest.Plan(t, strategytest.AfterPlan(t, all, p), tt.policy)), nil)
 		})
 	}
 }
@@ -48,17 +49,17 @@ func TestLowNodeUtilizationNodePools(t *testing.T) {
 // pool: g2 would be within the top-level target (90%) but not within the
 // gpu pool's (50%).
 func TestGuardUsesEachNodePoolsThresholds(t *testing.T) {
-	objs := objects(
+	objs := strategytest.Objects(
 		[]any{ct.Node("t").Label("pool", "gpu").Taint("maintenance", "", corev1.TaintEffectNoSchedule), ct.Node("g2").Label("pool", "gpu"), ct.Node("c1")},
-		cpuPods("t", "v", "500m"),
-		cpuPods("g2", "infer", "1800m"), // 45%
-		cpuPods("c1", "web", "2400m"),   // 60%
+		strategytest.CPUPods("t", "v", "500m"),
+		strategytest.CPUPods("g2", "infer", "1800m"), // 45%
+		strategytest.CPUPods("c1", "web", "2400m"),   // 60%
 	)
 	taints := "strategies:\n  RemovePodsViolatingNodeTaints: {}\n"
-	equal(t, "taints alone", moves(plan(t, build(t, objs), taints)), []string{"shop/v-t-0 t→g2"})
+	strategytest.Equal(t, "taints alone", strategytest.Moves(strategytest.Plan(t, strategytest.Build(t, objs), taints)), []string{"shop/v-t-0 t→g2"})
 	policy := taints + "  LowNodeUtilization:\n    thresholds: {cpu: 20}\n    targetThresholds: {cpu: 90}\n" +
 		"    nodePools:\n    - name: gpu\n      nodeSelector: {matchLabels: {pool: gpu}}\n      thresholds: {cpu: 20}\n      targetThresholds: {cpu: 50}\n"
-	p := plan(t, build(t, objs), policy)
-	equal(t, "with LowNodeUtilization's pools", moves(p), []string{"shop/v-t-0 t→c1"})
-	equal(t, "moves of the next run", moves(plan(t, afterPlan(t, objs, p), policy)), nil)
+	p := strategytest.Plan(t, strategytest.Build(t, objs), policy)
+	strategytest.Equal(t, "with LowNodeUtilization's pools", strategytest.Moves(p), []string{"shop/v-t-0 t→c1"})
+	strategytest.Equal(t, "moves of the next run", strategytest.Moves(strategytest.Plan(t, strategytest.AfterPlan(t, objs, p), policy)), nil)
 }

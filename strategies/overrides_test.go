@@ -6,6 +6,7 @@ import (
 	"time"
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/strategies/internal/strategytest"
 )
 
 // One policy, two namespaces tuned differently: batch restarts its pods
@@ -44,8 +45,8 @@ overrides:
 			pod(ns, "failed-error").CreatedAgo(10*time.Minute).Failed("", "Error", 1),
 		)
 	}
-	p := plan(t, ct.Snapshot(t, objs...), policy)
-	equal(t, "moved, in order", order(p), []string{
+	p := strategytest.Plan(t, ct.Snapshot(t, objs...), policy)
+	strategytest.Equal(t, "moved, in order", strategytest.Order(p), []string{
 		"batch/restarts-12", "shop/restarts-12", "batch/restarts-5", "batch/init-restarts", // the most restarted first
 		"batch/two-hours-old",
 		"shop/failed-oom",
@@ -55,7 +56,7 @@ overrides:
 	for _, m := range p.Moves {
 		steps = append(steps, fmt.Sprint(m.Step))
 	}
-	equal(t, "steps", steps, []string{"1", "1", "1", "1", "1", "1", "2"})
+	strategytest.Equal(t, "steps", steps, []string{"1", "1", "1", "1", "1", "1", "2"})
 	if len(p.Skipped) != 0 {
 		t.Errorf("skipped %+v, want none", p.Skipped)
 	}

@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kube-rebalancer/rebalancer/policy"
-	"github.com/kube-rebalancer/rebalancer/strategies"
+	"github.com/kube-rebalancer/rebalancer/strategies/framework"
 )
 
 // keepOffArgs and keepOff stand for a strategy a program adds from outside
@@ -31,26 +31,26 @@ func (a *keepOffArgs) Validate(path *field.Path) field.ErrorList {
 
 type keepOff struct{}
 
-func (keepOff) Name() string             { return "KeepOffLabelledNodes" }
-func (keepOff) Run(in *strategies.Input) {}
+func (keepOff) Name() string            { return "KeepOffLabelledNodes" }
+func (keepOff) Run(in *framework.Cycle) {}
 
 // A strategy registered from outside is configured, validated and run like
 // a built-in one, after the built-in ones.
 func TestRegisterFromOutside(t *testing.T) {
-	r := strategies.Registration{
+	r := framework.Registration{
 		Name:    "KeepOffLabelledNodes",
 		NewArgs: func() policy.StrategyArgs { return &keepOffArgs{} },
-		New:     func() strategies.Strategy { return keepOff{} },
+		New:     func() framework.Strategy { return keepOff{} },
 	}
-	if err := strategies.Register(r); err != nil {
+	if err := framework.Register(r); err != nil {
 		t.Fatal(err)
 	}
-	if err := strategies.Register(r); err == nil {
+	if err := framework.Register(r); err == nil {
 		t.Error("registering a name twice is not an error")
 	}
 	wrongName := r
 	wrongName.Name = "Other"
-	if err := strategies.Register(wrongName); err == nil {
+	if err := framework.Register(wrongName); err == nil {
 		t.Error("a registration whose strategy has another Name is not an error")
 	}
 
@@ -65,7 +65,7 @@ func TestRegisterFromOutside(t *testing.T) {
 	if a, ok := p.Global().Args("KeepOffLabelledNodes").(*keepOffArgs); !ok || a.Label != "draining" {
 		t.Errorf("Args = %#v, want the registered type with label draining", p.Global().Args("KeepOffLabelledNodes"))
 	}
-	if s := strategies.Get("KeepOffLabelledNodes"); s == nil || s.Name() != "KeepOffLabelledNodes" {
+	if s := framework.Get("KeepOffLabelledNodes"); s == nil || s.Name() != "KeepOffLabelledNodes" {
 		t.Errorf("Get = %v, want the registered strategy", s)
 	}
 	_, err = policy.Load([]byte(head+"strategies:\n  KeepOffLabelledNodes: {lable: x}\n"), "p.yaml")

@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/strategies/internal/strategytest"
 )
 
 // A node's utilization is what kube-scheduler counts its pods for, which an
@@ -13,6 +14,15 @@ import (
 // only what the node granted, a pending resize down still holds the old
 // amount. The node table and the LowNodeUtilization classification follow
 // the node, not the specs.
+
+// lnu20x50 balances cpu, memory and pods between 20% and 50%.
+const lnu20x50 = `
+strategies:
+  LowNodeUtilization:
+    thresholds: {cpu: 20, memory: 20, pods: 20}
+    targetThresholds: {cpu: 50, memory: 50, pods: 50}
+`
+
 func TestUtilizationDuringInPlaceResize(t *testing.T) {
 	tests := []struct {
 		name string
@@ -33,7 +43,7 @@ func TestUtilizationDuringInPlaceResize(t *testing.T) {
 				{ct.DeploymentReplicaSet("shop", "web"),
 					ct.Pod("shop", "web-0").On("hot").Requests("6", "").Allocated("1", "").Actual("1", "").
 						ResizePending(corev1.PodReasonInfeasible).Deployment("web")},
-				pods("hot", "api", 2, "400m"),
+				strategytest.Pods("hot", "api", 2, "400m"),
 			},
 			node: "hot", cpu: 45,
 		},
@@ -44,7 +54,7 @@ func TestUtilizationDuringInPlaceResize(t *testing.T) {
 			name: "a pending resize down shows no room that is not there",
 			objs: [][]any{
 				{ct.Node("hot"), ct.Node("busy")},
-				pods("hot", "web", 7, "400m"), // 70%
+				strategytest.Pods("hot", "web", 7, "400m"), // 70%
 				{ct.DeploymentReplicaSet("shop", "db"),
 					ct.Pod("shop", "db-0").On("busy").Requests("300m", "").Allocated("3", "").Actual("3", "").
 						ResizePending(corev1.PodReasonDeferred).Deployment("db")},
@@ -55,7 +65,7 @@ func TestUtilizationDuringInPlaceResize(t *testing.T) {
 			name: "once the resize is done, the new requests count",
 			objs: [][]any{
 				{ct.Node("hot"), ct.Node("idle")},
-				pods("hot", "web", 7, "400m"), // 70%
+				strategytest.Pods("hot", "web", 7, "400m"), // 70%
 				{ct.DeploymentReplicaSet("shop", "db"),
 					ct.Pod("shop", "db-0").On("idle").Requests("300m", "").Allocated("300m", "").Actual("300m", "").Deployment("db")},
 			},
@@ -65,8 +75,8 @@ func TestUtilizationDuringInPlaceResize(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := plan(t, snapshot(t, tt.objs...), lnu20x50)
-			equal(t, "moves", moves(p), tt.want)
+			p := strategytest.Plan(t, strategytest.Snapshot(t, tt.objs...), lnu20x50)
+			strategytest.Equal(t, "moves", strategytest.Moves(p), tt.want)
 			found := false
 			for _, n := range p.Nodes {
 				if n.Name == tt.node {

@@ -10,6 +10,7 @@ import (
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/planner"
+	"github.com/kube-rebalancer/rebalancer/strategies/internal/strategytest"
 )
 
 // The tests of this file give each strategy a group of n pods of which it
@@ -93,11 +94,11 @@ func TestRemoveDuplicatesSkipsOnlyThePodsTheNodeNeededGone(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := plan(t, ct.Snapshot(t, tt.objs...), "strategies:\n  RemoveDuplicates: {}\n")
+			p := strategytest.Plan(t, ct.Snapshot(t, tt.objs...), "strategies:\n  RemoveDuplicates: {}\n")
 			if len(p.Moves) != tt.moved {
-				t.Errorf("moved %v, want %d moves", movedFrom(p), tt.moved)
+				t.Errorf("moved %v, want %d moves", strategytest.MovedFrom(p), tt.moved)
 			}
-			equal(t, "skipped", skippedPods(p), tt.want)
+			strategytest.Equal(t, "skipped", skippedPods(p), tt.want)
 		})
 	}
 }
@@ -139,11 +140,11 @@ func TestLowNodeUtilizationSkipsOnlyWhatTheNodeNeededToShed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := plan(t, ct.Snapshot(t, tt.objs...), policy)
+			p := strategytest.Plan(t, ct.Snapshot(t, tt.objs...), policy)
 			if len(p.Moves) != tt.moved {
-				t.Errorf("moved %v, want %d moves", movedFrom(p), tt.moved)
+				t.Errorf("moved %v, want %d moves", strategytest.MovedFrom(p), tt.moved)
 			}
-			equal(t, "skipped", skippedPods(p), tt.want)
+			strategytest.Equal(t, "skipped", skippedPods(p), tt.want)
 		})
 	}
 }
@@ -153,7 +154,7 @@ func TestTopologySpreadSkipsOnlyThePodsTheDomainHoldsPastMaxSkew(t *testing.T) {
 	// must lose four for 2/2/2.
 	const policy = "strategies:\n  RemovePodsViolatingTopologySpreadConstraint: {}\n"
 	names := []string{"n1", "n2", "n3"}
-	pods := zonePods(map[string]int{"n1": 6}, names, spreadOn(zone, 1, corev1.DoNotSchedule))
+	pods := strategytest.ZonePods(map[string]int{"n1": 6}, names, strategytest.SpreadOn(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule))
 	tests := []struct {
 		name  string
 		nodes []any
@@ -192,11 +193,11 @@ func TestTopologySpreadSkipsOnlyThePodsTheDomainHoldsPastMaxSkew(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			objs := append(append(append([]any{}, tt.nodes...), tt.extra...), pods...)
-			p := plan(t, ct.Snapshot(t, objs...), policy)
+			p := strategytest.Plan(t, ct.Snapshot(t, objs...), policy)
 			if len(p.Moves) != tt.moved {
-				t.Errorf("moved %v, want %d moves", movedFrom(p), tt.moved)
+				t.Errorf("moved %v, want %d moves", strategytest.MovedFrom(p), tt.moved)
 			}
-			equal(t, "skipped", skippedPods(p), tt.want)
+			strategytest.Equal(t, "skipped", skippedPods(p), tt.want)
 		})
 	}
 }
@@ -243,11 +244,11 @@ func TestInterPodAntiAffinitySkipsOnlyThePodsTheConflictsNeededGone(t *testing.T
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := plan(t, ct.Snapshot(t, tt.objs...), policy)
+			p := strategytest.Plan(t, ct.Snapshot(t, tt.objs...), policy)
 			if len(p.Moves) != tt.moved {
-				t.Errorf("moved %v, want %d moves", movedFrom(p), tt.moved)
+				t.Errorf("moved %v, want %d moves", strategytest.MovedFrom(p), tt.moved)
 			}
-			equal(t, "skipped", skippedPods(p), tt.want)
+			strategytest.Equal(t, "skipped", skippedPods(p), tt.want)
 		})
 	}
 }

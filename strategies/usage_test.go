@@ -6,6 +6,7 @@ import (
 	"time"
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/strategies/internal/strategytest"
 )
 
 const lnuByUsage = `
@@ -27,7 +28,7 @@ strategies:
     metricsUtilization: {source: Prometheus, prometheus: {query: 'instance:node_cpu:rate:sum'}}
 `
 
-// using gives each of a node's pods made by pods() a sample of cpu.
+// using gives each of a node's pods made by strategytest.Pods() a sample of cpu.
 func using(node, app string, n int, cpu string) []any {
 	var out []any
 	for i := range n {
@@ -55,8 +56,8 @@ func TestLowNodeUtilizationByUsage(t *testing.T) {
 			name: "a node light by requests and hot by usage is relieved, one busy by requests only is not",
 			objs: [][]any{
 				{ct.Node("hot"), ct.Node("idle"), ct.Node("busy")},
-				pods("hot", "web", 2, "400m"), using("hot", "web", 2, "1500m"),
-				pods("busy", "api", 7, "400m"), using("busy", "api", 7, "140m"),
+				strategytest.Pods("hot", "web", 2, "400m"), using("hot", "web", 2, "1500m"),
+				strategytest.Pods("busy", "api", 7, "400m"), using("busy", "api", 7, "140m"),
 				{ct.NodeUsage("hot", "3200m", "1Gi", 0), ct.NodeUsage("idle", "200m", "1Gi", 0), ct.NodeUsage("busy", "1", "1Gi", 0)},
 			},
 			policy: lnuByUsage,
@@ -69,7 +70,7 @@ func TestLowNodeUtilizationByUsage(t *testing.T) {
 			name: "a moved pod's usage arrives on its target, which takes no more than its target by usage",
 			objs: [][]any{
 				{ct.Node("hot"), ct.Node("idle")},
-				pods("hot", "web", 3, "400m"), using("hot", "web", 3, "1200m"),
+				strategytest.Pods("hot", "web", 3, "400m"), using("hot", "web", 3, "1200m"),
 				{ct.NodeUsage("hot", "3800m", "1Gi", 0), ct.NodeUsage("idle", "200m", "1Gi", 0)},
 			},
 			policy: lnuByUsage,
@@ -81,7 +82,7 @@ func TestLowNodeUtilizationByUsage(t *testing.T) {
 			name: "pods without a sample count by their requests",
 			objs: [][]any{
 				{ct.Node("hot"), ct.Node("idle"), ct.Node("spare")},
-				pods("hot", "web", 3, "1"),
+				strategytest.Pods("hot", "web", 3, "1"),
 				{ct.NodeUsage("hot", "3600m", "1Gi", 0), ct.NodeUsage("idle", "200m", "1Gi", 0), ct.NodeUsage("spare", "200m", "1Gi", 0)},
 			},
 			policy:    lnuByUsage,
@@ -92,7 +93,7 @@ func TestLowNodeUtilizationByUsage(t *testing.T) {
 			name: "a node whose sample is stale is neither a source nor a target",
 			objs: [][]any{
 				{ct.Node("hot"), ct.Node("idle")},
-				pods("hot", "web", 2, "400m"), using("hot", "web", 2, "1500m"),
+				strategytest.Pods("hot", "web", 2, "400m"), using("hot", "web", 2, "1500m"),
 				{ct.NodeUsage("hot", "3200m", "1Gi", 10*time.Minute), ct.NodeUsage("idle", "200m", "1Gi", 0)},
 			},
 			policy: lnuByUsage,
@@ -102,7 +103,7 @@ func TestLowNodeUtilizationByUsage(t *testing.T) {
 			name: "a node without a sample is neither a source nor a target",
 			objs: [][]any{
 				{ct.Node("hot"), ct.Node("idle"), ct.Node("new")},
-				pods("hot", "web", 2, "400m"), using("hot", "web", 2, "1500m"),
+				strategytest.Pods("hot", "web", 2, "400m"), using("hot", "web", 2, "1500m"),
 				{ct.NodeUsage("hot", "3200m", "1Gi", 0), ct.NodeUsage("idle", "3000m", "1Gi", 0)},
 			},
 			policy: lnuByUsage,
@@ -112,7 +113,7 @@ func TestLowNodeUtilizationByUsage(t *testing.T) {
 			name: "metrics that could not be read: nothing moves, never a plan on zeros",
 			objs: [][]any{
 				{ct.Node("hot"), ct.Node("idle")},
-				pods("hot", "web", 7, "400m"),
+				strategytest.Pods("hot", "web", 7, "400m"),
 			},
 			policy:    lnuByUsage,
 			notes:     []string{": nodes are classified by metrics.k8s.io usage, which could not be read (no node has a sample): nothing is balanced this cycle"},
@@ -124,7 +125,7 @@ func TestLowNodeUtilizationByUsage(t *testing.T) {
 			name: "Prometheus: the node the query rates above target gives one pod a cycle",
 			objs: [][]any{
 				{ct.Node("hot"), ct.Node("idle"), ct.Node("cold")},
-				pods("hot", "web", 5, "400m"),
+				strategytest.Pods("hot", "web", 5, "400m"),
 				{ct.NodeRating("hot", 0.9), ct.NodeRating("idle", 0.1), ct.NodeRating("cold", 0.5)},
 			},
 			policy: lnuByQuery,
@@ -133,13 +134,13 @@ func TestLowNodeUtilizationByUsage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := plan(t, snapshot(t, tt.objs...), tt.policy)
-			equal(t, "moves", moves(p), tt.want)
+			p := strategytest.Plan(t, strategytest.Snapshot(t, tt.objs...), tt.policy)
+			strategytest.Equal(t, "moves", strategytest.Moves(p), tt.want)
 			var notes []string
 			for _, n := range p.Notes {
 				notes = append(notes, n.Node+": "+n.Text)
 			}
-			equal(t, "notes", notes, tt.notes)
+			strategytest.Equal(t, "notes", notes, tt.notes)
 			if p.Usage == nil {
 				t.Fatal("plan.usage is unset")
 			}
@@ -186,8 +187,8 @@ func TestHighNodeUtilizationByUsage(t *testing.T) {
 			name: "a node busy by requests and idle by usage is emptied onto the most used",
 			objs: [][]any{
 				{ct.Node("reserved"), ct.Node("hot")},
-				pods("reserved", "batch", 3, "1"), using("reserved", "batch", 3, "100m"),
-				pods("hot", "web", 1, "1"), using("hot", "web", 1, "3"),
+				strategytest.Pods("reserved", "batch", 3, "1"), using("reserved", "batch", 3, "100m"),
+				strategytest.Pods("hot", "web", 1, "1"), using("hot", "web", 1, "3"),
 				{ct.NodeUsage("reserved", "400m", "1Gi", 0), ct.NodeUsage("hot", "3200m", "1Gi", 0)},
 			},
 			policy: hnuByUsage,
@@ -199,8 +200,8 @@ func TestHighNodeUtilizationByUsage(t *testing.T) {
 			name: "on requests, the same cluster empties the other node",
 			objs: [][]any{
 				{ct.Node("reserved"), ct.Node("hot")},
-				pods("reserved", "batch", 3, "1"), using("reserved", "batch", 3, "100m"),
-				pods("hot", "web", 1, "1"), using("hot", "web", 1, "3"),
+				strategytest.Pods("reserved", "batch", 3, "1"), using("reserved", "batch", 3, "100m"),
+				strategytest.Pods("hot", "web", 1, "1"), using("hot", "web", 1, "3"),
 				{ct.NodeUsage("reserved", "400m", "1Gi", 0), ct.NodeUsage("hot", "3200m", "1Gi", 0)},
 			},
 			policy: "strategies:\n  HighNodeUtilization:\n    thresholds: {cpu: 50}\n",
@@ -212,8 +213,8 @@ func TestHighNodeUtilizationByUsage(t *testing.T) {
 			name: "a node whose sample is stale is neither emptied nor a target",
 			objs: [][]any{
 				{ct.Node("quiet"), ct.Node("hot")},
-				pods("quiet", "batch", 1, "1"),
-				pods("hot", "web", 1, "1"), using("hot", "web", 1, "3"),
+				strategytest.Pods("quiet", "batch", 1, "1"),
+				strategytest.Pods("hot", "web", 1, "1"), using("hot", "web", 1, "3"),
 				{ct.NodeUsage("quiet", "100m", "1Gi", 10*time.Minute), ct.NodeUsage("hot", "3200m", "1Gi", 0)},
 			},
 			policy: hnuByUsage,
@@ -223,8 +224,8 @@ func TestHighNodeUtilizationByUsage(t *testing.T) {
 			name: "metrics that could not be read: nothing is emptied",
 			objs: [][]any{
 				{ct.Node("quiet"), ct.Node("hot")},
-				pods("quiet", "batch", 1, "1"),
-				pods("hot", "web", 1, "3"),
+				strategytest.Pods("quiet", "batch", 1, "1"),
+				strategytest.Pods("hot", "web", 1, "3"),
 			},
 			policy: hnuByUsage,
 			notes:  []string{": nodes are classified by metrics.k8s.io usage, which could not be read (no node has a sample): nothing is balanced this cycle"},
@@ -233,9 +234,9 @@ func TestHighNodeUtilizationByUsage(t *testing.T) {
 			name: "Prometheus: the node the query rates lowest is emptied onto the highest",
 			objs: [][]any{
 				{ct.Node("low"), ct.Node("mid"), ct.Node("high")},
-				pods("low", "batch", 2, "1"),
-				pods("mid", "api", 1, "1"),
-				pods("high", "web", 1, "1"),
+				strategytest.Pods("low", "batch", 2, "1"),
+				strategytest.Pods("mid", "api", 1, "1"),
+				strategytest.Pods("high", "web", 1, "1"),
 				{ct.NodeRating("low", 0.1), ct.NodeRating("mid", 0.6), ct.NodeRating("high", 0.8)},
 			},
 			policy: hnuByQuery,
@@ -244,13 +245,13 @@ func TestHighNodeUtilizationByUsage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := plan(t, snapshot(t, tt.objs...), tt.policy)
-			equal(t, "moves", moves(p), tt.want)
+			p := strategytest.Plan(t, strategytest.Snapshot(t, tt.objs...), tt.policy)
+			strategytest.Equal(t, "moves", strategytest.Moves(p), tt.want)
 			var notes []string
 			for _, n := range p.Notes {
 				notes = append(notes, n.Node+": "+n.Text)
 			}
-			equal(t, "notes", notes, tt.notes)
+			strategytest.Equal(t, "notes", notes, tt.notes)
 		})
 	}
 }

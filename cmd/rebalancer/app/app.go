@@ -24,7 +24,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kube-rebalancer/rebalancer/scheduler"
-	"github.com/kube-rebalancer/rebalancer/strategies"
+	"github.com/kube-rebalancer/rebalancer/strategies/framework"
 )
 
 // Option adds to the CLI that NewCommand and Main build.
@@ -60,18 +60,18 @@ func WithPlugin(name string, r scheduler.Registration) Option {
 	}
 }
 
-// WithStrategy registers a strategy (see strategies.Register) when the
+// WithStrategy registers a strategy (see framework.Register) when the
 // command is built, before any policy is loaded. Strategies live in one
 // table for the whole process, so the registration happens once per
 // Option value; a failed one (a name already registered) fails every
 // command.
-func WithStrategy(r strategies.Registration) Option {
+func WithStrategy(r framework.Registration) Option {
 	var (
 		once sync.Once
 		err  error
 	)
 	register := func() error {
-		once.Do(func() { err = strategies.Register(r) })
+		once.Do(func() { err = framework.Register(r) })
 		return err
 	}
 	return func(s *settings) { s.registrations = append(s.registrations, register) }

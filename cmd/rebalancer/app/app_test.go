@@ -11,7 +11,8 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
-	"github.com/kube-rebalancer/rebalancer/strategies"
+	"github.com/kube-rebalancer/rebalancer/strategies/framework"
+	"github.com/kube-rebalancer/rebalancer/strategies/removeduplicates"
 )
 
 // nothingArgs and nothing stand for a strategy a program adds.
@@ -25,8 +26,8 @@ func (*nothingArgs) Validate(*field.Path) field.ErrorList { return nil }
 
 type nothing struct{}
 
-func (nothing) Name() string             { return "MoveNothing" }
-func (nothing) Run(in *strategies.Input) {}
+func (nothing) Name() string            { return "MoveNothing" }
+func (nothing) Run(in *framework.Cycle) {}
 
 // passAll is a plugin a program adds: every node passes it.
 type passAll struct{}
@@ -45,10 +46,10 @@ var passAllRegistration = scheduler.Registration{
 // The options reach the commands, and options that cannot work fail every
 // command with exit code 2 instead of running it.
 func TestOptions(t *testing.T) {
-	moveNothing := WithStrategy(strategies.Registration{
+	moveNothing := WithStrategy(framework.Registration{
 		Name:    "MoveNothing",
 		NewArgs: func() policy.StrategyArgs { return &nothingArgs{} },
-		New:     func() strategies.Strategy { return nothing{} },
+		New:     func() framework.Strategy { return nothing{} },
 	})
 	policyFile := writeFile(t, "policy.yaml", `apiVersion: rebalancer.dev/v1alpha1
 kind: RebalancePolicy
@@ -82,10 +83,10 @@ scheduler:
 			[]string{"plan", "--snapshot", example}, exitUsage, `plugin "NodeName" is registered twice`},
 		{"a plugin without New", []Option{WithPlugin("Nothing", scheduler.Registration{Points: scheduler.PointFilter})},
 			[]string{"version"}, exitUsage, `plugin "Nothing": registration without New`},
-		{"a strategy under a built-in name", []Option{WithStrategy(strategies.Registration{
+		{"a strategy under a built-in name", []Option{WithStrategy(framework.Registration{
 			Name:    "RemoveDuplicates",
-			NewArgs: func() policy.StrategyArgs { return &policy.RemoveDuplicatesArgs{} },
-			New:     func() strategies.Strategy { return removeDuplicatesLookalike{} },
+			NewArgs: func() policy.StrategyArgs { return &removeduplicates.Args{} },
+			New:     func() framework.Strategy { return removeDuplicatesLookalike{} },
 		})}, []string{"version"}, exitUsage, "strategy RemoveDuplicates is registered twice"},
 	}
 	for _, tt := range tests {
@@ -108,8 +109,8 @@ scheduler:
 
 type removeDuplicatesLookalike struct{}
 
-func (removeDuplicatesLookalike) Name() string          { return "RemoveDuplicates" }
-func (removeDuplicatesLookalike) Run(*strategies.Input) {}
+func (removeDuplicatesLookalike) Name() string         { return "RemoveDuplicates" }
+func (removeDuplicatesLookalike) Run(*framework.Cycle) {}
 
 func TestVerbosityArgs(t *testing.T) {
 	tests := []struct {

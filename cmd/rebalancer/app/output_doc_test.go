@@ -77,7 +77,7 @@ func TestOutputDocListsEveryField(t *testing.T) {
 	constants := []struct {
 		heading, file, typ string
 	}{
-		{"### Skip categories", "../../../strategies/strategy.go", "Category"},
+		{"### Skip categories", "../../../strategies/framework/strategy.go", "Category"},
 		{"### Eviction results", "../../../evictor/outcome.go", "Result"},
 	}
 	for _, c := range constants {

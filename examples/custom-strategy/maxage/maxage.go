@@ -12,71 +12,9 @@ import (
 	"strings"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/apimachinery/pkg/util/validation/field"
-
 	"github.com/kube-rebalancer/rebalancer/cluster"
-	"github.com/kube-rebalancer/rebalancer/policy"
-	"github.com/kube-rebalancer/rebalancer/strategies"
+	"github.com/kube-rebalancer/rebalancer/strategies/framework"
 )
-
-// Name is the strategy's key under strategies: in a policy.
-const Name = "PodMaxAge"
-
-// Defaults of the arguments.
-const (
-	DefaultAnnotation = "rebalancer.dev/max-age"
-	DefaultMinMaxAge  = time.Hour
-)
-
-// Registration is what rebalancer needs to know of the strategy: its
-// arguments, which a policy configures, and the strategy itself.
-var Registration = strategies.Registration{
-	Name:    Name,
-	NewArgs: func() policy.StrategyArgs { return &Args{} },
-	New:     func() strategies.Strategy { return Strategy{} },
-}
-
-// Args are the strategy's arguments in a policy.
-type Args struct {
-	// Common holds what every strategy accepts: enabled, namespaces,
-	// labelSelector, evictable.
-	policy.Common `json:",inline"`
-
-	// Annotation is the pod annotation that holds the pod's maximum age, a
-	// Go duration such as "24h". Pods without it are left alone.
-	Annotation string `json:"annotation,omitempty"`
-	// MinMaxAge is the shortest maximum age an annotation may ask for; a
-	// shorter one counts as this, so that no workload is made to churn.
-	MinMaxAge *metav1.Duration `json:"minMaxAge,omitempty"`
-}
-
-// Default fills in the annotation and the floor.
-func (a *Args) Default() {
-	if a.Annotation == "" {
-		a.Annotation = DefaultAnnotation
-	}
-	if a.MinMaxAge == nil {
-		a.MinMaxAge = &metav1.Duration{Duration: DefaultMinMaxAge}
-	}
-}
-
-// Validate reports every invalid argument under path.
-func (a *Args) Validate(path *field.Path) field.ErrorList {
-	errs := a.Common.Validate(path)
-	for _, msg := range validation.IsQualifiedName(a.Annotation) {
-		errs = append(errs, field.Invalid(path.Child("annotation"), a.Annotation, msg))
-	}
-	if a.MinMaxAge != nil && a.MinMaxAge.Duration <= 0 {
-		errs = append(errs, field.Invalid(path.Child("minMaxAge"), a.MinMaxAge.Duration.String(), "must be positive"))
-	}
-	return errs
-}
-
-// NodeLevelFields: every argument is about pods, so an override may tune
-// them per namespace.
-func (a *Args) NodeLevelFields() []string { return nil }
 
 // Strategy moves pods past the maximum age of their annotation, the
 // furthest past it first, so that the cycle's limits go to those.
@@ -88,13 +26,13 @@ func (Strategy) Name() string { return Name }
 // Run proposes every pod past its maximum age. A pod whose annotation is
 // no positive duration is left alone, with a note in the report, rather
 // than guessed at.
-func (Strategy) Run(in *strategies.Input) {
+func (Strategy) Run(in *framework.Cycle) {
 	selected := make(map[string]bool)
 	for _, n := range in.Nodes() {
 		selected[n.Name] = true
 	}
 	type overdue struct {
-		c    strategies.Candidate
+		c    framework.Candidate
 		over time.Duration
 	}
 	var found []overdue
@@ -118,7 +56,7 @@ func (Strategy) Run(in *strategies.Input) {
 		if asked := p.Annotations[a.Annotation]; a.MinMaxAge != nil && maxAge == a.MinMaxAge.Duration && asked != short(maxAge) {
 			reason += fmt.Sprintf(" (%s raised to minMaxAge)", asked)
 		}
-		found = append(found, overdue{strategies.Candidate{Pod: p, Reason: reason}, age - maxAge})
+		found = append(found, overdue{framework.Candidate{Pod: p, Reason: reason}, age - maxAge})
 	}
 	slices.SortFunc(found, func(x, y overdue) int {
 		if c := cmp.Compare(y.over, x.over); c != 0 {
@@ -137,7 +75,7 @@ func (Strategy) Run(in *strategies.Input) {
 // annotatedMaxAge returns the pod's maximum age, raised to the floor, and
 // false when the pod carries no annotation or one that is no positive
 // duration.
-func annotatedMaxAge(in *strategies.Input, p *cluster.Pod, a *Args) (time.Duration, bool) {
+func annotatedMaxAge(in *framework.Cycle, p *cluster.Pod, a *Args) (time.Duration, bool) {
 	v, ok := p.Annotations[a.Annotation]
 	if !ok {
 		return 0, false

@@ -1,0 +1,35 @@
+package highnodeutilization
+
+import (
+	"github.com/kube-rebalancer/rebalancer/policy"
+	"github.com/kube-rebalancer/rebalancer/strategies/framework"
+)
+
+// Registration is what rebalancer needs to know of the strategy: its
+// arguments, the strategy, and the descheduler plugin it stands for. The
+// table of built-in strategies (package strategies) lists it.
+var Registration = framework.Registration{
+	Name:        Name,
+	NewArgs:     func() policy.StrategyArgs { return new(Args) },
+	New:         func() framework.Strategy { return highNodeUtilization{} },
+	Descheduler: &descheduler,
+}
+
+// The optional parts of a strategy it implements.
+var (
+	_ framework.GuardRuler = highNodeUtilization{}
+)
+
+// descheduler maps the descheduler's plugin of the same name onto the
+// strategy.
+var descheduler = policy.DeschedulerPlugin{
+	Point: policy.PointBalance,
+	Args: map[string]policy.ArgRule{
+		"thresholds":          {To: "thresholds"},
+		"numberOfNodes":       {To: "numberOfNodes"},
+		"evictionModes":       {To: "evictionModes"},
+		"evictableNamespaces": policy.EvictableNamespacesArg,
+	},
+	V1alpha1Params: "nodeResourceUtilizationThresholds",
+	V1alpha1Args:   map[string]string{"namespaces": "evictableNamespaces", "thresholds": "thresholds", "numberOfNodes": "numberOfNodes"},
+}

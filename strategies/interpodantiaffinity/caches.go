@@ -1,0 +1,24 @@
+package interpodantiaffinity
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/strategies/framework"
+)
+
+// caches is what the strategy keeps for the rest of a cycle: each pod's
+// parsed anti-affinity terms, shared by the pods with the same terms.
+type caches struct {
+	antiTerms   map[string][]antiTerm
+	antiTermsOf cluster.PodTable[[]antiTerm]
+	// lastAntiTerms is the answer for the last pod asked about: a
+	// workload's pods come in a row.
+	lastAntiTerms struct {
+		pod    *cluster.Pod
+		terms  []corev1.PodAffinityTerm
+		parsed []antiTerm
+	}
+}
+
+var cycleCaches = framework.NewSlot[caches]()

@@ -1,0 +1,35 @@
+package toomanyrestarts
+
+import (
+	"github.com/kube-rebalancer/rebalancer/policy"
+	"github.com/kube-rebalancer/rebalancer/strategies/framework"
+)
+
+// Registration is what rebalancer needs to know of the strategy: its
+// arguments, the strategy, and the descheduler plugin it stands for. The
+// table of built-in strategies (package strategies) lists it.
+var Registration = framework.Registration{
+	Name:        Name,
+	NewArgs:     func() policy.StrategyArgs { return new(Args) },
+	New:         func() framework.Strategy { return tooManyRestarts{} },
+	Descheduler: &descheduler,
+}
+
+// The optional parts of a strategy it implements.
+var (
+	_ framework.PlacementFree = tooManyRestarts{}
+)
+
+// descheduler maps the descheduler's plugin of the same name onto the
+// strategy.
+var descheduler = policy.DeschedulerPlugin{
+	Point: policy.PointDeschedule,
+	Args: map[string]policy.ArgRule{
+		"namespaces": policy.NamespacesArg, "labelSelector": policy.LabelSelectorArg,
+		"podRestartThreshold":     {To: "podRestartThreshold"},
+		"includingInitContainers": {To: "includingInitContainers"},
+		"states":                  {To: "states"},
+	},
+	V1alpha1Params: "podsHavingTooManyRestarts",
+	V1alpha1Args:   policy.SameArgs("namespaces", "labelSelector", "podRestartThreshold", "includingInitContainers"),
+}
