@@ -17,6 +17,7 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/nodename"
 )
 
 // Client is one extender.
@@ -225,7 +226,7 @@ func (c *Client) sendContext(ctx context.Context, verb string, args, result any)
 // is not bound yet. A pod that names a node it was never bound to keeps
 // the name.
 func pending(p *corev1.Pod) *corev1.Pod {
-	if p.Spec.NodeName == "" || scheduler.PinnedNodeName(p) {
+	if p.Spec.NodeName == "" || nodename.PinnedNodeName(p) {
 		return p
 	}
 	cp := *p

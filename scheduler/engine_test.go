@@ -57,3 +57,9 @@ func feasibleNodes(t testing.TB, e *Engine, s *cluster.Snapshot) []string {
 	}
 	return names
 }
+
+// constraint is a topology spread constraint over the pods labelled
+// foo=bar.
+func constraint(key string, maxSkew int32, action corev1.UnsatisfiableConstraintAction) corev1.TopologySpreadConstraint {
+	return corev1.TopologySpreadConstraint{MaxSkew: maxSkew, TopologyKey: key, WhenUnsatisfiable: action, LabelSelector: ct.Selector("foo", "bar")}
+}

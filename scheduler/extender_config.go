@@ -9,6 +9,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	configv1 "k8s.io/kube-scheduler/config/v1"
+
+	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
+	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/noderesources"
 )
 
 // DefaultExtenderTimeout is how long an extender call may take when the
@@ -69,7 +72,7 @@ func checkExtendedResourceName(at *field.Path, name string) field.ErrorList {
 	for _, msg := range validation.IsQualifiedName(name) {
 		errs = append(errs, field.Invalid(at, name, msg))
 	}
-	if len(errs) == 0 && !isExtendedResource(corev1.ResourceName(name)) {
+	if len(errs) == 0 && !noderesources.IsExtendedResource(corev1.ResourceName(name)) {
 		errs = append(errs, field.Invalid(at, name, "is an invalid extended resource name"))
 	}
 	return errs
@@ -87,4 +90,20 @@ func ignoredByExtenders(exts []configv1.Extender) []string {
 		}
 	}
 	return out
+}
+
+// ignoreInFit makes the profile's NodeResourcesFit skip the resources an
+// extender checks instead: kube-scheduler replaces the plugin's
+// ignoredResources with them in every profile.
+func ignoreInFit(p *Profile, reg framework.Registry, ignored []string, path string) error {
+	if len(ignored) == 0 {
+		return nil
+	}
+	a, err := pluginArgs(reg, noderesources.FitName, p.rawArgs(noderesources.FitName), path)
+	if err != nil {
+		return err
+	}
+	args := *a.(*configv1.NodeResourcesFitArgs)
+	args.IgnoredResources = append([]string(nil), ignored...)
+	return p.SetArgs(noderesources.FitName, &args)
 }

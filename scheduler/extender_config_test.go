@@ -9,6 +9,7 @@ import (
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/noderesources"
 )
 
 func TestLoadProfilesReadsExtenders(t *testing.T) {
@@ -57,7 +58,7 @@ extenders:
 		}
 		// The resources an extender checks instead of the scheduler replace
 		// NodeResourcesFit's ignoredResources, the rest of its args kept.
-		fit := argsOf[configv1.NodeResourcesFitArgs](t, p, NodeResourcesFit)
+		fit := argsOf[configv1.NodeResourcesFitArgs](t, p, noderesources.FitName)
 		if !slices.Equal(fit.IgnoredResources, []string{"example.com/gpu"}) {
 			t.Errorf("%s: NodeResourcesFit ignores %v; want [example.com/gpu]", p.SchedulerName, fit.IgnoredResources)
 		}

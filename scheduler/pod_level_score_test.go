@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/noderesources"
 )
 
 // kube-scheduler 1.36 scores NodeResourcesFit on the containers' own
@@ -23,7 +24,7 @@ func TestNodeResourcesFitScoreIgnoresPodLevelRequests(t *testing.T) {
 		out := map[string]int64{}
 		for _, n := range e.Schedule(snap, snap.Pod(pod), Options{Explain: true}).Nodes {
 			if n.Feasible {
-				out[n.Name] = n.Scores[NodeResourcesFit]
+				out[n.Name] = n.Scores[noderesources.FitName]
 			}
 		}
 		return out

@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
 )
 
 // DefaultSchedulerName is the profile name pods get when they name no
@@ -110,7 +112,7 @@ func (p Profile) EnabledPlugins() (EnabledPlugins, error) {
 	return resolvePlugins(p.Plugins, "plugins", reg)
 }
 
-func resolvePlugins(custom *configv1.Plugins, path string, reg Registry) (EnabledPlugins, error) {
+func resolvePlugins(custom *configv1.Plugins, path string, reg framework.Registry) (EnabledPlugins, error) {
 	var c configv1.Plugins
 	if custom != nil {
 		c = *custom
@@ -121,14 +123,14 @@ func resolvePlugins(custom *configv1.Plugins, path string, reg Registry) (Enable
 	multi := mergeMultiPoint(defaultMultiPoint(), c.MultiPoint)
 
 	var out EnabledPlugins
-	filters, err := expandPoint(multi, c.Filter, PointFilter, path+".filter", reg)
+	filters, err := expandPoint(multi, c.Filter, framework.PointFilter, path+".filter", reg)
 	if err != nil {
 		return EnabledPlugins{}, err
 	}
 	for _, pl := range filters {
 		out.Filter = append(out.Filter, pl.Name)
 	}
-	scores, err := expandPoint(multi, c.Score, PointScore, path+".score", reg)
+	scores, err := expandPoint(multi, c.Score, framework.PointScore, path+".score", reg)
 	if err != nil {
 		return EnabledPlugins{}, err
 	}
@@ -152,10 +154,10 @@ func resolvePlugins(custom *configv1.Plugins, path string, reg Registry) (Enable
 
 	for _, point := range []struct {
 		set   configv1.PluginSet
-		point ExtensionPoint
+		point framework.ExtensionPoint
 		name  string
 		out   *[]string
-	}{{c.PostFilter, PointPostFilter, "postFilter", &out.PostFilter}, {c.Permit, PointPermit, "permit", &out.Permit}} {
+	}{{c.PostFilter, framework.PointPostFilter, "postFilter", &out.PostFilter}, {c.Permit, framework.PointPermit, "permit", &out.Permit}} {
 		pls, err := expandPoint(multi, point.set, point.point, path+"."+point.name, reg)
 		if err != nil {
 			return EnabledPlugins{}, err
@@ -188,33 +190,33 @@ func resolvePlugins(custom *configv1.Plugins, path string, reg Registry) (Enable
 // namedSet is one extension point's plugin set with its name in a profile.
 type namedSet struct {
 	name  string
-	point ExtensionPoint
+	point framework.ExtensionPoint
 	set   configv1.PluginSet
 }
 
 func pointSets(c *configv1.Plugins) []namedSet {
 	return []namedSet{
-		{"preEnqueue", PointPreEnqueue, c.PreEnqueue},
-		{"queueSort", PointQueueSort, c.QueueSort},
-		{"preFilter", PointPreFilter, c.PreFilter},
-		{"filter", PointFilter, c.Filter},
-		{"postFilter", PointPostFilter, c.PostFilter},
-		{"preScore", PointPreScore, c.PreScore},
-		{"score", PointScore, c.Score},
-		{"reserve", PointReserve, c.Reserve},
-		{"permit", PointPermit, c.Permit},
-		{"preBind", PointPreBind, c.PreBind},
-		{"bind", PointBind, c.Bind},
-		{"postBind", PointPostBind, c.PostBind},
-		{"placementGenerate", PointPlacementGenerate, c.PlacementGenerate},
-		{"placementScore", PointPlacementScore, c.PlacementScore},
+		{"preEnqueue", framework.PointPreEnqueue, c.PreEnqueue},
+		{"queueSort", framework.PointQueueSort, c.QueueSort},
+		{"preFilter", framework.PointPreFilter, c.PreFilter},
+		{"filter", framework.PointFilter, c.Filter},
+		{"postFilter", framework.PointPostFilter, c.PostFilter},
+		{"preScore", framework.PointPreScore, c.PreScore},
+		{"score", framework.PointScore, c.Score},
+		{"reserve", framework.PointReserve, c.Reserve},
+		{"permit", framework.PointPermit, c.Permit},
+		{"preBind", framework.PointPreBind, c.PreBind},
+		{"bind", framework.PointBind, c.Bind},
+		{"postBind", framework.PointPostBind, c.PostBind},
+		{"placementGenerate", framework.PointPlacementGenerate, c.PlacementGenerate},
+		{"placementScore", framework.PointPlacementScore, c.PlacementScore},
 	}
 }
 
 // checkPluginNames rejects unknown plugins, a plugin enabled at a point it
 // does not implement and a plugin enabled twice in one set, naming the
 // field.
-func checkPluginNames(c *configv1.Plugins, path string, reg Registry) error {
+func checkPluginNames(c *configv1.Plugins, path string, reg framework.Registry) error {
 	sets := append([]namedSet{{"multiPoint", 0, c.MultiPoint}}, pointSets(c)...)
 	for _, s := range sets {
 		seen := make(map[string]bool)
@@ -231,7 +233,7 @@ func checkPluginNames(c *configv1.Plugins, path string, reg Registry) error {
 				return fmt.Errorf("%s: %q is enabled twice", at, pl.Name)
 			}
 			seen[pl.Name] = true
-			if pl.Weight != nil && (*pl.Weight < 0 || *pl.Weight > 100) && (s.point == PointScore || s.point == 0) {
+			if pl.Weight != nil && (*pl.Weight < 0 || *pl.Weight > 100) && (s.point == framework.PointScore || s.point == 0) {
 				return fmt.Errorf("%s.%s.enabled[%d].weight: %d is not in [0, 100]", path, s.name, i, *pl.Weight)
 			}
 		}
@@ -277,7 +279,7 @@ func mergeMultiPoint(defaults []configv1.Plugin, custom configv1.PluginSet) []co
 }
 
 // expandPoint returns the plugins that run at one extension point.
-func expandPoint(multi []configv1.Plugin, set configv1.PluginSet, point ExtensionPoint, path string, reg Registry) ([]configv1.Plugin, error) {
+func expandPoint(multi []configv1.Plugin, set configv1.PluginSet, point framework.ExtensionPoint, path string, reg framework.Registry) ([]configv1.Plugin, error) {
 	disabled := make(map[string]bool)
 	for _, pl := range set.Disabled {
 		disabled[pl.Name] = true

@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/internal/inputfile"
+	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
 )
 
 // MaxConfigFileSize bounds a KubeSchedulerConfiguration file: far above
@@ -23,7 +21,7 @@ const MaxConfigFileSize = inputfile.MiB
 // ReadProfiles reads the profiles of a KubeSchedulerConfiguration file, a
 // regular file of at most MaxConfigFileSize; outOfTree registers the
 // plugins it may name besides the in-tree ones.
-func ReadProfiles(path string, outOfTree ...Registry) ([]Profile, error) {
+func ReadProfiles(path string, outOfTree ...framework.Registry) ([]Profile, error) {
 	data, err := inputfile.Read(path, MaxConfigFileSize)
 	if err != nil {
 		return nil, err
@@ -41,7 +39,7 @@ func ReadProfiles(path string, outOfTree ...Registry) ([]Profile, error) {
 // ignored. The extenders are given to every profile (Profile.Extenders);
 // the engine calls them only once an edge has made them callable
 // (Engine.SetExtenders). With no data, the result is the default profile.
-func LoadProfiles(data []byte, file string, outOfTree ...Registry) ([]Profile, error) {
+func LoadProfiles(data []byte, file string, outOfTree ...framework.Registry) ([]Profile, error) {
 	profiles, err := loadProfiles(data, outOfTree)
 	if err != nil {
 		return nil, linesUnder(file, err)
@@ -88,7 +86,7 @@ func linesUnder(prefix string, err error) error {
 	return errors.New(strings.Join(lines, "\n"))
 }
 
-func loadProfiles(data []byte, outOfTree []Registry) ([]Profile, error) {
+func loadProfiles(data []byte, outOfTree []framework.Registry) ([]Profile, error) {
 	reg, err := registryOf(outOfTree)
 	if err != nil {
 		return nil, err
@@ -109,7 +107,7 @@ func loadProfiles(data []byte, outOfTree []Registry) ([]Profile, error) {
 		return nil, err
 	}
 	var cfg configv1.KubeSchedulerConfiguration
-	if err := decodeStrict(raw, &cfg, ""); err != nil {
+	if err := framework.DecodeStrict(raw, &cfg, ""); err != nil {
 		return nil, err
 	}
 	if want := configv1.SchemeGroupVersion.String(); cfg.APIVersion != want {
@@ -161,7 +159,7 @@ func loadProfiles(data []byte, outOfTree []Registry) ([]Profile, error) {
 	return profiles, nil
 }
 
-func loadProfile(in *configv1.KubeSchedulerProfile, path string, reg Registry) (Profile, error) {
+func loadProfile(in *configv1.KubeSchedulerProfile, path string, reg framework.Registry) (Profile, error) {
 	p := Profile{
 		SchedulerName:            ptr.Deref(in.SchedulerName, ""),
 		PercentageOfNodesToScore: in.PercentageOfNodesToScore,
@@ -187,92 +185,11 @@ func loadProfile(in *configv1.KubeSchedulerProfile, path string, reg Registry) (
 		if _, ok := reg[pc.Name]; !ok {
 			return Profile{}, fmt.Errorf("%s.name: %q is not a known plugin", at, pc.Name)
 		}
-		if _, err := reg.pluginArgs(pc.Name, pc.Args.Raw, at+".args"); err != nil {
+		if _, err := pluginArgs(reg, pc.Name, pc.Args.Raw, at+".args"); err != nil {
 			return Profile{}, err
 		}
 	}
 	return p, nil
-}
-
-// decodeStrict decodes JSON case-sensitively, refusing unknown and
-// duplicate fields, as kube-scheduler's own loader does.
-func decodeStrict(raw []byte, v any, path string) error {
-	strict, err := json.UnmarshalStrict(raw, v)
-	if err != nil {
-		return typeError(raw, v, path, err)
-	}
-	if len(strict) == 0 {
-		return nil
-	}
-	errs := make([]error, len(strict))
-	for i, e := range strict {
-		var fe json.FieldError
-		if errors.As(e, &fe) {
-			at := fe.FieldPath()
-			if path != "" {
-				at = path + "." + at
-			}
-			if at == "" || strings.HasSuffix(at, ".") {
-				// A key that YAML allows to be empty ("! :" is one).
-				at += `""`
-			}
-			reason := "unknown field"
-			if strings.HasPrefix(e.Error(), "duplicate field") {
-				reason = "duplicate field"
-			}
-			errs[i] = fmt.Errorf("%s: %s", at, reason)
-			continue
-		}
-		errs[i] = e
-	}
-	return errors.Join(errs...)
-}
-
-// typeError words err, the decoder's refusal of a value of the wrong type
-// somewhere in raw, as every such value's field path and what it must be:
-// the decoder names only the first, by Go's struct and type names.
-func typeError(raw []byte, v any, path string, err error) error {
-	var at *field.Path
-	if path != "" {
-		at = field.NewPath(path)
-	}
-	if errs := cluster.TypeErrors(raw, v, at); len(errs) > 0 {
-		lines := make([]error, len(errs))
-		for i, e := range errs {
-			lines[i] = e
-		}
-		return errors.Join(lines...)
-	}
-	what := "an object"
-	if path == "" {
-		what = "a KubeSchedulerConfiguration (apiVersion: " + configv1.SchemeGroupVersion.String() + ")"
-	}
-	var typeErr *stdjson.UnmarshalTypeError
-	if !errors.As(err, &typeErr) {
-		return withPath(path, err)
-	}
-	return withPath(path, fmt.Errorf("%s where %s is expected", article(typeErr.Value), what))
-}
-
-// withPath puts the path of what was decoded before err, when there is one.
-func withPath(path string, err error) error {
-	if path == "" {
-		return err
-	}
-	return fmt.Errorf("%s: %w", path, err)
-}
-
-// article names a JSON value's kind, as the decoder does, with its article.
-func article(kind string) string {
-	switch kind {
-	case "array":
-		return "a list"
-	case "object":
-		return "an object"
-	case "bool":
-		return "a boolean"
-	}
-	return "a " + kind
 }
 
 func checkPercentage(path string, v *int32) error {

@@ -11,6 +11,19 @@ import (
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/imagelocality"
+	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/interpodaffinity"
+	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/nodeaffinity"
+	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/nodename"
+	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/nodeports"
+	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/noderesources"
+	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/nodeunschedulable"
+	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/nodevolumelimits"
+	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/podtopologyspread"
+	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/tainttoleration"
+	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/volumebinding"
+	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/volumerestrictions"
+	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/volumezone"
 )
 
 func TestDefaultProfileIsKubeSchedulers(t *testing.T) {
@@ -19,13 +32,13 @@ func TestDefaultProfileIsKubeSchedulers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantFilter := []string{NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit,
-		VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone, PodTopologySpread, InterPodAffinity, "DynamicResources", "NodeDeclaredFeatures"}
+	wantFilter := []string{nodeunschedulable.Name, nodename.Name, tainttoleration.Name, nodeaffinity.Name, nodeports.Name, noderesources.FitName,
+		volumerestrictions.Name, nodevolumelimits.Name, volumebinding.Name, volumezone.Name, podtopologyspread.Name, interpodaffinity.Name, "DynamicResources", "NodeDeclaredFeatures"}
 	if !slices.Equal(got.Filter, wantFilter) {
 		t.Errorf("filters\n %v\nwant\n %v", got.Filter, wantFilter)
 	}
-	wantScore := []WeightedPlugin{{TaintToleration, 3}, {NodeAffinity, 2}, {NodeResourcesFit, 1}, {VolumeBinding, 1},
-		{PodTopologySpread, 2}, {InterPodAffinity, 2}, {"DynamicResources", 2}, {NodeResourcesBalancedAllocation, 1}, {ImageLocality, 1}}
+	wantScore := []WeightedPlugin{{tainttoleration.Name, 3}, {nodeaffinity.Name, 2}, {noderesources.FitName, 1}, {volumebinding.Name, 1},
+		{podtopologyspread.Name, 2}, {interpodaffinity.Name, 2}, {"DynamicResources", 2}, {noderesources.BalancedAllocationName, 1}, {imagelocality.Name, 1}}
 	if !slices.Equal(got.Score, wantScore) {
 		t.Errorf("scores\n %v\nwant\n %v", got.Score, wantScore)
 	}
@@ -34,8 +47,8 @@ func TestDefaultProfileIsKubeSchedulers(t *testing.T) {
 	if !slices.Equal(got.NotSimulated, wantNot) {
 		t.Errorf("not simulated\n %v\nwant\n %v", got.NotSimulated, wantNot)
 	}
-	if p.SchedulerName != "default-scheduler" || argsOf[configv1.NodeResourcesFitArgs](t, p, NodeResourcesFit).ScoringStrategy.Type != configv1.LeastAllocated ||
-		*argsOf[configv1.InterPodAffinityArgs](t, p, InterPodAffinity).HardPodAffinityWeight != 1 || argsOf[configv1.PodTopologySpreadArgs](t, p, PodTopologySpread).DefaultingType != configv1.SystemDefaulting {
+	if p.SchedulerName != "default-scheduler" || argsOf[configv1.NodeResourcesFitArgs](t, p, noderesources.FitName).ScoringStrategy.Type != configv1.LeastAllocated ||
+		*argsOf[configv1.InterPodAffinityArgs](t, p, interpodaffinity.Name).HardPodAffinityWeight != 1 || argsOf[configv1.PodTopologySpreadArgs](t, p, podtopologyspread.Name).DefaultingType != configv1.SystemDefaulting {
 		t.Errorf("default arguments not as kube-scheduler's: %+v", p)
 	}
 }
@@ -103,18 +116,18 @@ func TestLoadProfiles(t *testing.T) {
 	// The score set's enabled plugins come first, in its order and with
 	// its weights (a missing weight is 1, not multiPoint's 3), then the
 	// rest of multiPoint.
-	wantScore := []WeightedPlugin{{NodeResourcesFit, 5}, {TaintToleration, 1}, {NodeAffinity, 2}, {PodTopologySpread, 2}, {InterPodAffinity, 2}, {"DynamicResources", 2}}
+	wantScore := []WeightedPlugin{{noderesources.FitName, 5}, {tainttoleration.Name, 1}, {nodeaffinity.Name, 2}, {podtopologyspread.Name, 2}, {interpodaffinity.Name, 2}, {"DynamicResources", 2}}
 	if !slices.Equal(enabled.Score, wantScore) {
 		t.Errorf("scores\n %v\nwant\n %v", enabled.Score, wantScore)
 	}
 	if slices.Contains(enabled.Filter, "VolumeBinding") || slices.Contains(enabled.NotSimulated, "VolumeBinding") {
 		t.Errorf("VolumeBinding is still enabled: %v", enabled)
 	}
-	st := argsOf[configv1.NodeResourcesFitArgs](t, p, NodeResourcesFit).ScoringStrategy
+	st := argsOf[configv1.NodeResourcesFitArgs](t, p, noderesources.FitName).ScoringStrategy
 	if st.Type != configv1.MostAllocated || !reflect.DeepEqual(st.Resources, []configv1.ResourceSpec{{Name: "cpu", Weight: 2}, {Name: "memory", Weight: 1}}) {
 		t.Errorf("scoring strategy %+v", st)
 	}
-	if *argsOf[configv1.InterPodAffinityArgs](t, p, InterPodAffinity).HardPodAffinityWeight != 10 || argsOf[configv1.PodTopologySpreadArgs](t, p, PodTopologySpread).DefaultingType != configv1.ListDefaulting || *p.PercentageOfNodesToScore != 50 {
+	if *argsOf[configv1.InterPodAffinityArgs](t, p, interpodaffinity.Name).HardPodAffinityWeight != 10 || argsOf[configv1.PodTopologySpreadArgs](t, p, podtopologyspread.Name).DefaultingType != configv1.ListDefaulting || *p.PercentageOfNodesToScore != 50 {
 		t.Errorf("arguments not read: %+v", p)
 	}
 	if _, ok := ProfileByName(profiles, ""); !ok {
@@ -231,7 +244,7 @@ func TestProfilesChangeDecisions(t *testing.T) {
 
 func TestAddedAffinityIsEnforced(t *testing.T) {
 	p := DefaultProfile()
-	setArgs(t, &p, NodeAffinity, &configv1.NodeAffinityArgs{AddedAffinity: &corev1.NodeAffinity{
+	setArgs(t, &p, nodeaffinity.Name, &configv1.NodeAffinityArgs{AddedAffinity: &corev1.NodeAffinity{
 		RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{
 			ct.NodeSelectorTerm("pool", corev1.NodeSelectorOpIn, "batch"),
 		}},
@@ -267,7 +280,7 @@ func argsOf[T any](t *testing.T, p Profile, name string) *T {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := reg.pluginArgs(name, p.rawArgs(name), name+".args")
+	a, err := pluginArgs(reg, name, p.rawArgs(name), name+".args")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,66 +6,17 @@ import (
 
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/json"
+
+	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
+	"github.com/kube-rebalancer/rebalancer/scheduler/plugins"
 )
-
-// ExtensionPoint is one stage of the scheduling framework, as a bit so that
-// a plugin's stages form a set.
-type ExtensionPoint uint16
-
-// The extension points of kube-scheduler 1.36, as a profile's plugins
-// section names them. The engine runs PreFilter and Filter (FilterPlugin),
-// PreScore and Score (ScorePlugin); the others only decide where a profile
-// may enable a plugin.
-const (
-	PointPreEnqueue ExtensionPoint = 1 << iota
-	PointQueueSort
-	PointPreFilter
-	PointFilter
-	PointPostFilter
-	PointPreScore
-	PointScore
-	PointReserve
-	PointPermit
-	PointPreBind
-	PointBind
-	PointPostBind
-	PointPlacementGenerate
-	PointPlacementScore
-)
-
-// PluginFactory builds a plugin for one engine. args is what the plugin's
-// Registration.Args returned for its pluginConfig, or, when Args is nil,
-// the raw JSON of its pluginConfig args (nil when the profile has none),
-// for the plugin to decode strictly.
-type PluginFactory func(args any, h Handle) (Plugin, error)
-
-// Registration is what the engine knows of a plugin.
-type Registration struct {
-	// Points are the extension points a profile may enable the plugin at;
-	// the plugin implements FilterPlugin when Points has PointFilter and
-	// ScorePlugin when it has PointScore.
-	Points ExtensionPoint
-	// Args decodes the raw JSON of the plugin's pluginConfig args (nil when
-	// the profile has none) strictly, applies defaults and validates them;
-	// errors name fields under path. Nil hands the raw JSON to New.
-	Args func(raw []byte, path string) (any, error)
-	// New builds the plugin. Nil marks a plugin that is known, so that
-	// profiles naming it load, but not simulated: every node passes it.
-	New PluginFactory
-}
-
-// Registry maps plugin names to their registrations. NewEngine and
-// LoadProfiles take out-of-tree registries, merged with the in-tree one, as
-// kube-scheduler's app.WithPlugin does.
-type Registry map[string]Registration
 
 // registryOf merges the in-tree plugins with out-of-tree registries; a name
 // registered twice is an error.
-func registryOf(outOfTree []Registry) (Registry, error) {
-	reg := make(Registry, len(inTree))
-	for _, p := range inTree {
-		reg[p.name] = p.Registration
+func registryOf(outOfTree []framework.Registry) (framework.Registry, error) {
+	reg := make(framework.Registry, len(plugins.InTree))
+	for _, p := range plugins.InTree {
+		reg[p.Name] = p.Registration
 	}
 	for _, r := range outOfTree {
 		for name, x := range r {
@@ -81,16 +32,17 @@ func registryOf(outOfTree []Registry) (Registry, error) {
 	return reg, nil
 }
 
-// defaultMultiPoint is kube-scheduler 1.36's default profile, from inTree.
+// defaultMultiPoint is kube-scheduler 1.36's default profile, from
+// plugins.InTree.
 func defaultMultiPoint() []configv1.Plugin {
 	var out []configv1.Plugin
-	for _, p := range inTree {
-		if !p.inDefault {
+	for _, p := range plugins.InTree {
+		if !p.InDefault {
 			continue
 		}
-		pl := configv1.Plugin{Name: p.name}
-		if p.weight != 0 {
-			pl.Weight = ptr.To(p.weight)
+		pl := configv1.Plugin{Name: p.Name}
+		if p.Weight != 0 {
+			pl.Weight = ptr.To(p.Weight)
 		}
 		out = append(out, pl)
 	}
@@ -99,69 +51,14 @@ func defaultMultiPoint() []configv1.Plugin {
 
 // pluginArgs decodes, defaults and validates the args of plugin name from
 // raw (nil: none given); path names the args in the file.
-func (r Registry) pluginArgs(name string, raw []byte, path string) (any, error) {
+func pluginArgs(r framework.Registry, name string, raw []byte, path string) (any, error) {
 	x := r[name]
 	if x.Args == nil {
 		return raw, nil
 	}
 	a, err := x.Args(raw, path)
-	if errors.Is(err, errNoArgs) {
+	if errors.Is(err, framework.ErrNoArgs) {
 		return nil, fmt.Errorf("%s: plugin %q takes no arguments", path, name)
 	}
 	return a, err
-}
-
-var errNoArgs = errors.New("plugin takes no arguments")
-
-// noArgs is the Args of a plugin that takes none.
-func noArgs(raw []byte, _ string) (any, error) {
-	if len(raw) != 0 {
-		return nil, errNoArgs
-	}
-	return nil, nil
-}
-
-// typedArgs returns the Args of an in-tree plugin whose arguments are
-// kube-scheduler's <kind> type T: decoded strictly, with kind and
-// apiVersion checked when given, then defaulted and validated. validate
-// reports each bad field through bad.
-func typedArgs[T any](kind string, setDefaults func(*T), validate func(a *T, path string, bad func(field, format string, args ...any))) func([]byte, string) (any, error) {
-	return func(raw []byte, path string) (any, error) {
-		a := new(T)
-		if len(raw) != 0 {
-			if err := decodeStrict(raw, a, path); err != nil {
-				return nil, err
-			}
-			var meta struct {
-				APIVersion string `json:"apiVersion"`
-				Kind       string `json:"kind"`
-			}
-			_ = json.UnmarshalCaseSensitivePreserveInts(raw, &meta)
-			if meta.Kind != "" && meta.Kind != kind {
-				return nil, fmt.Errorf("%s.kind: %q is not %q", path, meta.Kind, kind)
-			}
-			if want := configv1.SchemeGroupVersion.String(); meta.APIVersion != "" && meta.APIVersion != want {
-				return nil, fmt.Errorf("%s.apiVersion: %q is not %q", path, meta.APIVersion, want)
-			}
-		}
-		if setDefaults != nil {
-			setDefaults(a)
-		}
-		if validate != nil {
-			var errs []error
-			validate(a, path, func(field, format string, args ...any) {
-				errs = append(errs, fmt.Errorf("%s.%s: %s", path, field, fmt.Sprintf(format, args...)))
-			})
-			if err := errors.Join(errs...); err != nil {
-				return nil, err
-			}
-		}
-		return a, nil
-	}
-}
-
-// unusedArgs checks the args of a plugin the engine does not simulate the
-// way kube-scheduler decodes them, and then drops them.
-func unusedArgs[T any](name string) func([]byte, string) (any, error) {
-	return typedArgs[T](name+"Args", nil, nil)
 }

@@ -145,11 +145,11 @@ func TestPodsOfOneSpecShareTheStaticIndex(t *testing.T) {
 			t.Errorf("%s: message %q, want %q", name, res.Message, want)
 		}
 	}
-	tabs := e.tablesFor(s)
-	if len(tabs.staticIndexes) != 1 {
-		t.Fatalf("%d static indexes, want the one both pods share", len(tabs.staticIndexes))
+	fam := e.familyOf(s)
+	if n := fam.staticIndexes.Len(); n != 1 {
+		t.Fatalf("%d static indexes, want the one both pods share", n)
 	}
-	for _, idx := range tabs.staticIndexes {
+	for _, idx := range fam.staticIndexes.All() {
 		var rejected []int
 		for i, v := range idx.verdict {
 			if v == verdictStatic {

@@ -24,6 +24,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
 	"github.com/kube-rebalancer/rebalancer/strategies"
 )
 
@@ -34,7 +35,7 @@ type Option func(*settings)
 type settings struct {
 	// plugins are the out-of-tree scheduler plugins, passed to every
 	// profile load and engine build.
-	plugins scheduler.Registry
+	plugins framework.Registry
 	// registrations register strategies; each runs its registration once
 	// however many commands are built with it.
 	registrations []func() error
@@ -47,14 +48,14 @@ type settings struct {
 // WithPlugin adds an out-of-tree scheduler plugin under name, which a
 // KubeSchedulerConfiguration then enables like an in-tree one. A name
 // given twice, or already an in-tree plugin's, fails every command.
-func WithPlugin(name string, r scheduler.Registration) Option {
+func WithPlugin(name string, r framework.Registration) Option {
 	return func(s *settings) {
 		if _, dup := s.plugins[name]; dup {
 			s.errs = append(s.errs, fmt.Errorf("plugin %q is given twice", name))
 			return
 		}
 		if s.plugins == nil {
-			s.plugins = scheduler.Registry{}
+			s.plugins = framework.Registry{}
 		}
 		s.plugins[name] = r
 	}

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kube-rebalancer/rebalancer/policy"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
 	"github.com/kube-rebalancer/rebalancer/strategies"
 )
 
@@ -32,14 +32,14 @@ func (nothing) Run(in *strategies.Input) {}
 type passAll struct{}
 
 func (passAll) Name() string { return "PassAll" }
-func (passAll) PreFilter(*scheduler.Cycle) scheduler.PreFilterResult {
-	return scheduler.PreFilterResult{}
+func (passAll) PreFilter(*framework.Cycle) framework.PreFilterResult {
+	return framework.PreFilterResult{}
 }
-func (passAll) Filter(*scheduler.Cycle, int) []string { return nil }
+func (passAll) Filter(*framework.Cycle, int) []string { return nil }
 
-var passAllRegistration = scheduler.Registration{
-	Points: scheduler.PointFilter,
-	New:    func(any, scheduler.Handle) (scheduler.Plugin, error) { return passAll{}, nil },
+var passAllRegistration = framework.Registration{
+	Points: framework.PointFilter,
+	New:    func(any, framework.Handle) (framework.Plugin, error) { return passAll{}, nil },
 }
 
 // The options reach the commands, and options that cannot work fail every
@@ -80,7 +80,7 @@ scheduler:
 			[]string{"version"}, exitUsage, `plugin "PassAll" is given twice`},
 		{"a plugin under an in-tree name", []Option{WithPlugin("NodeName", passAllRegistration)},
 			[]string{"plan", "--snapshot", example}, exitUsage, `plugin "NodeName" is registered twice`},
-		{"a plugin without New", []Option{WithPlugin("Nothing", scheduler.Registration{Points: scheduler.PointFilter})},
+		{"a plugin without New", []Option{WithPlugin("Nothing", framework.Registration{Points: framework.PointFilter})},
 			[]string{"version"}, exitUsage, `plugin "Nothing": registration without New`},
 		{"a strategy under a built-in name", []Option{WithStrategy(strategies.Registration{
 			Name:    "RemoveDuplicates",

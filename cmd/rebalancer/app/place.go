@@ -24,6 +24,8 @@ import (
 	"github.com/kube-rebalancer/rebalancer/internal/inputfile"
 	"github.com/kube-rebalancer/rebalancer/report"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
+	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/nodename"
 )
 
 func newPlaceCommand(s *settings) *cobra.Command {
@@ -126,7 +128,7 @@ output lists the defaults applied.`,
 // --scheduler-name, else the one of the pod's own spec.schedulerName, else
 // the first; with no file, kube-scheduler's default profile. plugins are the
 // out-of-tree plugins the profile may enable.
-func engineFor(file, name, podScheduler string, plugins scheduler.Registry) (*scheduler.Engine, error) {
+func engineFor(file, name, podScheduler string, plugins framework.Registry) (*scheduler.Engine, error) {
 	if file == "" {
 		return scheduler.NewEngine(scheduler.DefaultProfile(), plugins)
 	}
@@ -215,7 +217,7 @@ func explainPreemption(engine *scheduler.Engine, snap *cluster.Snapshot, p *clus
 // the name, which kube-scheduler's NodeName filter holds it to.
 func place(objs cluster.Objects, pod *corev1.Pod, engine *scheduler.Engine) (placement, error) {
 	pod = pod.DeepCopy()
-	if !scheduler.PinnedNodeName(pod) {
+	if !nodename.PinnedNodeName(pod) {
 		pod.Spec.NodeName = ""
 	}
 	pod.Status = corev1.PodStatus{Phase: corev1.PodPending}
@@ -372,9 +374,9 @@ func printPlacement(out io.Writer, pod *corev1.Pod, res placement) error {
 func printPermit(out io.Writer, p *scheduler.Permit) error {
 	var err error
 	switch p.Verdict {
-	case scheduler.PermitDeny:
+	case framework.PermitDeny:
 		_, err = fmt.Fprintf(out, "permit: denied by %s: %s\n", p.Plugin, p.Message)
-	case scheduler.PermitWait:
+	case framework.PermitWait:
 		names := make([]string, 0, len(p.Waiting))
 		for name := range p.Waiting {
 			names = append(names, name)

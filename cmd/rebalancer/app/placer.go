@@ -6,13 +6,14 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
 )
 
 // newPlacer builds the scheduler engines a plan simulates: the profiles of
 // the policy's scheduler section, each for the pods that name it, and
 // kube-scheduler's default profile for every other pod. plugins are the
 // out-of-tree plugins the profiles may enable.
-func newPlacer(pol *policy.Policy, plugins scheduler.Registry) (scheduler.Placer, error) {
+func newPlacer(pol *policy.Policy, plugins framework.Registry) (scheduler.Placer, error) {
 	def, err := scheduler.NewEngine(scheduler.DefaultProfile(), plugins)
 	if err != nil {
 		return nil, err

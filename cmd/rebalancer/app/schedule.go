@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
 	"github.com/kube-rebalancer/rebalancer/schedulerd"
 )
 
@@ -119,7 +120,7 @@ Pods opt in with spec.schedulerName: rebalancer (or --scheduler-name).`,
 // --config, or the only one; without --config, the default profile under
 // the name "rebalancer". plugins are the out-of-tree plugins --config may
 // enable.
-func scheduleProfile(config, name string, plugins scheduler.Registry) (scheduler.Profile, error) {
+func scheduleProfile(config, name string, plugins framework.Registry) (scheduler.Profile, error) {
 	if config == "" {
 		p := scheduler.DefaultProfile()
 		p.SchedulerName = "rebalancer"
