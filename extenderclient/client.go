@@ -29,7 +29,7 @@ type Client struct {
 
 var _ scheduler.Extender = (*Client)(nil)
 
-// New makes the client of an extender as scheduler.LoadProfiles gives it
+// New makes the client of an extender as profile.LoadProfiles gives it
 // (defaulted: httpTimeout is set).
 func New(cfg configv1.Extender) (*Client, error) {
 	tr, err := transport(cfg)

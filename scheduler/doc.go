@@ -9,8 +9,9 @@
 // HTTP extenders it calls through the Extender interface, in package
 // extenderclient.
 //
-// An Engine runs one Profile, read from a KubeSchedulerConfiguration by
-// LoadProfiles or taken from DefaultProfile. The plugins see the engine
+// An Engine runs one profile.Profile, read from a KubeSchedulerConfiguration
+// by profile.LoadProfiles or taken from profile.DefaultProfile (package
+// scheduler/profile). The plugins see the engine
 // only through package framework (Plugin, FilterPlugin, ScorePlugin,
 // StaticFilterPlugin, PostFilterPlugin, PermitPlugin, Handle, Cycle, State
 // and FamilyState); each in-tree plugin is a package under

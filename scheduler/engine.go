@@ -8,6 +8,7 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
 // Names under which Options.Exclude and Options.Accept report a node they
@@ -35,8 +36,8 @@ type weightedScorer struct {
 // terms, images; see tables.go); everything edits change is read anew
 // on each call.
 type Engine struct {
-	profile Profile
-	enabled EnabledPlugins
+	profile profile.Profile
+	enabled profile.EnabledPlugins
 	// plugins are the simulated plugins the profile enables, each built
 	// once; a plugin's StateKey is its position here.
 	plugins []framework.Plugin
@@ -64,12 +65,12 @@ type Engine struct {
 // besides the in-tree ones, which the profile may enable and configure as
 // kube-scheduler's own. Plugins the engine does not simulate are accepted
 // and listed in EnabledPlugins().NotSimulated.
-func NewEngine(p Profile, outOfTree ...framework.Registry) (*Engine, error) {
-	reg, err := registryOf(outOfTree)
+func NewEngine(p profile.Profile, outOfTree ...framework.Registry) (*Engine, error) {
+	reg, err := profile.MergeRegistries(outOfTree)
 	if err != nil {
 		return nil, err
 	}
-	enabled, err := resolvePlugins(p.Plugins, "plugins", reg)
+	enabled, err := profile.Resolve(p.Plugins, "plugins", reg)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +84,7 @@ func NewEngine(p Profile, outOfTree ...framework.Registry) (*Engine, error) {
 		if x.New == nil {
 			return nil, nil
 		}
-		args, err := pluginArgs(reg, name, p.rawArgs(name), name+".args")
+		args, err := profile.PluginArgs(reg, name, p.RawArgs(name), name+".args")
 		if err != nil {
 			return nil, err
 		}
@@ -131,10 +132,10 @@ func NewEngine(p Profile, outOfTree ...framework.Registry) (*Engine, error) {
 }
 
 // Profile returns the profile the engine runs.
-func (e *Engine) Profile() Profile { return e.profile }
+func (e *Engine) Profile() profile.Profile { return e.profile }
 
 // EnabledPlugins returns the plugins the engine's profile enables.
-func (e *Engine) EnabledPlugins() EnabledPlugins { return e.enabled }
+func (e *Engine) EnabledPlugins() profile.EnabledPlugins { return e.enabled }
 
 var _ Placer = (*Engine)(nil)
 

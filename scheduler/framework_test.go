@@ -12,6 +12,7 @@ import (
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
 	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/nodename"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
 // drainingArgs are the arguments of the out-of-tree plugin below.
@@ -83,7 +84,7 @@ func TestOutOfTreePlugin(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			profiles, err := LoadProfiles([]byte(tc.yaml), "sched.yaml", drainingRegistry)
+			profiles, err := profile.LoadProfiles([]byte(tc.yaml), "sched.yaml", drainingRegistry)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,10 +109,10 @@ func TestOutOfTreePlugin(t *testing.T) {
 	}
 
 	// Without the registry the name is unknown, as for kube-scheduler.
-	if _, err := LoadProfiles([]byte(head), "sched.yaml"); err == nil || !strings.Contains(err.Error(), `profiles[0].plugins.multiPoint.enabled[0].name: "Draining" is not a known plugin`) {
+	if _, err := profile.LoadProfiles([]byte(head), "sched.yaml"); err == nil || !strings.Contains(err.Error(), `profiles[0].plugins.multiPoint.enabled[0].name: "Draining" is not a known plugin`) {
 		t.Errorf("error %v", err)
 	}
-	if _, err := NewEngine(DefaultProfile(), framework.Registry{nodename.Name: {Points: framework.PointFilter, New: newDraining}}); err == nil || !strings.Contains(err.Error(), "registered twice") {
+	if _, err := NewEngine(profile.DefaultProfile(), framework.Registry{nodename.Name: {Points: framework.PointFilter, New: newDraining}}); err == nil || !strings.Contains(err.Error(), "registered twice") {
 		t.Errorf("an out-of-tree plugin under an in-tree name: error %v", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
 	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/noderesources"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
 // nominator is an out-of-tree PostFilter plugin: it nominates the first
@@ -55,7 +56,7 @@ func laterPointsEngine(t *testing.T, postFilters []*nominator, permits []*gate) 
 		reg[g.name] = framework.Registration{Points: framework.PointPermit, New: func(_ any, h framework.Handle) (framework.Plugin, error) { g.h = h; return g, nil }}
 		plugins.Permit.Enabled = append(plugins.Permit.Enabled, configv1.Plugin{Name: g.name})
 	}
-	e, err := NewEngine(Profile{SchedulerName: DefaultSchedulerName, Plugins: plugins}, reg)
+	e, err := NewEngine(profile.Profile{SchedulerName: profile.DefaultSchedulerName, Plugins: plugins}, reg)
 	if err != nil {
 		t.Fatal(err)
 	}

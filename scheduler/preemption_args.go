@@ -22,35 +22,14 @@ func (a preemptionArgs) numCandidates(numNodes int) int {
 
 // postFilterPlugins returns the profile's PostFilter plugins in the order
 // they run.
-func (e *Engine) postFilterPlugins() []string { return e.pointPlugins(framework.PointPostFilter) }
-
-// pointPlugins returns the profile's plugins of one extension point in the
-// order they run.
-func (e *Engine) pointPlugins(point framework.ExtensionPoint) []string {
-	var c configv1.Plugins
-	if e.profile.Plugins != nil {
-		c = *e.profile.Plugins
-	}
-	var set namedSet
-	for _, s := range pointSets(&c) {
-		if s.point == point {
-			set = s
-		}
-	}
-	reg, _ := registryOf(nil)
-	multi := mergeMultiPoint(defaultMultiPoint(), c.MultiPoint)
-	plugins, _ := expandPoint(multi, set.set, point, "plugins."+set.name, reg)
-	names := make([]string, len(plugins))
-	for i, p := range plugins {
-		names[i] = p.Name
-	}
-	return names
+func (e *Engine) postFilterPlugins() []string {
+	return e.profile.PointPlugins(framework.PointPostFilter)
 }
 
 // preemptionArgs are the profile's DefaultPreemptionArgs. The profile was
 // validated when the engine was built, so they decode.
 func (e *Engine) preemptionArgs() preemptionArgs {
-	a, err := defaultpreemption.Args(e.profile.rawArgs(defaultpreemption.Name), "pluginConfig")
+	a, err := defaultpreemption.Args(e.profile.RawArgs(defaultpreemption.Name), "pluginConfig")
 	if err != nil {
 		return preemptionArgs{percentage: 10, absolute: 100}
 	}

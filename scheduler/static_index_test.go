@@ -11,6 +11,7 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
 // TestStaticIndexChangesNoDecision searches, with and without the index of
@@ -27,7 +28,7 @@ func TestStaticIndexChangesNoDecision(t *testing.T) {
 	for seed := uint64(1); seed <= 12; seed++ {
 		r := rand.New(rand.NewPCG(seed, 11))
 		s := poolsCluster(t, r)
-		p := DefaultProfile()
+		p := profile.DefaultProfile()
 		p.PercentageOfNodesToScore = ptr.To(int32(10 + r.IntN(30)))
 		e, err := NewEngine(p)
 		if err != nil {

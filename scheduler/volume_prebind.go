@@ -29,7 +29,7 @@ type preBindSettings struct {
 
 func (e *Engine) readPreBindSettings() {
 	e.preBind = preBindSettings{
-		volumes: slices.Contains(e.pointPlugins(framework.PointPreBind), volumebinding.Name),
+		volumes: slices.Contains(e.profile.PointPlugins(framework.PointPreBind), volumebinding.Name),
 		timeout: e.volumeBindTimeout(),
 	}
 }
@@ -37,7 +37,7 @@ func (e *Engine) readPreBindSettings() {
 // volumeBindTimeout is the profile's bindTimeoutSeconds. The profile was
 // validated when the engine was built, so its args decode.
 func (e *Engine) volumeBindTimeout() time.Duration {
-	a, err := volumebinding.Args(e.profile.rawArgs(volumebinding.Name), "pluginConfig")
+	a, err := volumebinding.Args(e.profile.RawArgs(volumebinding.Name), "pluginConfig")
 	if err != nil {
 		return volumebinding.DefaultBindTimeout
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster/kube/kubetest"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
 	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
 // gate is an out-of-tree Permit plugin that answers verdict and keeps
@@ -53,7 +54,7 @@ func gatedEngine(t *testing.T, g *gate) *scheduler.Engine {
 		g.h = h
 		return g, nil
 	}}}
-	e, err := scheduler.NewEngine(scheduler.Profile{SchedulerName: "rebalancer",
+	e, err := scheduler.NewEngine(profile.Profile{SchedulerName: "rebalancer",
 		Plugins: &configv1.Plugins{Permit: configv1.PluginSet{Enabled: []configv1.Plugin{{Name: "Gate"}}}}}, reg)
 	if err != nil {
 		t.Fatal(err)

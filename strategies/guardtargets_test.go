@@ -9,6 +9,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/planner"
 	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
 // candidatesOf records, for each pod the planner searches a node for, the
@@ -86,7 +87,7 @@ func TestRemoveDuplicatesSearchesOnlyNodesBelowTheTarget(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e, err := scheduler.NewEngine(scheduler.DefaultProfile())
+			e, err := scheduler.NewEngine(profile.DefaultProfile())
 			if err != nil {
 				t.Fatal(err)
 			}

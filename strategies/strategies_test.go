@@ -11,6 +11,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/planner"
 	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
 // plan runs the planner, with the real scheduler engine, on a snapshot
@@ -21,7 +22,7 @@ func plan(t *testing.T, snap *cluster.Snapshot, policyYAML string) *planner.Plan
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := scheduler.NewEngine(scheduler.DefaultProfile())
+	e, err := scheduler.NewEngine(profile.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}

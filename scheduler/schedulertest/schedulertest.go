@@ -11,6 +11,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
 // IncomingPod starts the pod the tests schedule: pending, in namespace
@@ -30,11 +31,11 @@ func NewSnapshot(t testing.TB, nodes []corev1.Node, pods []corev1.Pod, namespace
 // DefaultEngine returns the engine of kube-scheduler's default profile.
 func DefaultEngine(t testing.TB) *scheduler.Engine {
 	t.Helper()
-	return Engine(t, scheduler.DefaultProfile())
+	return Engine(t, profile.DefaultProfile())
 }
 
 // Engine returns the engine of profile p, failing the test on error.
-func Engine(t testing.TB, p scheduler.Profile) *scheduler.Engine {
+func Engine(t testing.TB, p profile.Profile) *scheduler.Engine {
 	t.Helper()
 	e, err := scheduler.NewEngine(p)
 	if err != nil {
@@ -81,7 +82,7 @@ func ScoresOf(t testing.TB, e *scheduler.Engine, nodes []corev1.Node, pods []cor
 }
 
 // SetArgs sets plugin name's arguments in p, failing the test on error.
-func SetArgs(t testing.TB, p *scheduler.Profile, name string, args any) {
+func SetArgs(t testing.TB, p *profile.Profile, name string, args any) {
 	t.Helper()
 	if err := p.SetArgs(name, args); err != nil {
 		t.Fatal(err)

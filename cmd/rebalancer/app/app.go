@@ -23,8 +23,8 @@ import (
 
 	"k8s.io/klog/v2"
 
-	"github.com/kube-rebalancer/rebalancer/scheduler"
 	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 	"github.com/kube-rebalancer/rebalancer/strategies"
 )
 
@@ -98,7 +98,7 @@ func newSettings(opts []Option) *settings {
 	}
 	// Profiles with no data are the default profile: loading them checks
 	// the plugins against the in-tree ones, once, for every command.
-	if _, err := scheduler.LoadProfiles(nil, "", s.plugins); err != nil {
+	if _, err := profile.LoadProfiles(nil, "", s.plugins); err != nil {
 		s.errs = append(s.errs, err)
 	}
 	return s

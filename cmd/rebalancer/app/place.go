@@ -26,6 +26,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/scheduler"
 	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
 	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/nodename"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
 func newPlaceCommand(s *settings) *cobra.Command {
@@ -130,19 +131,19 @@ output lists the defaults applied.`,
 // out-of-tree plugins the profile may enable.
 func engineFor(file, name, podScheduler string, plugins framework.Registry) (*scheduler.Engine, error) {
 	if file == "" {
-		return scheduler.NewEngine(scheduler.DefaultProfile(), plugins)
+		return scheduler.NewEngine(profile.DefaultProfile(), plugins)
 	}
-	profiles, err := scheduler.ReadProfiles(file, plugins)
+	profiles, err := profile.ReadProfiles(file, plugins)
 	if err != nil {
 		return nil, fileError("--scheduler-config", file, err)
 	}
 	p := profiles[0]
 	if name != "" {
 		var ok bool
-		if p, ok = scheduler.ProfileByName(profiles, name); !ok {
+		if p, ok = profile.ProfileByName(profiles, name); !ok {
 			return nil, fmt.Errorf("%s: no profile with schedulerName %q", file, name)
 		}
-	} else if q, ok := scheduler.ProfileByName(profiles, podScheduler); ok && podScheduler != "" {
+	} else if q, ok := profile.ProfileByName(profiles, podScheduler); ok && podScheduler != "" {
 		p = q
 	}
 	e, err := scheduler.NewEngine(p, plugins)

@@ -11,6 +11,7 @@ import (
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
 	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/interpodaffinity"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 	"github.com/kube-rebalancer/rebalancer/scheduler/schedulertest"
 )
 
@@ -228,7 +229,7 @@ func TestInterPodAffinityScore(t *testing.T) {
 		})
 	}
 
-	p := scheduler.DefaultProfile()
+	p := profile.DefaultProfile()
 	schedulertest.SetArgs(t, &p, interpodaffinity.Name, &configv1.InterPodAffinityArgs{IgnorePreferredTermsOfExistingPods: true})
 	e, err := scheduler.NewEngine(p)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
 	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/noderesources"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 	"github.com/kube-rebalancer/rebalancer/scheduler/schedulertest"
 )
 
@@ -122,7 +123,7 @@ func TestNodeResourcesFitFilter(t *testing.T) {
 }
 
 func TestNodeResourcesFitIgnoredResources(t *testing.T) {
-	p := scheduler.DefaultProfile()
+	p := profile.DefaultProfile()
 	schedulertest.SetArgs(t, &p, noderesources.FitName, &configv1.NodeResourcesFitArgs{IgnoredResources: []string{"example.com/foo"}, IgnoredResourceGroups: []string{"vendor.io"}})
 	e, err := scheduler.NewEngine(p)
 	if err != nil {
@@ -146,7 +147,7 @@ func TestNodeResourcesScores(t *testing.T) {
 	nodes := []corev1.Node{ct.Node("a").Obj(), ct.Node("b").Obj()}
 	pods := []corev1.Pod{ct.Pod("default", "existing").On("a").Requests("2", "8Gi").Obj(), schedulertest.IncomingPod().Requests("1", "2Gi").Obj()}
 	withStrategy := func(st configv1.ScoringStrategy) *scheduler.Engine {
-		p := scheduler.DefaultProfile()
+		p := profile.DefaultProfile()
 		schedulertest.SetArgs(t, &p, noderesources.FitName, &configv1.NodeResourcesFitArgs{ScoringStrategy: &st})
 		e, err := scheduler.NewEngine(p)
 		if err != nil {

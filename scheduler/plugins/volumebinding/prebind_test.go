@@ -11,6 +11,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 	"github.com/kube-rebalancer/rebalancer/scheduler/schedulertest"
 )
 
@@ -158,7 +159,7 @@ func TestPodVolumesFollowTheProfile(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			profiles, err := scheduler.LoadProfiles([]byte("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: default-scheduler"+tc.profile+"\n"), "ksc.yaml")
+			profiles, err := profile.LoadProfiles([]byte("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: default-scheduler"+tc.profile+"\n"), "ksc.yaml")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -178,7 +179,7 @@ func TestPodVolumesFollowTheProfile(t *testing.T) {
 }
 
 func TestVolumeBindingArgsRefuseANegativeTimeout(t *testing.T) {
-	_, err := scheduler.LoadProfiles([]byte(`apiVersion: kubescheduler.config.k8s.io/v1
+	_, err := profile.LoadProfiles([]byte(`apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 profiles:
 - schedulerName: default-scheduler

@@ -1,4 +1,4 @@
-package scheduler
+package profile
 
 import (
 	stdjson "encoding/json"
@@ -87,7 +87,7 @@ func linesUnder(prefix string, err error) error {
 }
 
 func loadProfiles(data []byte, outOfTree []framework.Registry) ([]Profile, error) {
-	reg, err := registryOf(outOfTree)
+	reg, err := MergeRegistries(outOfTree)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +172,7 @@ func loadProfile(in *configv1.KubeSchedulerProfile, path string, reg framework.R
 	if err := checkPercentage(path+".percentageOfNodesToScore", p.PercentageOfNodesToScore); err != nil {
 		return Profile{}, err
 	}
-	if _, err := resolvePlugins(p.Plugins, path+".plugins", reg); err != nil {
+	if _, err := Resolve(p.Plugins, path+".plugins", reg); err != nil {
 		return Profile{}, err
 	}
 	seen := make(map[string]int)
@@ -185,7 +185,7 @@ func loadProfile(in *configv1.KubeSchedulerProfile, path string, reg framework.R
 		if _, ok := reg[pc.Name]; !ok {
 			return Profile{}, fmt.Errorf("%s.name: %q is not a known plugin", at, pc.Name)
 		}
-		if _, err := pluginArgs(reg, pc.Name, pc.Args.Raw, at+".args"); err != nil {
+		if _, err := PluginArgs(reg, pc.Name, pc.Args.Raw, at+".args"); err != nil {
 			return Profile{}, err
 		}
 	}

@@ -1,14 +1,12 @@
-package scheduler
+package profile
 
 import (
 	"slices"
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
-	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/noderesources"
 )
 
@@ -96,37 +94,6 @@ func TestLoadProfilesExtenderErrors(t *testing.T) {
 			_, err := LoadProfiles([]byte(tt.yaml), "sched.yaml")
 			if err == nil || err.Error() != tt.want {
 				t.Errorf("got\n %v\nwant\n %s", err, tt.want)
-			}
-		})
-	}
-}
-
-func TestIgnoredByExtenderIsNotCheckedByFit(t *testing.T) {
-	head := "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nextenders:\n- urlPrefix: http://gpu.example\n  filterVerb: filter\n  managedResources:\n  - name: example.com/gpu\n"
-	nodes := []corev1.Node{ct.Node("a").CPU("4").Memory("8Gi").Obj()}
-	pods := []corev1.Pod{incomingPod().Requests("1", "1Gi").Request("example.com/gpu", "1").Obj()}
-	tests := []struct {
-		name, cfg, wantNode, wantMessage string
-	}{
-		{"a resource the extender checks instead", head + "    ignoredByScheduler: true\n", "a", ""},
-		{"a resource the scheduler checks too", head, "", "0/1 nodes are available: 1 Insufficient example.com/gpu."},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			profiles, err := LoadProfiles([]byte(tt.cfg), "sched.yaml")
-			if err != nil {
-				t.Fatal(err)
-			}
-			e, err := NewEngine(profiles[0])
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := newSnapshot(t, nodes, pods)
-			// The engine calls no extender here: only what NodeResourcesFit
-			// checks is tested.
-			res := e.Schedule(s, incoming(t, s), Options{})
-			if res.Node != tt.wantNode || res.Message != tt.wantMessage {
-				t.Errorf("got %q, %q; want %q, %q", res.Node, res.Message, tt.wantNode, tt.wantMessage)
 			}
 		})
 	}

@@ -1,16 +1,13 @@
-package scheduler
+package profile
 
 import (
 	"os"
 	"reflect"
 	"slices"
-	"strings"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
-	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/imagelocality"
 	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/interpodaffinity"
 	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/nodeaffinity"
@@ -53,49 +50,17 @@ func TestDefaultProfileIsKubeSchedulers(t *testing.T) {
 	}
 }
 
-const twoProfiles = `
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-leaderElection:
-  leaderElect: false
-profiles:
-- schedulerName: default-scheduler
-- schedulerName: bin-packing
-  percentageOfNodesToScore: 50
-  plugins:
-    score:
-      disabled:
-      - name: NodeResourcesBalancedAllocation
-      - name: ImageLocality
-      enabled:
-      - name: NodeResourcesFit
-        weight: 5
-      - name: TaintToleration
-    multiPoint:
-      disabled:
-      - name: "VolumeBinding"
-  pluginConfig:
-  - name: NodeResourcesFit
-    args:
-      apiVersion: kubescheduler.config.k8s.io/v1
-      kind: NodeResourcesFitArgs
-      scoringStrategy:
-        type: MostAllocated
-        resources:
-        - name: cpu
-          weight: 2
-        - name: memory
-  - name: PodTopologySpread
-    args:
-      defaultingType: List
-      defaultConstraints:
-      - maxSkew: 1
-        topologyKey: topology.kubernetes.io/zone
-        whenUnsatisfiable: DoNotSchedule
-  - name: InterPodAffinity
-    args:
-      hardPodAffinityWeight: 10
-`
+// twoProfiles is a configuration with kube-scheduler's default profile and
+// a bin-packing one; the engine's tests read it too.
+var twoProfiles = readFile("testdata/two-profiles.yaml")
+
+func readFile(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		panic(err)
+	}
+	return string(data)
+}
 
 func TestLoadProfiles(t *testing.T) {
 	profiles, err := LoadProfiles([]byte(twoProfiles), "sched.yaml")
@@ -204,94 +169,19 @@ func TestLoadProfilesErrors(t *testing.T) {
 	}
 }
 
-func TestProfilesChangeDecisions(t *testing.T) {
-	profiles, err := LoadProfiles([]byte(twoProfiles), "sched.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	packing, _ := ProfileByName(profiles, "bin-packing")
-	e, err := NewEngine(packing)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// MostAllocated packs: the pod goes to the fuller node, where the
-	// default profile spreads it to the emptier one.
-	nodes := []corev1.Node{ct.Node("a").Zone("z1").Obj(), ct.Node("b").Zone("z2").Obj()}
-	pods := []corev1.Pod{ct.Pod("default", "existing").On("a").Requests("2", "4Gi").Obj(), incomingPod().Requests("1", "1Gi").Obj()}
-	s := newSnapshot(t, nodes, pods)
-	if got := e.Schedule(s, incoming(t, s), Options{}).Node; got != "a" {
-		t.Errorf("bin-packing chose %q, want a", got)
-	}
-	if got := defaultEngine(t).Schedule(s, incoming(t, s), Options{}).Node; got != "b" {
-		t.Errorf("the default profile chose %q, want b", got)
-	}
-
-	// The profile's List default constraint (zone, DoNotSchedule) binds
-	// ReplicaSet pods without constraints of their own.
-	replica := func(name string) *ct.PodBuilder {
-		return ct.Pod("default", name).OwnedBy("ReplicaSet", "web-1").Label("app", "web")
-	}
-	s = newSnapshot(t, nodes, []corev1.Pod{replica("r1").On("a").Obj(), replica("r2").On("a").Obj(), replica("incoming").Pending().Obj()})
-	if got := feasibleNodes(t, e, s); !slices.Equal(got, []string{"b"}) {
-		t.Errorf("a replica may go to %v, want only b: zone z1 already holds two", got)
-	}
-	// A bare pod with the same labels has no controller to spread by.
-	s = newSnapshot(t, nodes, []corev1.Pod{replica("r1").On("a").Obj(), replica("r2").On("a").Obj(), incomingPod().Label("app", "web").Obj()})
-	if got := feasibleNodes(t, e, s); !slices.Equal(got, []string{"a", "b"}) {
-		t.Errorf("a bare pod may go to %v, want both nodes", got)
-	}
-}
-
-func TestAddedAffinityIsEnforced(t *testing.T) {
-	p := DefaultProfile()
-	setArgs(t, &p, nodeaffinity.Name, &configv1.NodeAffinityArgs{AddedAffinity: &corev1.NodeAffinity{
-		RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{
-			ct.NodeSelectorTerm("pool", corev1.NodeSelectorOpIn, "batch"),
-		}},
-	}})
-	e, err := NewEngine(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := newSnapshot(t, []corev1.Node{ct.Node("a").Label("pool", "batch").Obj(), ct.Node("b").Label("pool", "web").Obj()}, []corev1.Pod{incomingPod().Obj()})
-	if got := feasibleNodes(t, e, s); !slices.Equal(got, []string{"a"}) {
-		t.Errorf("feasible %v, want [a]", got)
-	}
-	s = newSnapshot(t, []corev1.Node{ct.Node("b").Label("pool", "web").Obj()}, []corev1.Pod{incomingPod().Obj()})
-	want := "0/1 nodes are available: 1 node(s) didn't match scheduler-enforced node affinity."
-	if res := e.Schedule(s, incoming(t, s), Options{}); res.Message != want {
-		t.Errorf("message %q, want %q", res.Message, want)
-	}
-}
-
-func TestNewEngineRejectsBadProfiles(t *testing.T) {
-	p := DefaultProfile()
-	p.Plugins = &configv1.Plugins{Filter: configv1.PluginSet{Enabled: []configv1.Plugin{{Name: "Nope"}}}}
-	if _, err := NewEngine(p); err == nil || !strings.Contains(err.Error(), `plugins.filter.enabled[0].name: "Nope" is not a known plugin`) {
-		t.Errorf("error %v", err)
-	}
-}
-
 // argsOf returns plugin name's arguments in p as the engine sees them:
 // decoded, defaulted and validated.
 func argsOf[T any](t *testing.T, p Profile, name string) *T {
 	t.Helper()
-	reg, err := registryOf(nil)
+	reg, err := MergeRegistries(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := pluginArgs(reg, name, p.rawArgs(name), name+".args")
+	a, err := PluginArgs(reg, name, p.RawArgs(name), name+".args")
 	if err != nil {
 		t.Fatal(err)
 	}
 	return a.(*T)
-}
-
-func setArgs(t *testing.T, p *Profile, name string, args any) {
-	t.Helper()
-	if err := p.SetArgs(name, args); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // A scheduler configuration is read only when it is a regular file of at

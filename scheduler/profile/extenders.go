@@ -1,4 +1,4 @@
-package scheduler
+package profile
 
 import (
 	"errors"
@@ -99,7 +99,7 @@ func ignoreInFit(p *Profile, reg framework.Registry, ignored []string, path stri
 	if len(ignored) == 0 {
 		return nil
 	}
-	a, err := pluginArgs(reg, noderesources.FitName, p.rawArgs(noderesources.FitName), path)
+	a, err := PluginArgs(reg, noderesources.FitName, p.RawArgs(noderesources.FitName), path)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,10 @@
-package scheduler
+// Package profile reads scheduling profiles from a KubeSchedulerConfiguration
+// as kube-scheduler does (strict decoding, its defaults and validation, the
+// extenders, the backoff) and resolves which plugins a profile runs at each
+// extension point, merged with kube-scheduler's default profile. It knows
+// the plugins through their registrations (the in-tree table and the
+// out-of-tree registries a program passes), never the engine.
+package profile
 
 import (
 	"encoding/json"
@@ -60,8 +66,8 @@ func (p *Profile) SetArgs(name string, args any) error {
 	return nil
 }
 
-// rawArgs returns the JSON arguments the profile gives plugin name, or nil.
-func (p *Profile) rawArgs(name string) []byte {
+// RawArgs returns the JSON arguments the profile gives plugin name, or nil.
+func (p *Profile) RawArgs(name string) []byte {
 	for _, pc := range p.PluginConfig {
 		if pc.Name == name {
 			return pc.Args.Raw
@@ -108,11 +114,11 @@ func DefaultProfile() Profile {
 // Only in-tree plugins are known here; Engine.EnabledPlugins knows the
 // engine's out-of-tree ones too.
 func (p Profile) EnabledPlugins() (EnabledPlugins, error) {
-	reg, _ := registryOf(nil)
-	return resolvePlugins(p.Plugins, "plugins", reg)
+	reg, _ := MergeRegistries(nil)
+	return Resolve(p.Plugins, "plugins", reg)
 }
 
-func resolvePlugins(custom *configv1.Plugins, path string, reg framework.Registry) (EnabledPlugins, error) {
+func Resolve(custom *configv1.Plugins, path string, reg framework.Registry) (EnabledPlugins, error) {
 	var c configv1.Plugins
 	if custom != nil {
 		c = *custom
@@ -321,4 +327,27 @@ func expandPoint(multi []configv1.Plugin, set configv1.PluginSet, point framewor
 		}
 	}
 	return out, nil
+}
+
+// PointPlugins returns the profile's in-tree plugins of one extension
+// point in the order they run.
+func (p Profile) PointPlugins(point framework.ExtensionPoint) []string {
+	var c configv1.Plugins
+	if p.Plugins != nil {
+		c = *p.Plugins
+	}
+	var set namedSet
+	for _, s := range pointSets(&c) {
+		if s.point == point {
+			set = s
+		}
+	}
+	reg, _ := MergeRegistries(nil)
+	multi := mergeMultiPoint(defaultMultiPoint(), c.MultiPoint)
+	plugins, _ := expandPoint(multi, set.set, point, "plugins."+set.name, reg)
+	names := make([]string, len(plugins))
+	for i, pl := range plugins {
+		names[i] = pl.Name
+	}
+	return names
 }

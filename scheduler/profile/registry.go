@@ -1,4 +1,4 @@
-package scheduler
+package profile
 
 import (
 	"errors"
@@ -11,9 +11,9 @@ import (
 	"github.com/kube-rebalancer/rebalancer/scheduler/plugins"
 )
 
-// registryOf merges the in-tree plugins with out-of-tree registries; a name
-// registered twice is an error.
-func registryOf(outOfTree []framework.Registry) (framework.Registry, error) {
+// MergeRegistries merges the in-tree plugins with out-of-tree registries;
+// a name registered twice is an error.
+func MergeRegistries(outOfTree []framework.Registry) (framework.Registry, error) {
 	reg := make(framework.Registry, len(plugins.InTree))
 	for _, p := range plugins.InTree {
 		reg[p.Name] = p.Registration
@@ -49,9 +49,9 @@ func defaultMultiPoint() []configv1.Plugin {
 	return out
 }
 
-// pluginArgs decodes, defaults and validates the args of plugin name from
+// PluginArgs decodes, defaults and validates the args of plugin name from
 // raw (nil: none given); path names the args in the file.
-func pluginArgs(r framework.Registry, name string, raw []byte, path string) (any, error) {
+func PluginArgs(r framework.Registry, name string, raw []byte, path string) (any, error) {
 	x := r[name]
 	if x.Args == nil {
 		return raw, nil
