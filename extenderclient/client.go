@@ -17,6 +17,7 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/nodename"
 )
 
 // Client is one extender.
@@ -28,7 +29,7 @@ type Client struct {
 
 var _ scheduler.Extender = (*Client)(nil)
 
-// New makes the client of an extender as scheduler.LoadProfiles gives it
+// New makes the client of an extender as profile.LoadProfiles gives it
 // (defaulted: httpTimeout is set).
 func New(cfg configv1.Extender) (*Client, error) {
 	tr, err := transport(cfg)
@@ -225,7 +226,7 @@ func (c *Client) sendContext(ctx context.Context, verb string, args, result any)
 // is not bound yet. A pod that names a node it was never bound to keeps
 // the name.
 func pending(p *corev1.Pod) *corev1.Pod {
-	if p.Spec.NodeName == "" || scheduler.PinnedNodeName(p) {
+	if p.Spec.NodeName == "" || nodename.PinnedNodeName(p) {
 		return p
 	}
 	cp := *p

@@ -20,6 +20,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
 // fakeExtender is an extender's HTTP server: its filter passes the nodes
@@ -146,7 +147,7 @@ func incoming() *ct.PodBuilder { return ct.Pod("default", "incoming").Pending().
 // engineWith returns the default profile's engine calling cfgs.
 func engineWith(t *testing.T, cfgs ...configv1.Extender) *scheduler.Engine {
 	t.Helper()
-	e, err := scheduler.NewEngine(scheduler.DefaultProfile())
+	e, err := scheduler.NewEngine(profile.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}

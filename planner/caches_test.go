@@ -14,6 +14,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster/synthetic"
 	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
 // TestCachesChangeNoPlan plans a generated cluster with every strategy
@@ -127,7 +128,7 @@ func everyStrategyPolicy(t *testing.T, edit func(string) string) *policy.Policy 
 
 func planJSON(t *testing.T, pol *policy.Policy, snap *cluster.Snapshot, noCache bool) []byte {
 	t.Helper()
-	e, err := scheduler.NewEngine(scheduler.DefaultProfile())
+	e, err := scheduler.NewEngine(profile.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}

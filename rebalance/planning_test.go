@@ -10,6 +10,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
 // Planning reads the earlier evictions only once the policy suits the
@@ -45,7 +46,7 @@ func TestPlanningReadsHistoryOnlyForAPolicyThatSuits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			placer, err := scheduler.NewEngine(scheduler.DefaultProfile())
+			placer, err := scheduler.NewEngine(profile.DefaultProfile())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -20,6 +20,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/report"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
 // testConfig is a configuration that moves two of the imbalanced cluster's
@@ -31,7 +32,7 @@ func testConfig(t *testing.T, client *fake.Clientset, printed **report.Report) C
 	if err != nil {
 		t.Fatal(err)
 	}
-	placer, err := scheduler.NewEngine(scheduler.DefaultProfile())
+	placer, err := scheduler.NewEngine(profile.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/planner"
 	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
 // examplePlan plans the README's example cluster under the built-in
@@ -29,7 +30,7 @@ func examplePlan(t *testing.T) *planner.Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := scheduler.NewEngine(scheduler.DefaultProfile())
+	e, err := scheduler.NewEngine(profile.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,41 +5,27 @@ import (
 	"sort"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/klog/v2"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
 )
 
-// Cycle is one scheduling decision: kube-scheduler's CycleState plus the
-// per-node outcome. Cycles are pooled, so that their buffers, sized by the
-// number of nodes, and the plugins' states are reused from call to call.
-type Cycle struct {
-	e     *Engine
-	snap  *cluster.Snapshot
-	nodes []*cluster.Node
-	pod   *cluster.Pod
-	t     *tables
-
-	// Facts several plugins share, computed on first use by the plugin
-	// that owns the concept (node affinity, taints).
-	affinitySelection     []bool // nil when the pod's node selector and affinity select every node
-	affinitySelectionKey  string // its key in tables.nodeSelections
-	affinitySelectionDone bool
-	untolerated           [][]string // per taint group, the NoSchedule/NoExecute reason or nil
-	tolerationsKey        string     // its key in tables.untolerated
-	taints                *taintGroups
-	nsLabels              labels.Set
-
-	// states holds each plugin's state, by StateKey (see State).
-	states []stateSlot
+// cycle is one scheduling decision: the framework's Cycle, which the
+// plugins see, plus the per-node outcome. Cycles are pooled, so that their
+// buffers, sized by the number of nodes, and the plugins' states are
+// reused from call to call.
+type cycle struct {
+	framework.Cycle
+	e   *Engine
+	fam *family
 
 	// Per-node outcome and reusable buffers. verdict says, per node, what
 	// turned it down (see verdictExcluded…); reasons are recomputed from it
 	// only when a message or an explanation needs them, so that the filter
 	// loop writes one byte per node.
-	active        []FilterPlugin
-	static        []NodeCheck
+	active        []framework.FilterPlugin
+	static        []framework.NodeCheck
 	dynamic       []int
 	verdict       []uint8
 	excluded      []bool
@@ -68,99 +54,46 @@ type Cycle struct {
 	feasible     []int32
 	totals       []int64
 	scratch      []int64
-	// int32s are count buffers handed out by Int32Buffer; used counts
-	// those handed out in this cycle.
-	int32s [][]int32
-	used   int
 
 	// nominated: see setNominated; nil when no pod nominated to a node
 	// counts against this one.
 	nominated *nominatedState
 }
 
-// Int32Buffer returns a zeroed []int32 of length n that lives until the
-// cycle ends: counts per topology domain are as long as the number of
-// nodes for the hostname key, and reusing them spares the allocator.
-func (c *Cycle) Int32Buffer(n int) []int32 {
-	if c.used == len(c.int32s) {
-		c.int32s = append(c.int32s, nil)
-	}
-	buf := zeroed(&c.int32s[c.used], n)
-	c.used++
-	return buf
-}
-
-func (e *Engine) newCycle(snap *cluster.Snapshot, pod *cluster.Pod) *Cycle {
-	c, _ := e.cycles.Get().(*Cycle)
+func (e *Engine) newCycle(snap *cluster.Snapshot, pod *cluster.Pod) *cycle {
+	c, _ := e.cycles.Get().(*cycle)
 	if c == nil {
-		c = &Cycle{states: make([]stateSlot, len(e.plugins))}
+		c = &cycle{}
+		c.Init(len(e.plugins), c)
 	}
-	*c = Cycle{
-		e:             e,
-		snap:          snap,
-		nodes:         snap.Nodes(),
-		pod:           pod,
-		t:             e.tablesFor(snap),
-		states:        c.states,
-		active:        c.active[:0],
-		static:        c.static[:0],
-		dynamic:       c.dynamic[:0],
-		feasible:      c.feasible[:0],
-		totals:        c.totals,
-		scratch:       c.scratch,
-		int32s:        c.int32s,
-		acceptReasons: c.acceptReasons,
-		filterReasons: c.filterReasons,
-		staticBy:      c.staticBy,
-		staticPlugin:  c.staticPlugin[:0],
-		verdict:       zeroed(&c.verdict, len(snap.Nodes())),
-		excluded:      zeroed(&c.excluded, len(snap.Nodes())),
-	}
+	fam := e.familyOf(snap)
+	c.Begin(snap, pod, fam.plugins)
+	c.e, c.fam = e, fam
+	c.verdict = zeroed(&c.verdict, len(snap.Nodes()))
+	c.excluded = zeroed(&c.excluded, len(snap.Nodes()))
 	return c
 }
 
-func (e *Engine) putCycle(c *Cycle) {
+func (e *Engine) putCycle(c *cycle) {
 	// Drop what points into the snapshot, so that a pooled cycle does not
 	// keep a snapshot alive.
 	clear(c.active)
 	clear(c.static)
-	for _, s := range c.states {
-		if s.reset != nil {
-			s.reset()
-		}
-	}
-	*c = Cycle{states: c.states, active: c.active[:0], static: c.static[:0], dynamic: c.dynamic[:0], verdict: c.verdict, excluded: c.excluded, feasible: c.feasible, totals: c.totals, scratch: c.scratch, int32s: c.int32s,
+	c.End()
+	*c = cycle{Cycle: c.Cycle, active: c.active[:0], static: c.static[:0], dynamic: c.dynamic[:0], verdict: c.verdict, excluded: c.excluded, feasible: c.feasible, totals: c.totals, scratch: c.scratch,
 		acceptReasons: c.acceptReasons, filterReasons: c.filterReasons, staticBy: c.staticBy, staticPlugin: c.staticPlugin[:0]}
 	e.cycles.Put(c)
 }
+
+// Rejection implements framework.Rejections for the plugins' Cycle.
+func (c *cycle) Rejection(i int) (string, []string) { return c.reasonsOf(i) }
 
 // logger is what component-helpers log through; the engine has nothing to
 // say at the levels they use.
 var logger = klog.Background()
 
-// NamespaceLabels returns the labels of the pod's namespace.
-func (c *Cycle) NamespaceLabels() labels.Set {
-	if c.nsLabels == nil {
-		c.nsLabels = labels.Set(c.snap.NamespaceLabels(c.pod.Namespace))
-	}
-	return c.nsLabels
-}
-
-// placedOn returns the index of the node the pod holds resources on in this
-// snapshot, or -1. The pod being scheduled never counts: the planner asks
-// about a pod it has taken off its node.
-func (c *Cycle) placedOn(p *cluster.Pod) int32 {
-	if p == c.pod {
-		return -1
-	}
-	if n := c.snap.NodeOf(p); n != nil {
-		return int32(n.Index())
-	}
-	return -1
-}
-
-// What turned a node down, in Cycle.verdict: a filter's position in
-// Cycle.active plus verdictFilter, or one of these.
+// What turned a node down, in cycle.verdict: a filter's position in
+// cycle.active plus verdictFilter, or one of these.
 const (
 	verdictFeasible uint8 = iota
 	verdictExcluded
@@ -185,7 +118,7 @@ var notEvaluated = []string{"not evaluated: enough feasible nodes were found fir
 
 // reasonsOf returns what turned node i down and why, or "" and nil for a
 // feasible node.
-func (c *Cycle) reasonsOf(i int) (string, []string) {
+func (c *cycle) reasonsOf(i int) (string, []string) {
 	switch v := c.verdict[i]; v {
 	case verdictFeasible:
 		return "", nil
@@ -211,13 +144,13 @@ func (c *Cycle) reasonsOf(i int) (string, []string) {
 		k := c.staticBy[i]
 		if a := int(c.staticPlugin[k]); a < c.firstDynamic {
 			f := c.active[a]
-			if r := c.static[k].reasons(i); r != nil {
+			if r := c.static[k].ReasonsFor(i); r != nil {
 				return f.Name(), r
 			}
-			return f.Name(), f.Filter(c, i)
+			return f.Name(), f.Filter(&c.Cycle, i)
 		}
 		for _, f := range c.active {
-			if r := f.Filter(c, i); r != nil {
+			if r := f.Filter(&c.Cycle, i); r != nil {
 				return f.Name(), r
 			}
 		}
@@ -229,11 +162,11 @@ func (c *Cycle) reasonsOf(i int) (string, []string) {
 
 // rejectAll reports a PreFilter rejection: kube-scheduler gives every node
 // the same status and prints the PreFilter message alone.
-func (c *Cycle) rejectAll(msg, plugin string, opts Options) Result {
-	res := Result{Message: fmt.Sprintf("0/%d nodes are available: %s.", len(c.nodes), msg)}
+func (c *cycle) rejectAll(msg, plugin string, opts Options) Result {
+	res := Result{Message: fmt.Sprintf("0/%d nodes are available: %s.", len(c.Nodes()), msg)}
 	if opts.Explain {
 		c.rejectedBy, c.rejectReason = plugin, []string{msg}
-		for i := range c.nodes {
+		for i := range c.Nodes() {
 			c.verdict[i] = verdictRejectAll
 		}
 		res.Nodes = c.explain(nil, nil)
@@ -243,7 +176,7 @@ func (c *Cycle) rejectAll(msg, plugin string, opts Options) Result {
 
 // message builds kube-scheduler's FitError text: each reason with the
 // number of nodes that gave it, sorted as strings.
-func (c *Cycle) message() string {
+func (c *cycle) message() string {
 	// Neighbouring nodes mostly give the same reason (a pool's nodes sort
 	// together): a run of it is counted without hashing it per node.
 	counts := make(map[string]int)
@@ -261,14 +194,14 @@ func (c *Cycle) message() string {
 	// The nodes the static checks turned down are counted from the index,
 	// less those recorded for something else first (excluded).
 	indexed := c.indexCounts()
-	for i := range c.nodes {
+	for i := range c.Nodes() {
 		v := c.verdict[i]
 		if indexed {
 			if v == verdictStatic {
 				continue
 			}
 			if c.index.verdict[i] == verdictStatic {
-				for _, r := range c.static[c.index.by[i]].reasons(i) {
+				for _, r := range c.static[c.index.by[i]].ReasonsFor(i) {
 					counts[r]--
 				}
 			}
@@ -298,7 +231,7 @@ func (c *Cycle) message() string {
 		}
 	}
 	sort.Strings(parts)
-	msg := fmt.Sprintf("0/%d nodes are available", len(c.nodes))
+	msg := fmt.Sprintf("0/%d nodes are available", len(c.Nodes()))
 	if len(parts) > 0 {
 		msg += ": " + strings.Join(parts, ", ")
 	}
@@ -306,9 +239,9 @@ func (c *Cycle) message() string {
 }
 
 // explain returns one NodeResult per node, in node name order.
-func (c *Cycle) explain(totals []int64, perPlugin [][]int64) []NodeResult {
-	out := make([]NodeResult, len(c.nodes))
-	for i, n := range c.nodes {
+func (c *cycle) explain(totals []int64, perPlugin [][]int64) []NodeResult {
+	out := make([]NodeResult, len(c.Nodes()))
+	for i, n := range c.Nodes() {
 		by, reasons := c.reasonsOf(i)
 		out[i] = NodeResult{Name: n.Name, Plugin: by, Reason: strings.Join(reasons, ", ")}
 	}

@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
 // Names under which Options.Exclude and Options.Accept report a node they
@@ -24,7 +26,7 @@ const DefaultExcludeReason = "node(s) were excluded as the node the pod leaves"
 const defaultAcceptReason = "node(s) were not accepted by the strategy"
 
 type weightedScorer struct {
-	plugin ScorePlugin
+	plugin framework.ScorePlugin
 	weight int64
 }
 
@@ -34,18 +36,18 @@ type weightedScorer struct {
 // terms, images; see tables.go); everything edits change is read anew
 // on each call.
 type Engine struct {
-	profile Profile
-	enabled EnabledPlugins
+	profile profile.Profile
+	enabled profile.EnabledPlugins
 	// plugins are the simulated plugins the profile enables, each built
 	// once; a plugin's StateKey is its position here.
-	plugins []Plugin
-	filters []FilterPlugin
+	plugins []framework.Plugin
+	filters []framework.FilterPlugin
 	scores  []weightedScorer
 	// extenders are called after the plugins (SetExtenders).
 	extenders []Extender
 	// postFilters and permits are the out-of-tree plugins of those points.
-	postFilters []PostFilterPlugin
-	permits     []PermitPlugin
+	postFilters []framework.PostFilterPlugin
+	permits     []framework.PermitPlugin
 	waiting     *WaitingPods
 	preBind     preBindSettings
 
@@ -55,7 +57,7 @@ type Engine struct {
 	NoCache bool
 
 	mu       sync.Mutex
-	families []*tables
+	families []*family
 	cycles   sync.Pool
 }
 
@@ -63,18 +65,18 @@ type Engine struct {
 // besides the in-tree ones, which the profile may enable and configure as
 // kube-scheduler's own. Plugins the engine does not simulate are accepted
 // and listed in EnabledPlugins().NotSimulated.
-func NewEngine(p Profile, outOfTree ...Registry) (*Engine, error) {
-	reg, err := registryOf(outOfTree)
+func NewEngine(p profile.Profile, outOfTree ...framework.Registry) (*Engine, error) {
+	reg, err := profile.MergeRegistries(outOfTree)
 	if err != nil {
 		return nil, err
 	}
-	enabled, err := resolvePlugins(p.Plugins, "plugins", reg)
+	enabled, err := profile.Resolve(p.Plugins, "plugins", reg)
 	if err != nil {
 		return nil, err
 	}
 	e := &Engine{profile: p, enabled: enabled, waiting: &WaitingPods{}}
-	built := make(map[string]Plugin)
-	build := func(name string) (Plugin, error) {
+	built := make(map[string]framework.Plugin)
+	build := func(name string) (framework.Plugin, error) {
 		if pl, ok := built[name]; ok {
 			return pl, nil
 		}
@@ -82,11 +84,11 @@ func NewEngine(p Profile, outOfTree ...Registry) (*Engine, error) {
 		if x.New == nil {
 			return nil, nil
 		}
-		args, err := reg.pluginArgs(name, p.rawArgs(name), name+".args")
+		args, err := profile.PluginArgs(reg, name, p.RawArgs(name), name+".args")
 		if err != nil {
 			return nil, err
 		}
-		pl, err := x.New(args, Handle{key: StateKey(len(e.plugins)), waiting: e.waiting})
+		pl, err := x.New(args, framework.NewHandle(framework.StateKey(len(e.plugins)), e.waiting.get))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
@@ -102,7 +104,7 @@ func NewEngine(p Profile, outOfTree ...Registry) (*Engine, error) {
 			}
 			continue
 		}
-		f, ok := pl.(FilterPlugin)
+		f, ok := pl.(framework.FilterPlugin)
 		if !ok {
 			return nil, fmt.Errorf("plugin %q is enabled at filter but is not a FilterPlugin", name)
 		}
@@ -116,7 +118,7 @@ func NewEngine(p Profile, outOfTree ...Registry) (*Engine, error) {
 			}
 			continue
 		}
-		s, ok := pl.(ScorePlugin)
+		s, ok := pl.(framework.ScorePlugin)
 		if !ok {
 			return nil, fmt.Errorf("plugin %q is enabled at score but is not a ScorePlugin", sp.Name)
 		}
@@ -130,10 +132,10 @@ func NewEngine(p Profile, outOfTree ...Registry) (*Engine, error) {
 }
 
 // Profile returns the profile the engine runs.
-func (e *Engine) Profile() Profile { return e.profile }
+func (e *Engine) Profile() profile.Profile { return e.profile }
 
 // EnabledPlugins returns the plugins the engine's profile enables.
-func (e *Engine) EnabledPlugins() EnabledPlugins { return e.enabled }
+func (e *Engine) EnabledPlugins() profile.EnabledPlugins { return e.enabled }
 
 var _ Placer = (*Engine)(nil)
 
@@ -203,9 +205,9 @@ func (e *Engine) Schedule(snap *cluster.Snapshot, pod *cluster.Pod, opts Options
 			second = k
 		}
 	}
-	res.Node, res.Score = c.nodes[feasible[best]].Name, totals[best]
+	res.Node, res.Score = c.Nodes()[feasible[best]].Name, totals[best]
 	if second >= 0 {
-		res.RunnerUp, res.RunnerUpScore = c.nodes[feasible[second]].Name, totals[second]
+		res.RunnerUp, res.RunnerUpScore = c.Nodes()[feasible[second]].Name, totals[second]
 	}
 	if opts.Explain {
 		res.Nodes = c.explain(totals, perPlugin)
@@ -218,11 +220,11 @@ func (e *Engine) Schedule(snap *cluster.Snapshot, pod *cluster.Pod, opts Options
 // that have something to check in c.active. It returns the node names a
 // PreFilterResult limits the search to (nil for all), or the result of a
 // PreFilter that rejects every node.
-func (c *Cycle) preFilter(opts Options) (map[string]bool, *Result) {
+func (c *cycle) preFilter(opts Options) (map[string]bool, *Result) {
 	var only map[string]bool
 	var onlyBy []string
 	for _, f := range c.e.filters {
-		p := f.PreFilter(c)
+		p := f.PreFilter(&c.Cycle)
 		switch {
 		case p.Reject != "":
 			res := c.rejectAll(p.Reject, f.Name(), opts)
@@ -250,9 +252,9 @@ func (c *Cycle) preFilter(opts Options) (map[string]bool, *Result) {
 	return only, nil
 }
 
-func (c *Cycle) setExcluded(opts Options) {
+func (c *cycle) setExcluded(opts Options) {
 	for _, name := range opts.Exclude {
-		if n := c.snap.Node(name); n != nil {
+		if n := c.Snapshot().Node(name); n != nil {
 			c.excluded[n.Index()] = true
 		}
 	}
@@ -275,12 +277,12 @@ func (c *Cycle) setExcluded(opts Options) {
 // the candidates are visited in the order of the full search, so the same
 // nodes are found feasible and the search stops at the same one. Only when
 // none is feasible are all nodes looked at, for the message's reasons.
-func (c *Cycle) filterNodes(only map[string]bool, opts Options) int {
-	numNodes := len(c.nodes)
+func (c *cycle) filterNodes(only map[string]bool, opts Options) int {
+	numNodes := len(c.Nodes())
 	toFind := numFeasibleNodesToFind(c.e.profile.PercentageOfNodesToScore, numNodes)
 	start := 0
 	if toFind < numNodes {
-		start = int(nameHash(c.pod.Key) % uint64(numNodes))
+		start = int(nameHash(c.Pod().Key) % uint64(numNodes))
 	}
 	static, dynamic := c.staticFilters(c.active)
 	c.index = c.staticIndexFor(static, only)
@@ -340,9 +342,9 @@ func (c *Cycle) filterNodes(only map[string]bool, opts Options) int {
 // whether none of them is feasible either, as Options.Candidates promises.
 // When one is, the caller searches every node as if there were no
 // candidates.
-func (c *Cycle) filterOthers(cands []int32, only map[string]bool, static []NodeCheck, dynamic []int, opts Options) bool {
+func (c *cycle) filterOthers(cands []int32, only map[string]bool, static []framework.NodeCheck, dynamic []int, opts Options) bool {
 	k := 0
-	for i := range c.nodes {
+	for i := range c.Nodes() {
 		for k < len(cands) && int(cands[k]) < i {
 			k++
 		}
@@ -361,8 +363,8 @@ func (c *Cycle) filterOthers(cands []int32, only map[string]bool, static []NodeC
 
 // filterNode runs the filters and Accept on node i, records its verdict and
 // reports whether it is feasible.
-func (c *Cycle) filterNode(i int, only map[string]bool, static []NodeCheck, dynamic []int, opts Options) bool {
-	node := c.nodes[i]
+func (c *cycle) filterNode(i int, only map[string]bool, static []framework.NodeCheck, dynamic []int, opts Options) bool {
+	node := c.Nodes()[i]
 	switch {
 	case c.excluded[i]:
 		c.verdict[i] = verdictExcluded
@@ -377,7 +379,7 @@ func (c *Cycle) filterNode(i int, only map[string]bool, static []NodeCheck, dyna
 		}
 	} else {
 		for k := range static {
-			if static[k].rejects(i) {
+			if static[k].Rejects(i) {
 				c.verdict[i] = verdictStatic
 				c.staticBy[i] = uint8(k)
 				return false
@@ -385,7 +387,7 @@ func (c *Cycle) filterNode(i int, only map[string]bool, static []NodeCheck, dyna
 		}
 	}
 	for _, k := range dynamic {
-		if r := c.active[k].Filter(c, i); r != nil {
+		if r := c.active[k].Filter(&c.Cycle, i); r != nil {
 			c.verdict[i] = verdictFilter + uint8(k)
 			c.filterReasons[i] = r
 			return false
@@ -400,8 +402,8 @@ func (c *Cycle) filterNode(i int, only map[string]bool, static []NodeCheck, dyna
 			if why == "" {
 				why = defaultAcceptReason
 			}
-			if len(c.acceptReasons) < len(c.nodes) {
-				c.acceptReasons = make([]string, len(c.nodes))
+			if len(c.acceptReasons) < len(c.Nodes()) {
+				c.acceptReasons = make([]string, len(c.Nodes()))
 			}
 			c.verdict[i] = verdictAccept
 			c.acceptReasons[i] = why
@@ -415,7 +417,7 @@ func (c *Cycle) filterNode(i int, only map[string]bool, static []NodeCheck, dyna
 // scoreNodes runs the score plugins on the feasible nodes and returns each
 // node's weighted total and, when explaining, each plugin's scores (nil for
 // a plugin that skipped the pod).
-func (c *Cycle) scoreNodes(explain bool) ([]int64, [][]int64) {
+func (c *cycle) scoreNodes(explain bool) ([]int64, [][]int64) {
 	feasible := c.feasible
 	totals := zeroed(&c.totals, len(feasible))
 	var perPlugin [][]int64
@@ -426,7 +428,7 @@ func (c *Cycle) scoreNodes(explain bool) ([]int64, [][]int64) {
 		} else {
 			out = zeroed(&c.scratch, len(feasible))
 		}
-		ran := ws.plugin.Score(c, feasible, out)
+		ran := ws.plugin.Score(&c.Cycle, feasible, out)
 		if ran {
 			for k, s := range out {
 				totals[k] += ws.weight * s
@@ -454,9 +456,9 @@ func (e *Engine) Fits(snap *cluster.Snapshot, pod *cluster.Pod, node *cluster.No
 	if i < 0 {
 		return false, fmt.Sprintf("node %q is not in the snapshot", node.Name)
 	}
-	var later []FilterPlugin
+	var later []framework.FilterPlugin
 	for _, f := range e.filters {
-		p := f.PreFilter(c)
+		p := f.PreFilter(&c.Cycle)
 		switch {
 		case p.Reject != "":
 			return false, p.Reject
@@ -468,7 +470,7 @@ func (e *Engine) Fits(snap *cluster.Snapshot, pod *cluster.Pod, node *cluster.No
 		later = append(later, f)
 	}
 	for _, f := range later {
-		if r := f.Filter(c, i); r != nil {
+		if r := f.Filter(&c.Cycle, i); r != nil {
 			return false, strings.Join(r, ", ")
 		}
 	}

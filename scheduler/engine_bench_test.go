@@ -7,6 +7,7 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/cluster/synthetic"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
 // benchCluster is the 5,000-node, 150,000-pod cluster of the benchmarks,
@@ -35,7 +36,7 @@ func benchmarkMoves(b *testing.B, kind string, percentageOfNodesToScore int32) {
 		b.Fatalf("no running %s pods", kind)
 	}
 	snap := base.Fork()
-	profile := DefaultProfile()
+	profile := profile.DefaultProfile()
 	profile.PercentageOfNodesToScore = &percentageOfNodesToScore
 	e, err := NewEngine(profile)
 	if err != nil {
@@ -101,7 +102,7 @@ func BenchmarkScheduleStateful(b *testing.B) { benchmarkMoves(b, synthetic.KindS
 // move.
 func BenchmarkScheduleNoFit(b *testing.B) {
 	base := benchCluster()
-	e, err := NewEngine(DefaultProfile())
+	e, err := NewEngine(profile.DefaultProfile())
 	if err != nil {
 		b.Fatal(err)
 	}

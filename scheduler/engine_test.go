@@ -1,12 +1,14 @@
 package scheduler
 
 import (
+	"os"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
 // incomingPod starts the pod the tests schedule: pending, in namespace
@@ -26,7 +28,7 @@ func newSnapshot(t testing.TB, nodes []corev1.Node, pods []corev1.Pod, namespace
 // defaultEngine returns the engine of kube-scheduler's default profile.
 func defaultEngine(t testing.TB) *Engine {
 	t.Helper()
-	e, err := NewEngine(DefaultProfile())
+	e, err := NewEngine(profile.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,4 +58,27 @@ func feasibleNodes(t testing.TB, e *Engine, s *cluster.Snapshot) []string {
 		}
 	}
 	return names
+}
+
+// constraint is a topology spread constraint over the pods labelled
+// foo=bar.
+func constraint(key string, maxSkew int32, action corev1.UnsatisfiableConstraintAction) corev1.TopologySpreadConstraint {
+	return corev1.TopologySpreadConstraint{MaxSkew: maxSkew, TopologyKey: key, WhenUnsatisfiable: action, LabelSelector: ct.Selector("foo", "bar")}
+}
+
+// twoProfiles is the profile package's configuration with kube-scheduler's
+// default profile and a bin-packing one.
+var twoProfiles = func() string {
+	data, err := os.ReadFile("profile/testdata/two-profiles.yaml")
+	if err != nil {
+		panic(err)
+	}
+	return string(data)
+}()
+
+func setArgs(t *testing.T, p *profile.Profile, name string, args any) {
+	t.Helper()
+	if err := p.SetArgs(name, args); err != nil {
+		t.Fatal(err)
+	}
 }

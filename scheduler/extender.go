@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
 )
 
 // Extender is a scheduler extender of a KubeSchedulerConfiguration as a
@@ -137,29 +138,29 @@ type extenderVerdicts struct {
 	// FailedAndUnresolvable: preemption does not try them.
 	unresolvable map[int]bool
 	// scores are each prioritizing extender's scaled scores, parallel to
-	// Cycle.feasible, for Explain.
+	// cycle.feasible, for Explain.
 	scores map[string][]int64
 }
 
 // filterExtenders runs the engine's extenders on the feasible nodes, each
 // on those the previous ones left, and keeps the survivors in c.feasible.
 // An error of a non-ignorable extender fails the decision.
-func (c *Cycle) filterExtenders() error {
+func (c *cycle) filterExtenders() error {
 	for _, x := range c.e.extenders {
 		if len(c.feasible) == 0 {
 			return nil
 		}
-		if !x.IsInterested(c.pod.Pod) {
+		if !x.IsInterested(c.Pod().Pod) {
 			continue
 		}
 		nodes := make([]*cluster.Node, len(c.feasible))
 		for k, i := range c.feasible {
-			nodes[k] = c.nodes[i]
+			nodes[k] = c.Nodes()[i]
 		}
-		res, err := x.Filter(c.pod, nodes)
+		res, err := x.Filter(c.Pod(), nodes)
 		if err != nil {
 			if x.IsIgnorable() {
-				logger.V(2).Info("Skipping an ignorable extender that failed", "extender", x.Name(), "pod", c.pod.Key, "err", err)
+				logger.V(2).Info("Skipping an ignorable extender that failed", "extender", x.Name(), "pod", c.Pod().Key, "err", err)
 				continue
 			}
 			return err
@@ -170,7 +171,7 @@ func (c *Cycle) filterExtenders() error {
 		}
 		kept := c.feasible[:0]
 		for _, i := range c.feasible {
-			name := c.nodes[i].Name
+			name := c.Nodes()[i].Name
 			if passed[name] {
 				kept = append(kept, i)
 				continue
@@ -186,7 +187,7 @@ func (c *Cycle) filterExtenders() error {
 	return nil
 }
 
-func (c *Cycle) rejectByExtender(i int, name, why string, unresolvable bool) {
+func (c *cycle) rejectByExtender(i int, name, why string, unresolvable bool) {
 	if c.ext == nil {
 		c.ext = &extenderVerdicts{by: map[int]string{}, reason: map[int]string{}, unresolvable: map[int]bool{}}
 	}
@@ -202,7 +203,7 @@ func (c *Cycle) rejectByExtender(i int, name, why string, unresolvable bool) {
 // reason is counted in the "0/N nodes are available" message as a
 // plugin's; a node dropped without one counts nowhere, as in
 // kube-scheduler.
-func (c *Cycle) extenderReasons(i int) (string, []string) {
+func (c *cycle) extenderReasons(i int) (string, []string) {
 	if why := c.ext.reason[i]; why != "" {
 		return c.ext.by[i], []string{why}
 	}
@@ -213,25 +214,25 @@ func (c *Cycle) extenderReasons(i int) (string, []string) {
 // 0..MaxExtenderScore to the plugins' 0..100 and multiplied by their
 // weights, to totals (parallel to c.feasible). The extenders are called
 // at once; one that fails adds nothing, as in kube-scheduler.
-func (c *Cycle) prioritizeExtenders(totals []int64, explain bool) {
+func (c *cycle) prioritizeExtenders(totals []int64, explain bool) {
 	if len(c.e.extenders) == 0 || len(c.feasible) < 2 {
 		// kube-scheduler scores nothing when a single node is left.
 		return
 	}
 	nodes := make([]*cluster.Node, len(c.feasible))
 	for k, i := range c.feasible {
-		nodes[k] = c.nodes[i]
+		nodes[k] = c.Nodes()[i]
 	}
 	got := make([]map[string]int64, len(c.e.extenders))
 	var wg sync.WaitGroup
 	for j, x := range c.e.extenders {
-		if !x.IsInterested(c.pod.Pod) {
+		if !x.IsInterested(c.Pod().Pod) {
 			continue
 		}
 		wg.Go(func() {
-			s, err := x.Prioritize(c.pod, nodes)
+			s, err := x.Prioritize(c.Pod(), nodes)
 			if err != nil {
-				logger.V(5).Info("An extender's prioritize failed; it gives no score", "extender", x.Name(), "pod", c.pod.Key, "err", err)
+				logger.V(5).Info("An extender's prioritize failed; it gives no score", "extender", x.Name(), "pod", c.Pod().Key, "err", err)
 				return
 			}
 			got[j] = s
@@ -244,7 +245,7 @@ func (c *Cycle) prioritizeExtenders(totals []int64, explain bool) {
 		}
 		scaled := make([]int64, len(nodes))
 		for k, n := range nodes {
-			scaled[k] = got[j][n.Name] * (maxNodeScore / MaxExtenderScore)
+			scaled[k] = got[j][n.Name] * (framework.MaxNodeScore / MaxExtenderScore)
 			totals[k] += scaled[k] * x.Weight()
 		}
 		if explain {
@@ -262,7 +263,7 @@ func (c *Cycle) prioritizeExtenders(totals []int64, explain bool) {
 // explainExtenders completes an explanation with what the extenders said:
 // the scores of those that prioritized, and a reason for each node one
 // dropped without giving one.
-func (c *Cycle) explainExtenders(nodes []NodeResult) {
+func (c *cycle) explainExtenders(nodes []NodeResult) {
 	if c.ext == nil {
 		return
 	}
@@ -284,7 +285,7 @@ func (c *Cycle) explainExtenders(nodes []NodeResult) {
 // extenderFailed is the decision a failing extender leaves: no node, and
 // its error as the message, as kube-scheduler reports a scheduling error
 // that is not a fit error.
-func (c *Cycle) extenderFailed(err error, res Result, opts Options) Result {
+func (c *cycle) extenderFailed(err error, res Result, opts Options) Result {
 	res.Feasible = 0
 	res.Error = err.Error()
 	res.Message = err.Error()
@@ -296,7 +297,7 @@ func (c *Cycle) extenderFailed(err error, res Result, opts Options) Result {
 }
 
 // fitsExtenders is Fits' check of one node that passed the plugins.
-func (c *Cycle) fitsExtenders(i int) (bool, string) {
+func (c *cycle) fitsExtenders(i int) (bool, string) {
 	c.feasible = append(c.feasible[:0], int32(i))
 	if err := c.filterExtenders(); err != nil {
 		return false, err.Error()

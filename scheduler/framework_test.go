@@ -10,6 +10,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
+	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/nodename"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
 // drainingArgs are the arguments of the out-of-tree plugin below.
@@ -22,27 +25,27 @@ type drainingArgs struct {
 // without a "slow" label.
 type draining struct {
 	label string
-	key   StateKey
+	key   framework.StateKey
 }
 
 type drainingState struct{ checked int }
 
 func (*draining) Name() string { return "Draining" }
 
-func (d *draining) PreFilter(c *Cycle) PreFilterResult {
-	State[drainingState](c, d.key).checked = 0
-	return PreFilterResult{}
+func (d *draining) PreFilter(c *framework.Cycle) framework.PreFilterResult {
+	framework.State[drainingState](c, d.key).checked = 0
+	return framework.PreFilterResult{}
 }
 
-func (d *draining) Filter(c *Cycle, i int) []string {
-	State[drainingState](c, d.key).checked++
+func (d *draining) Filter(c *framework.Cycle, i int) []string {
+	framework.State[drainingState](c, d.key).checked++
 	if _, ok := c.Nodes()[i].Labels[d.label]; ok {
 		return []string{"node(s) were draining"}
 	}
 	return nil
 }
 
-func (d *draining) Score(c *Cycle, feasible []int32, out []int64) bool {
+func (d *draining) Score(c *framework.Cycle, feasible []int32, out []int64) bool {
 	for k, i := range feasible {
 		if c.Nodes()[i].Labels["slow"] == "" {
 			out[k] = 100
@@ -51,7 +54,7 @@ func (d *draining) Score(c *Cycle, feasible []int32, out []int64) bool {
 	return true
 }
 
-func newDraining(args any, h Handle) (Plugin, error) {
+func newDraining(args any, h framework.Handle) (framework.Plugin, error) {
 	a := drainingArgs{Label: "rebalancer.dev/draining"}
 	if raw, _ := args.([]byte); raw != nil {
 		dec := json.NewDecoder(strings.NewReader(string(raw)))
@@ -63,7 +66,7 @@ func newDraining(args any, h Handle) (Plugin, error) {
 	return &draining{label: a.Label, key: h.StateKey()}, nil
 }
 
-var drainingRegistry = Registry{"Draining": {Points: PointFilter | PointScore, New: newDraining}}
+var drainingRegistry = framework.Registry{"Draining": {Points: framework.PointFilter | framework.PointScore, New: newDraining}}
 
 func TestOutOfTreePlugin(t *testing.T) {
 	head := "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- plugins:\n    multiPoint:\n      enabled:\n      - name: Draining\n        weight: 50\n"
@@ -81,7 +84,7 @@ func TestOutOfTreePlugin(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			profiles, err := LoadProfiles([]byte(tc.yaml), "sched.yaml", drainingRegistry)
+			profiles, err := profile.LoadProfiles([]byte(tc.yaml), "sched.yaml", drainingRegistry)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,10 +109,10 @@ func TestOutOfTreePlugin(t *testing.T) {
 	}
 
 	// Without the registry the name is unknown, as for kube-scheduler.
-	if _, err := LoadProfiles([]byte(head), "sched.yaml"); err == nil || !strings.Contains(err.Error(), `profiles[0].plugins.multiPoint.enabled[0].name: "Draining" is not a known plugin`) {
+	if _, err := profile.LoadProfiles([]byte(head), "sched.yaml"); err == nil || !strings.Contains(err.Error(), `profiles[0].plugins.multiPoint.enabled[0].name: "Draining" is not a known plugin`) {
 		t.Errorf("error %v", err)
 	}
-	if _, err := NewEngine(DefaultProfile(), Registry{NodeName: {Points: PointFilter, New: newDraining}}); err == nil || !strings.Contains(err.Error(), "registered twice") {
+	if _, err := NewEngine(profile.DefaultProfile(), framework.Registry{nodename.Name: {Points: framework.PointFilter, New: newDraining}}); err == nil || !strings.Contains(err.Error(), "registered twice") {
 		t.Errorf("an out-of-tree plugin under an in-tree name: error %v", err)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
 // A problem of a KubeSchedulerConfiguration names the file, then the field
@@ -40,7 +42,7 @@ func FuzzLoadProfiles(f *testing.F) {
 	f.Add([]byte("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\npercentageOfNodesToScore: half\n"))
 	f.Add([]byte("root:$6$salt$hash:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		profiles, err := LoadProfiles(data, "fuzz.yaml")
+		profiles, err := profile.LoadProfiles(data, "fuzz.yaml")
 		if err != nil {
 			for _, line := range strings.Split(err.Error(), "\n") {
 				if !fieldProblem.MatchString(line) && !strictProblem.MatchString(line) && !yamlProblem.MatchString(line) && !wholeProblem.MatchString(line) {

@@ -13,22 +13,22 @@ const vDecisions = 4
 // logRejections writes a line for each node a filter (or the caller's
 // exclusion or Accept) turned down for the pod. The reasons are recomputed
 // from the verdicts, so the log costs nothing when it is off.
-func (c *Cycle) logRejections() {
+func (c *cycle) logRejections() {
 	v := klog.V(vDecisions)
 	if !v.Enabled() {
 		return
 	}
-	for i, n := range c.nodes {
+	for i, n := range c.Nodes() {
 		if by, reasons := c.reasonsOf(i); by != "" {
-			v.InfoSDepth(1, "Node rejected", "pod", c.pod.Key, "node", n.Name, "filter", by, "reason", strings.Join(reasons, ", "))
+			v.InfoSDepth(1, "Node rejected", "pod", c.Pod().Key, "node", n.Name, "filter", by, "reason", strings.Join(reasons, ", "))
 		}
 	}
 }
 
 // logRejectedByPreFilter writes the line of a PreFilter that turned down
 // every node at once.
-func (c *Cycle) logRejectedByPreFilter(res *Result) {
+func (c *cycle) logRejectedByPreFilter(res *Result) {
 	if v := klog.V(vDecisions); v.Enabled() {
-		v.InfoSDepth(1, "Every node rejected", "pod", c.pod.Key, "message", res.Message)
+		v.InfoSDepth(1, "Every node rejected", "pod", c.Pod().Key, "message", res.Message)
 	}
 }

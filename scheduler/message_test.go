@@ -11,6 +11,8 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/noderesources"
+	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/nodeunschedulable"
 )
 
 func TestMessageCountsReasonsPerNodeSortedAsKubeScheduler(t *testing.T) {
@@ -77,8 +79,8 @@ func TestExplainReportsTheFirstFailingFilterOfEachNode(t *testing.T) {
 	s := newSnapshot(t, nodes, []corev1.Pod{incomingPod().Requests("2", "").Obj()})
 	res := defaultEngine(t).Schedule(s, incoming(t, s), Options{Explain: true})
 	want := []NodeResult{
-		{Name: "a", Plugin: NodeUnschedulable, Reason: "node(s) were unschedulable"},
-		{Name: "b", Plugin: NodeResourcesFit, Reason: "Insufficient cpu"},
+		{Name: "a", Plugin: nodeunschedulable.Name, Reason: "node(s) were unschedulable"},
+		{Name: "b", Plugin: noderesources.FitName, Reason: "Insufficient cpu"},
 		{Name: "c", Feasible: true},
 	}
 	if len(res.Nodes) != len(want) {

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
 )
 
 // nominatedState is what one decision knows of the pods nominated to
@@ -62,26 +63,26 @@ func nominatedFor(snap *cluster.Snapshot, pod *cluster.Pod) map[int32][]*cluster
 
 // setNominated prepares the cycle's check of nominated pods; it costs
 // nothing on a snapshot without them.
-func (c *Cycle) setNominated() {
-	if len(c.snap.Nominated()) == 0 {
+func (c *cycle) setNominated() {
+	if len(c.Snapshot().Nominated()) == 0 {
 		return
 	}
-	if on := nominatedFor(c.snap, c.pod); on != nil {
+	if on := nominatedFor(c.Snapshot(), c.Pod()); on != nil {
 		c.nominated = &nominatedState{on: on}
 	}
 }
 
 // failsWithNominated reports whether node i, which passed every filter,
 // fails once the pods nominated to it are added, and records why.
-func (c *Cycle) failsWithNominated(i int) bool {
+func (c *cycle) failsWithNominated(i int) bool {
 	ns := c.nominated
 	if ns == nil || len(ns.on[int32(i)]) == 0 {
 		return false
 	}
 	if ns.scratch == nil {
-		ns.scratch = c.snap.Scratch()
+		ns.scratch = c.Snapshot().Scratch()
 	}
-	st := c.e.filterWith(ns.scratch, c.pod, i, ns.on[int32(i)])
+	st := c.e.filterWith(ns.scratch, c.Pod(), i, ns.on[int32(i)])
 	if st == nil {
 		return false
 	}
@@ -123,10 +124,10 @@ func (e *Engine) filterWithNominated(scratch *cluster.Snapshot, pod *cluster.Pod
 func (e *Engine) filterOne(snap *cluster.Snapshot, pod *cluster.Pod, i int) *nodeStatus {
 	c := e.newCycle(snap, pod)
 	defer e.putCycle(c)
-	name := c.nodes[i].Name
-	var later []FilterPlugin
+	name := c.Nodes()[i].Name
+	var later []framework.FilterPlugin
 	for _, f := range e.filters {
-		p := f.PreFilter(c)
+		p := f.PreFilter(&c.Cycle)
 		switch {
 		case p.Reject != "":
 			return &nodeStatus{plugin: f.Name(), reasons: []string{p.Reject}, unresolvable: true}
@@ -138,8 +139,8 @@ func (e *Engine) filterOne(snap *cluster.Snapshot, pod *cluster.Pod, i int) *nod
 		later = append(later, f)
 	}
 	for _, f := range later {
-		if r := f.Filter(c, i); r != nil {
-			return &nodeStatus{plugin: f.Name(), reasons: append([]string(nil), r...), unresolvable: unresolvable(f, c, i, r)}
+		if r := f.Filter(&c.Cycle, i); r != nil {
+			return &nodeStatus{plugin: f.Name(), reasons: append([]string(nil), r...), unresolvable: unresolvable(f, &c.Cycle, i, r)}
 		}
 	}
 	return nil
@@ -152,10 +153,10 @@ func (e *Engine) filterOne(snap *cluster.Snapshot, pod *cluster.Pod, i int) *nod
 // Only a pending pod counts: kube-scheduler also records the node of a pod
 // it binds there, and the planner's question about a bound pod is where a
 // new pod, without that status, would go.
-func (c *Cycle) nominatedFirst(only map[string]bool, opts Options) (string, bool) {
-	name := c.pod.Status.NominatedNodeName
-	n := c.snap.Node(name)
-	if name == "" || n == nil || opts.Explain || c.pod.Spec.NodeName != "" {
+func (c *cycle) nominatedFirst(only map[string]bool, opts Options) (string, bool) {
+	name := c.Pod().Status.NominatedNodeName
+	n := c.Snapshot().Node(name)
+	if name == "" || n == nil || opts.Explain || c.Pod().Spec.NodeName != "" {
 		return "", false
 	}
 	i := n.Index()
@@ -164,12 +165,12 @@ func (c *Cycle) nominatedFirst(only map[string]bool, opts Options) (string, bool
 	}
 	static, dynamic := c.staticFilters(c.active)
 	for k := range static {
-		if static[k].rejects(i) {
+		if static[k].Rejects(i) {
 			return "", false
 		}
 	}
 	for _, k := range dynamic {
-		if c.active[k].Filter(c, i) != nil {
+		if c.active[k].Filter(&c.Cycle, i) != nil {
 			return "", false
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/noderesources"
 )
 
 // nominated is a pending pod of the given priority asking for cpu, that a
@@ -75,7 +76,7 @@ func TestNominatedPodsHoldTheirNode(t *testing.T) {
 func TestNominatedPodsAreExplained(t *testing.T) {
 	s := ct.Snapshot(t, ct.Node("a"), running("half", "a", 1, "2", time.Hour), nominated("waiting", "a", 100, "2"), preemptor(50, "2"))
 	res := defaultEngine(t).Schedule(s, incoming(t, s), Options{Explain: true})
-	if len(res.Nodes) != 1 || res.Nodes[0].Plugin != NodeResourcesFit || res.Nodes[0].Reason != ErrReasonInsufficientCPU {
+	if len(res.Nodes) != 1 || res.Nodes[0].Plugin != noderesources.FitName || res.Nodes[0].Reason != noderesources.ErrReasonInsufficientCPU {
 		t.Errorf("node a is explained as %+v; want NodeResourcesFit's Insufficient cpu, with the nominated pod's request", res.Nodes)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/noderesources"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
 // kube-scheduler 1.36 scores NodeResourcesFit on the containers' own
@@ -15,7 +17,7 @@ func TestNodeResourcesFitScoreIgnoresPodLevelRequests(t *testing.T) {
 		ct.Pod("a", "with").PodRequests("2", "2Gi").Pending(),
 		ct.Pod("a", "without").Pending(),
 		ct.Pod("a", "too-big").PodRequests("6", "2Gi").Pending())
-	e, err := NewEngine(DefaultProfile())
+	e, err := NewEngine(profile.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +25,7 @@ func TestNodeResourcesFitScoreIgnoresPodLevelRequests(t *testing.T) {
 		out := map[string]int64{}
 		for _, n := range e.Schedule(snap, snap.Pod(pod), Options{Explain: true}).Nodes {
 			if n.Feasible {
-				out[n.Name] = n.Scores[NodeResourcesFit]
+				out[n.Name] = n.Scores[noderesources.FitName]
 			}
 		}
 		return out

@@ -3,7 +3,6 @@ package scheduler
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -12,14 +11,15 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
 )
 
 // runPostFilter runs the PostFilter plugins of a pod that fits nowhere
 // until one nominates a node, and returns the nomination and the other
 // plugins' reasons.
-func (c *Cycle) runPostFilter() (nominated string, reasons []string) {
+func (c *cycle) runPostFilter() (nominated string, reasons []string) {
 	for _, p := range c.e.postFilters {
-		r := p.PostFilter(c)
+		r := p.PostFilter(&c.Cycle)
 		if r.NominatedNode != "" {
 			return r.NominatedNode, nil
 		}
@@ -31,7 +31,7 @@ func (c *Cycle) runPostFilter() (nominated string, reasons []string) {
 // postFilter completes the result of a pod that fits nowhere with what the
 // PostFilter plugins say: a nominated node, or their reasons after
 // kube-scheduler's message.
-func (c *Cycle) postFilter(res *Result) {
+func (c *cycle) postFilter(res *Result) {
 	if len(c.e.postFilters) == 0 {
 		return
 	}
@@ -44,7 +44,7 @@ func (c *Cycle) postFilter(res *Result) {
 
 // Permit is the verdict of a profile's Permit plugins on a pod and a node.
 type Permit struct {
-	Verdict PermitVerdict `json:"verdict"`
+	Verdict framework.PermitVerdict `json:"verdict"`
 	// Plugin is the plugin that denied the pod.
 	Plugin string `json:"plugin,omitempty"`
 	// Message is kube-scheduler's for a denied pod:
@@ -69,19 +69,19 @@ func (e *Engine) Permit(snap *cluster.Snapshot, pod *cluster.Pod, node string) *
 	defer e.putCycle(c)
 	waits := map[string]time.Duration{}
 	for _, p := range e.permits {
-		r := p.Permit(c, node)
+		r := p.Permit(&c.Cycle, node)
 		switch r.Verdict {
-		case PermitDeny:
-			return &Permit{Verdict: PermitDeny, Plugin: p.Name(), Message: unavailableOnOne(r.Reason)}
-		case PermitWait:
-			waits[p.Name()] = min(r.Timeout, MaxPermitTimeout)
+		case framework.PermitDeny:
+			return &Permit{Verdict: framework.PermitDeny, Plugin: p.Name(), Message: framework.UnavailableOnOne(r.Reason)}
+		case framework.PermitWait:
+			waits[p.Name()] = min(r.Timeout, framework.MaxPermitTimeout)
 		}
 	}
 	if len(waits) == 0 {
-		return &Permit{Verdict: PermitAllow}
+		return &Permit{Verdict: framework.PermitAllow}
 	}
 	e.waiting.add(pod.UID, waits)
-	out := &Permit{Verdict: PermitWait, Waiting: map[string]metav1.Duration{}}
+	out := &Permit{Verdict: framework.PermitWait, Waiting: map[string]metav1.Duration{}}
 	for name, d := range waits {
 		out.Waiting[name] = metav1.Duration{Duration: d}
 	}
@@ -98,36 +98,25 @@ func (e *Engine) WaitOnPermit(ctx context.Context, uid types.UID) error {
 		return nil
 	}
 	defer e.waiting.remove(uid, w)
-	return w.wait(ctx)
-}
-
-// unavailableOnOne is kube-scheduler's message for a pod that Permit
-// turns down on the node chosen for it.
-func unavailableOnOne(reason string) string {
-	return fmt.Sprintf("0/1 nodes are available: %s.", reason)
+	return w.Wait(ctx)
 }
 
 // WaitingPods are the pods whose binding waits for Permit plugins.
 type WaitingPods struct {
 	mu   sync.Mutex
-	pods map[types.UID]*WaitingPod
+	pods map[types.UID]*framework.WaitingPod
 }
 
 func (w *WaitingPods) add(uid types.UID, waits map[string]time.Duration) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.pods == nil {
-		w.pods = map[types.UID]*WaitingPod{}
+		w.pods = map[types.UID]*framework.WaitingPod{}
 	}
-	now := time.Now()
-	p := &WaitingPod{pending: map[string]time.Time{}, timeouts: waits, done: make(chan error, 1)}
-	for name, d := range waits {
-		p.pending[name] = now.Add(d)
-	}
-	w.pods[uid] = p
+	w.pods[uid] = framework.NewWaitingPod(waits)
 }
 
-func (w *WaitingPods) get(uid types.UID) *WaitingPod {
+func (w *WaitingPods) get(uid types.UID) *framework.WaitingPod {
 	if w == nil {
 		return nil
 	}
@@ -136,7 +125,7 @@ func (w *WaitingPods) get(uid types.UID) *WaitingPod {
 	return w.pods[uid]
 }
 
-func (w *WaitingPods) remove(uid types.UID, p *WaitingPod) {
+func (w *WaitingPods) remove(uid types.UID, p *framework.WaitingPod) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.pods[uid] == p {
@@ -144,88 +133,9 @@ func (w *WaitingPods) remove(uid types.UID, p *WaitingPod) {
 	}
 }
 
-// WaitingPod is a pod whose binding waits for Permit plugins to allow it.
-type WaitingPod struct {
-	mu       sync.Mutex
-	pending  map[string]time.Time // plugin → deadline
-	timeouts map[string]time.Duration
-	done     chan error
-}
-
-// Allow records that plugin allows the pod; the pod is bound once every
-// plugin it waits for has.
-func (p *WaitingPod) Allow(plugin string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	delete(p.pending, plugin)
-	if len(p.pending) == 0 {
-		p.finish(nil)
-	}
-}
-
-// Reject turns the pod down with msg: it is not bound.
-func (p *WaitingPod) Reject(plugin, msg string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.finish(fmt.Errorf("%s", unavailableOnOne(msg)))
-}
-
-// PendingPlugins returns the plugins that have not allowed the pod yet.
-func (p *WaitingPod) PendingPlugins() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	out := make([]string, 0, len(p.pending))
-	for name := range p.pending {
-		out = append(out, name)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// finish delivers the outcome once; later ones are dropped.
-func (p *WaitingPod) finish(err error) {
-	select {
-	case p.done <- err:
-	default:
-	}
-}
-
-func (p *WaitingPod) wait(ctx context.Context) error {
-	for {
-		p.mu.Lock()
-		plugin, deadline := "", time.Time{}
-		for name, d := range p.pending {
-			if plugin == "" || d.Before(deadline) || d.Equal(deadline) && name < plugin {
-				plugin, deadline = name, d
-			}
-		}
-		timeout := p.timeouts[plugin]
-		p.mu.Unlock()
-		var expired <-chan time.Time
-		if plugin != "" {
-			t := time.NewTimer(time.Until(deadline))
-			defer t.Stop()
-			expired = t.C
-		}
-		select {
-		case err := <-p.done:
-			return err
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-expired:
-			p.mu.Lock()
-			_, still := p.pending[plugin]
-			p.mu.Unlock()
-			if still {
-				p.Reject(plugin, fmt.Sprintf("rejected due to timeout after waiting %v at plugin %v", timeout, plugin))
-			}
-		}
-	}
-}
-
 // buildLaterPoints builds the PostFilter and Permit plugins the profile
 // enables, with build, NewEngine's builder of each plugin once.
-func (e *Engine) buildLaterPoints(build func(string) (Plugin, error)) error {
+func (e *Engine) buildLaterPoints(build func(string) (framework.Plugin, error)) error {
 	for _, name := range e.enabled.PostFilter {
 		pl, err := build(name)
 		if err != nil {
@@ -234,7 +144,7 @@ func (e *Engine) buildLaterPoints(build func(string) (Plugin, error)) error {
 		if pl == nil {
 			continue
 		}
-		p, ok := pl.(PostFilterPlugin)
+		p, ok := pl.(framework.PostFilterPlugin)
 		if !ok {
 			return fmt.Errorf("plugin %q is enabled at postFilter but is not a PostFilterPlugin", name)
 		}
@@ -248,7 +158,7 @@ func (e *Engine) buildLaterPoints(build func(string) (Plugin, error)) error {
 		if pl == nil {
 			continue
 		}
-		p, ok := pl.(PermitPlugin)
+		p, ok := pl.(framework.PermitPlugin)
 		if !ok {
 			return fmt.Errorf("plugin %q is enabled at permit but is not a PermitPlugin", name)
 		}

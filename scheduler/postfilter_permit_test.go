@@ -10,6 +10,9 @@ import (
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
+	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/noderesources"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
 // nominator is an out-of-tree PostFilter plugin: it nominates the first
@@ -18,42 +21,42 @@ type nominator struct{ name string }
 
 func (n *nominator) Name() string { return n.name }
 
-func (n *nominator) PostFilter(c *Cycle) PostFilterResult {
+func (n *nominator) PostFilter(c *framework.Cycle) framework.PostFilterResult {
 	for i, node := range c.Nodes() {
-		if _, reasons := c.Rejection(i); len(reasons) > 0 && reasons[0] == ErrReasonInsufficientCPU && node.Labels["nominate"] == "yes" {
-			return PostFilterResult{NominatedNode: node.Name}
+		if _, reasons := c.Rejection(i); len(reasons) > 0 && reasons[0] == noderesources.ErrReasonInsufficientCPU && node.Labels["nominate"] == "yes" {
+			return framework.PostFilterResult{NominatedNode: node.Name}
 		}
 	}
-	return PostFilterResult{Reasons: []string{n.name + ": no node to nominate"}}
+	return framework.PostFilterResult{Reasons: []string{n.name + ": no node to nominate"}}
 }
 
 // gate is an out-of-tree Permit plugin that answers what verdict says and
 // keeps its Handle, to allow or reject waiting pods as a real one would.
 type gate struct {
 	name    string
-	verdict PermitResult
-	h       Handle
+	verdict framework.PermitResult
+	h       framework.Handle
 }
 
 func (g *gate) Name() string { return g.name }
 
-func (g *gate) Permit(*Cycle, string) PermitResult { return g.verdict }
+func (g *gate) Permit(*framework.Cycle, string) framework.PermitResult { return g.verdict }
 
 // laterPointsEngine builds the default profile plus the given PostFilter
 // and Permit plugins, enabled at their points in this order.
 func laterPointsEngine(t *testing.T, postFilters []*nominator, permits []*gate) *Engine {
 	t.Helper()
-	reg := Registry{}
+	reg := framework.Registry{}
 	plugins := &configv1.Plugins{}
 	for _, p := range postFilters {
-		reg[p.name] = Registration{Points: PointPostFilter, New: func(any, Handle) (Plugin, error) { return p, nil }}
+		reg[p.name] = framework.Registration{Points: framework.PointPostFilter, New: func(any, framework.Handle) (framework.Plugin, error) { return p, nil }}
 		plugins.PostFilter.Enabled = append(plugins.PostFilter.Enabled, configv1.Plugin{Name: p.name})
 	}
 	for _, g := range permits {
-		reg[g.name] = Registration{Points: PointPermit, New: func(_ any, h Handle) (Plugin, error) { g.h = h; return g, nil }}
+		reg[g.name] = framework.Registration{Points: framework.PointPermit, New: func(_ any, h framework.Handle) (framework.Plugin, error) { g.h = h; return g, nil }}
 		plugins.Permit.Enabled = append(plugins.Permit.Enabled, configv1.Plugin{Name: g.name})
 	}
-	e, err := NewEngine(Profile{SchedulerName: DefaultSchedulerName, Plugins: plugins}, reg)
+	e, err := NewEngine(profile.Profile{SchedulerName: profile.DefaultSchedulerName, Plugins: plugins}, reg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,15 +105,15 @@ func TestPermitVerdicts(t *testing.T) {
 	tests := []struct {
 		name        string
 		permits     []*gate
-		wantVerdict PermitVerdict
+		wantVerdict framework.PermitVerdict
 		wantPlugin  string
 		wantMessage string
 	}{
-		{"every plugin allows", []*gate{{name: "A", verdict: PermitResult{Verdict: PermitAllow}}}, PermitAllow, "", ""},
-		{"one denies", []*gate{{name: "A", verdict: PermitResult{Verdict: PermitWait, Timeout: time.Minute}}, {name: "B", verdict: PermitResult{Verdict: PermitDeny, Reason: "quota exceeded"}}},
-			PermitDeny, "B", "0/1 nodes are available: quota exceeded."},
-		{"one asks to wait", []*gate{{name: "A", verdict: PermitResult{Verdict: PermitAllow}}, {name: "B", verdict: PermitResult{Verdict: PermitWait, Timeout: time.Hour}}},
-			PermitWait, "", ""},
+		{"every plugin allows", []*gate{{name: "A", verdict: framework.PermitResult{Verdict: framework.PermitAllow}}}, framework.PermitAllow, "", ""},
+		{"one denies", []*gate{{name: "A", verdict: framework.PermitResult{Verdict: framework.PermitWait, Timeout: time.Minute}}, {name: "B", verdict: framework.PermitResult{Verdict: framework.PermitDeny, Reason: "quota exceeded"}}},
+			framework.PermitDeny, "B", "0/1 nodes are available: quota exceeded."},
+		{"one asks to wait", []*gate{{name: "A", verdict: framework.PermitResult{Verdict: framework.PermitAllow}}, {name: "B", verdict: framework.PermitResult{Verdict: framework.PermitWait, Timeout: time.Hour}}},
+			framework.PermitWait, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,8 +122,8 @@ func TestPermitVerdicts(t *testing.T) {
 			if got == nil || got.Verdict != tt.wantVerdict || got.Plugin != tt.wantPlugin || got.Message != tt.wantMessage {
 				t.Fatalf("got %+v; want %s by %q, %q", got, tt.wantVerdict, tt.wantPlugin, tt.wantMessage)
 			}
-			if got.Verdict == PermitWait && got.Waiting["B"].Duration != MaxPermitTimeout {
-				t.Errorf("waits %v; want B's hour capped at %v", got.Waiting, MaxPermitTimeout)
+			if got.Verdict == framework.PermitWait && got.Waiting["B"].Duration != framework.MaxPermitTimeout {
+				t.Errorf("waits %v; want B's hour capped at %v", got.Waiting, framework.MaxPermitTimeout)
 			}
 		})
 	}
@@ -136,21 +139,21 @@ func TestWaitOnPermit(t *testing.T) {
 	tests := []struct {
 		name string
 		// act is what the plugins do with the waiting pod.
-		act     func(a, b *gate, w *WaitingPod)
+		act     func(a, b *gate, w *framework.WaitingPod)
 		wantErr string
 	}{
-		{"every plugin allows", func(a, b *gate, w *WaitingPod) { w.Allow("A"); w.Allow("B") }, ""},
-		{"one rejects", func(a, b *gate, w *WaitingPod) { w.Allow("A"); w.Reject("B", "gang incomplete") }, "0/1 nodes are available: gang incomplete."},
-		{"one never answers", func(a, b *gate, w *WaitingPod) { w.Allow("A") }, "0/1 nodes are available: rejected due to timeout after waiting 50ms at plugin B."},
+		{"every plugin allows", func(a, b *gate, w *framework.WaitingPod) { w.Allow("A"); w.Allow("B") }, ""},
+		{"one rejects", func(a, b *gate, w *framework.WaitingPod) { w.Allow("A"); w.Reject("B", "gang incomplete") }, "0/1 nodes are available: gang incomplete."},
+		{"one never answers", func(a, b *gate, w *framework.WaitingPod) { w.Allow("A") }, "0/1 nodes are available: rejected due to timeout after waiting 50ms at plugin B."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := &gate{name: "A", verdict: PermitResult{Verdict: PermitWait, Timeout: time.Minute}}
-			b := &gate{name: "B", verdict: PermitResult{Verdict: PermitWait, Timeout: 50 * time.Millisecond}}
+			a := &gate{name: "A", verdict: framework.PermitResult{Verdict: framework.PermitWait, Timeout: time.Minute}}
+			b := &gate{name: "B", verdict: framework.PermitResult{Verdict: framework.PermitWait, Timeout: 50 * time.Millisecond}}
 			e := laterPointsEngine(t, nil, []*gate{a, b})
 			s := newSnapshot(t, nodes, pods)
 			pod := incoming(t, s)
-			if v := e.Permit(s, pod, "a"); v.Verdict != PermitWait {
+			if v := e.Permit(s, pod, "a"); v.Verdict != framework.PermitWait {
 				t.Fatalf("verdict %+v; want Wait", v)
 			}
 			// The plugins find the pod through their Handle, as

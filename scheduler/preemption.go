@@ -144,7 +144,7 @@ func (e *Engine) defaultPreemption(snap *cluster.Snapshot, pod *cluster.Pod) (ou
 
 	c := e.newCycle(snap, pod)
 	defer e.putCycle(c)
-	numNodes := len(c.nodes)
+	numNodes := len(c.Nodes())
 	only, rejected := c.preFilter(Options{})
 	if rejected != nil {
 		// A PreFilter that rejects every node rejects them as
@@ -170,7 +170,7 @@ func (e *Engine) defaultPreemption(snap *cluster.Snapshot, pod *cluster.Pod) (ou
 		return Preemption{}, true
 	}
 	var potential []int32
-	for i := range c.nodes {
+	for i := range c.Nodes() {
 		if c.resolvable(i) {
 			potential = append(potential, int32(i))
 		}
@@ -239,7 +239,7 @@ func (e *Engine) defaultPreemption(snap *cluster.Snapshot, pod *cluster.Pod) (ou
 		return out, false
 	}
 	best := pickOneNodeForPreemption(candidates, snap.Now)
-	out.Node = c.nodes[best.node].Name
+	out.Node = c.Nodes()[best.node].Name
 	// The pick reads an extender's victims in its order, as
 	// kube-scheduler does; they are reported most important first.
 	out.Victims = slices.SortedStableFunc(slices.Values(best.victims), func(a, b *cluster.Pod) int {
@@ -257,7 +257,7 @@ func (e *Engine) defaultPreemption(snap *cluster.Snapshot, pod *cluster.Pod) (ou
 // resolvable reports whether removing pods could make node i pass: every
 // filter that turned it down did so as Unschedulable, not
 // UnschedulableAndUnresolvable.
-func (c *Cycle) resolvable(i int) bool {
+func (c *cycle) resolvable(i int) bool {
 	switch v := c.verdict[i]; v {
 	case verdictFeasible:
 		return false
@@ -269,7 +269,7 @@ func (c *Cycle) resolvable(i int) bool {
 		return false
 	default:
 		f := c.active[v-verdictFilter]
-		return !unresolvable(f, c, i, f.Filter(c, i))
+		return !unresolvable(f, &c.Cycle, i, f.Filter(&c.Cycle, i))
 	}
 }
 
@@ -277,13 +277,13 @@ func (c *Cycle) resolvable(i int) bool {
 // PodEligibleToPreemptOthers: a pod that already preempted on its
 // nominated node waits while a victim there is still terminating, unless
 // the node now fails it for a reason no preemption resolves.
-func (e *Engine) notEligibleOnNominated(c *Cycle) string {
-	n := c.snap.Node(c.pod.Status.NominatedNodeName)
+func (e *Engine) notEligibleOnNominated(c *cycle) string {
+	n := c.Snapshot().Node(c.Pod().Status.NominatedNodeName)
 	if n == nil || !c.resolvable(n.Index()) {
 		return ""
 	}
 	for _, p := range n.Pods() {
-		if p.Priority < c.pod.Priority && terminatingByPreemption(p) {
+		if p.Priority < c.Pod().Priority && terminatingByPreemption(p) {
 			return notEligibleTerminating
 		}
 	}

@@ -2,31 +2,10 @@ package scheduler
 
 import (
 	configv1 "k8s.io/kube-scheduler/config/v1"
-)
 
-// defaultPreemptionArgs decodes DefaultPreemptionArgs with kube-scheduler's
-// defaults (10% of the potential nodes, at least 100) and validation.
-var defaultPreemptionArgs = typedArgs[configv1.DefaultPreemptionArgs](DefaultPreemption+"Args",
-	func(a *configv1.DefaultPreemptionArgs) {
-		if a.MinCandidateNodesPercentage == nil {
-			a.MinCandidateNodesPercentage = new(int32(10))
-		}
-		if a.MinCandidateNodesAbsolute == nil {
-			a.MinCandidateNodesAbsolute = new(int32(100))
-		}
-	},
-	func(a *configv1.DefaultPreemptionArgs, _ string, bad func(field, format string, args ...any)) {
-		pct, abs := *a.MinCandidateNodesPercentage, *a.MinCandidateNodesAbsolute
-		if pct < 0 || pct > 100 {
-			bad("minCandidateNodesPercentage", "%d is not in [0, 100]", pct)
-		}
-		if abs < 0 {
-			bad("minCandidateNodesAbsolute", "%d is negative", abs)
-		}
-		if pct == 0 && abs == 0 {
-			bad("minCandidateNodesPercentage", "cannot be zero at the same time as minCandidateNodesAbsolute")
-		}
-	})
+	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
+	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/defaultpreemption"
+)
 
 // preemptionArgs is how many candidates the dry run looks for.
 type preemptionArgs struct {
@@ -43,35 +22,14 @@ func (a preemptionArgs) numCandidates(numNodes int) int {
 
 // postFilterPlugins returns the profile's PostFilter plugins in the order
 // they run.
-func (e *Engine) postFilterPlugins() []string { return e.pointPlugins(PointPostFilter) }
-
-// pointPlugins returns the profile's plugins of one extension point in the
-// order they run.
-func (e *Engine) pointPlugins(point ExtensionPoint) []string {
-	var c configv1.Plugins
-	if e.profile.Plugins != nil {
-		c = *e.profile.Plugins
-	}
-	var set namedSet
-	for _, s := range pointSets(&c) {
-		if s.point == point {
-			set = s
-		}
-	}
-	reg, _ := registryOf(nil)
-	multi := mergeMultiPoint(defaultMultiPoint(), c.MultiPoint)
-	plugins, _ := expandPoint(multi, set.set, point, "plugins."+set.name, reg)
-	names := make([]string, len(plugins))
-	for i, p := range plugins {
-		names[i] = p.Name
-	}
-	return names
+func (e *Engine) postFilterPlugins() []string {
+	return e.profile.PointPlugins(framework.PointPostFilter)
 }
 
 // preemptionArgs are the profile's DefaultPreemptionArgs. The profile was
 // validated when the engine was built, so they decode.
 func (e *Engine) preemptionArgs() preemptionArgs {
-	a, err := defaultPreemptionArgs(e.profile.rawArgs(DefaultPreemption), "pluginConfig")
+	a, err := defaultpreemption.Args(e.profile.RawArgs(defaultpreemption.Name), "pluginConfig")
 	if err != nil {
 		return preemptionArgs{percentage: 10, absolute: 100}
 	}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/defaultpreemption"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
 // running is a bound pod of the given priority asking for cpu, started
@@ -234,8 +236,8 @@ func requested(s *cluster.Snapshot) []int64 {
 
 func TestPreemptWithoutDefaultPreemption(t *testing.T) {
 	s := ct.Snapshot(t, ct.Node("a"), running("low", "a", 1, "4", time.Hour), preemptor(100, "2"))
-	e, err := NewEngine(Profile{SchedulerName: "no-preemption", Plugins: &configv1.Plugins{
-		PostFilter: configv1.PluginSet{Disabled: []configv1.Plugin{{Name: DefaultPreemption}}}}})
+	e, err := NewEngine(profile.Profile{SchedulerName: "no-preemption", Plugins: &configv1.Plugins{
+		PostFilter: configv1.PluginSet{Disabled: []configv1.Plugin{{Name: defaultpreemption.Name}}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,8 +257,8 @@ func TestPreemptCandidateSampling(t *testing.T) {
 	s := ct.Snapshot(t, ct.Node("a"), ct.Node("b"), ct.Node("c"),
 		running("a-1", "a", 1, "4", time.Hour), running("b-3", "b", 3, "4", time.Hour), running("c-2", "c", 2, "4", time.Hour),
 		preemptor(100, "2"))
-	profile := DefaultProfile()
-	if err := profile.SetArgs(DefaultPreemption, configv1.DefaultPreemptionArgs{
+	profile := profile.DefaultProfile()
+	if err := profile.SetArgs(defaultpreemption.Name, configv1.DefaultPreemptionArgs{
 		MinCandidateNodesPercentage: new(int32(0)), MinCandidateNodesAbsolute: new(int32(1))}); err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +289,7 @@ func TestDefaultPreemptionArgs(t *testing.T) {
 		{`{"minCandidateNodesPercentage": 0, "minCandidateNodesAbsolute": 0}`, "pluginConfig[0].args.minCandidateNodesPercentage: cannot be zero at the same time as minCandidateNodesAbsolute"},
 	}
 	for _, tc := range cases {
-		_, err := defaultPreemptionArgs([]byte(tc.args), "pluginConfig[0].args")
+		_, err := defaultpreemption.Args([]byte(tc.args), "pluginConfig[0].args")
 		if got := errString(err); got != tc.err {
 			t.Errorf("%s: error %q, want %q", tc.args, got, tc.err)
 		}

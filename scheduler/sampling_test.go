@@ -8,6 +8,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
 func TestNumFeasibleNodesToFindIsKubeSchedulers(t *testing.T) {
@@ -72,7 +73,7 @@ func TestSearchStopsAfterEnoughFeasibleNodes(t *testing.T) {
 		}
 	}
 
-	p := DefaultProfile()
+	p := profile.DefaultProfile()
 	p.PercentageOfNodesToScore = ptr.To(int32(100))
 	all, err := NewEngine(p)
 	if err != nil {

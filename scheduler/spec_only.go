@@ -1,5 +1,7 @@
 package scheduler
 
+import "github.com/kube-rebalancer/rebalancer/scheduler/plugins"
+
 // SpecOnly reports whether the engine's filters see a pod only through what
 // the replicas of one template share: its namespace, labels, owners, spec
 // and requests, never its name, UID or annotations. That holds when every
@@ -36,8 +38,8 @@ func (b *ByName) SpecOnly() bool {
 }
 
 func isInTree(name string) bool {
-	for _, p := range inTree {
-		if p.name == name {
+	for _, p := range plugins.InTree {
+		if p.Name == name {
 			return true
 		}
 	}

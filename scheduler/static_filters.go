@@ -1,5 +1,7 @@
 package scheduler
 
+import "github.com/kube-rebalancer/rebalancer/scheduler/framework"
+
 // staticFilters splits the active filters into static checks, the tables
 // of the StaticFilterPlugins, and the positions in active of the others,
 // which still run in order. A static filter depends only on the pod's spec
@@ -13,13 +15,13 @@ package scheduler
 // filter loop records, for a node a static check rejects, which check it
 // was, and, for a node another filter rejects, that filter's reasons, so
 // that a message does not run the filters again.
-func (c *Cycle) staticFilters(active []FilterPlugin) ([]NodeCheck, []int) {
+func (c *cycle) staticFilters(active []framework.FilterPlugin) ([]framework.NodeCheck, []int) {
 	static, dynamic := c.static[:0], c.dynamic[:0]
 	c.staticPlugin = c.staticPlugin[:0]
 	c.firstDynamic = len(active)
 	for k, f := range active {
-		if sf, ok := f.(StaticFilterPlugin); ok {
-			static = sf.AppendStaticChecks(c, static)
+		if sf, ok := f.(framework.StaticFilterPlugin); ok {
+			static = sf.AppendStaticChecks(&c.Cycle, static)
 			for len(c.staticPlugin) < len(static) {
 				c.staticPlugin = append(c.staticPlugin, uint8(k))
 			}
@@ -29,9 +31,9 @@ func (c *Cycle) staticFilters(active []FilterPlugin) ([]NodeCheck, []int) {
 		dynamic = append(dynamic, k)
 	}
 	c.static, c.dynamic = static, dynamic
-	if len(c.staticBy) < len(c.nodes) {
-		c.staticBy = make([]uint8, len(c.nodes))
-		c.filterReasons = make([][]string, len(c.nodes))
+	if len(c.staticBy) < len(c.Nodes()) {
+		c.staticBy = make([]uint8, len(c.Nodes()))
+		c.filterReasons = make([][]string, len(c.Nodes()))
 	}
 	return static, dynamic
 }

@@ -1,6 +1,10 @@
 package scheduler
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
+)
 
 // staticIndex is what one combination of static checks says of every node
 // of a snapshot family: for each node, whether a check turns it down and
@@ -28,7 +32,7 @@ var indexStaticChecks = true
 // staticIndexFor returns the index of the cycle's static checks, or nil
 // when one of them has no Key or the search is limited to some nodes
 // anyway (only), where the index would not pay for itself.
-func (c *Cycle) staticIndexFor(static []NodeCheck, only map[string]bool) *staticIndex {
+func (c *cycle) staticIndexFor(static []framework.NodeCheck, only map[string]bool) *staticIndex {
 	if !indexStaticChecks || len(static) == 0 || only != nil || len(static) > 255 {
 		return nil
 	}
@@ -40,20 +44,20 @@ func (c *Cycle) staticIndexFor(static []NodeCheck, only map[string]bool) *static
 		key.WriteString(static[k].Key)
 		key.WriteByte(0)
 	}
-	return memoUpTo(c.t, c.t.staticIndexes, maxStaticIndexes, key.String(), func() *staticIndex {
-		return newStaticIndex(static, len(c.nodes))
+	return c.fam.staticIndexes.Get(key.String(), func() *staticIndex {
+		return newStaticIndex(static, len(c.Nodes()))
 	})
 }
 
-func newStaticIndex(static []NodeCheck, nodes int) *staticIndex {
+func newStaticIndex(static []framework.NodeCheck, nodes int) *staticIndex {
 	idx := &staticIndex{verdict: make([]uint8, nodes), by: make([]uint8, nodes), counts: map[string]int{}}
 	for i := range nodes {
 		for k := range static {
-			if !static[k].rejects(i) {
+			if !static[k].Rejects(i) {
 				continue
 			}
 			idx.verdict[i], idx.by[i] = verdictStatic, uint8(k)
-			reasons := static[k].reasons(i)
+			reasons := static[k].ReasonsFor(i)
 			if reasons == nil {
 				idx.counts = nil
 			}
@@ -70,7 +74,7 @@ func newStaticIndex(static []NodeCheck, nodes int) *staticIndex {
 
 // rejectsStatically records node i as turned down by a static check when
 // the cycle's index says so. The caller has dealt with excluded nodes.
-func (c *Cycle) rejectsStatically(i int) bool {
+func (c *cycle) rejectsStatically(i int) bool {
 	if c.index == nil || c.index.verdict[i] != verdictStatic {
 		return false
 	}
@@ -82,7 +86,7 @@ func (c *Cycle) rejectsStatically(i int) bool {
 // the static checks turned down from the index: it has counted them, and
 // each check's plugin runs before every other filter, so that its reasons
 // are the first a node gives (see reasonsOf).
-func (c *Cycle) indexCounts() bool {
+func (c *cycle) indexCounts() bool {
 	if c.index == nil || c.index.counts == nil {
 		return false
 	}

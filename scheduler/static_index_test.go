@@ -11,6 +11,7 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
 // TestStaticIndexChangesNoDecision searches, with and without the index of
@@ -27,7 +28,7 @@ func TestStaticIndexChangesNoDecision(t *testing.T) {
 	for seed := uint64(1); seed <= 12; seed++ {
 		r := rand.New(rand.NewPCG(seed, 11))
 		s := poolsCluster(t, r)
-		p := DefaultProfile()
+		p := profile.DefaultProfile()
 		p.PercentageOfNodesToScore = ptr.To(int32(10 + r.IntN(30)))
 		e, err := NewEngine(p)
 		if err != nil {
@@ -145,11 +146,11 @@ func TestPodsOfOneSpecShareTheStaticIndex(t *testing.T) {
 			t.Errorf("%s: message %q, want %q", name, res.Message, want)
 		}
 	}
-	tabs := e.tablesFor(s)
-	if len(tabs.staticIndexes) != 1 {
-		t.Fatalf("%d static indexes, want the one both pods share", len(tabs.staticIndexes))
+	fam := e.familyOf(s)
+	if n := fam.staticIndexes.Len(); n != 1 {
+		t.Fatalf("%d static indexes, want the one both pods share", n)
 	}
-	for _, idx := range tabs.staticIndexes {
+	for _, idx := range fam.staticIndexes.All() {
 		var rejected []int
 		for i, v := range idx.verdict {
 			if v == verdictStatic {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
 // The engine keeps its tables per snapshot generation. Two snapshots of
@@ -38,7 +39,7 @@ func TestTablesOfOneSnapshotAreNotAnothers(t *testing.T) {
 		t.Fatal(err)
 	}
 	pod := pods.Pod("shop/db-1")
-	e, err := NewEngine(DefaultProfile())
+	e, err := NewEngine(profile.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/volumebinding"
 )
 
 // assumeTTL bounds how long a binding the API server accepted is assumed
@@ -209,7 +209,7 @@ func (c *podCache) nominate(obj *corev1.Pod, node string) {
 // prebound to its claims and its claims annotated with the node, so that
 // the next pod does not take the same volume. The informers' next copy of
 // a volume or claim replaces the assumed one.
-func (c *podCache) assume(p *cluster.Pod, node string, vols scheduler.PodVolumes) error {
+func (c *podCache) assume(p *cluster.Pod, node string, vols volumebinding.PodVolumes) error {
 	if err := c.snap.Place(p, node); err != nil {
 		return err
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/volumebinding"
 )
 
 // requestedCPU is the millicores the cache counts taken on the node.
@@ -57,7 +57,7 @@ func TestCacheAssumption(t *testing.T) {
 			c.push(change{node: &n1})
 			c.push(change{pod: &pending})
 			c.apply(start)
-			if err := c.assume(c.snap.Pod("shop/web"), "n1", scheduler.PodVolumes{}); err != nil {
+			if err := c.assume(c.snap.Pod("shop/web"), "n1", volumebinding.PodVolumes{}); err != nil {
 				t.Fatal(err)
 			}
 			if got := requestedCPU(c, "n1"); got != 1000 {
@@ -94,8 +94,8 @@ func TestCacheAssumesThePodsVolumes(t *testing.T) {
 	prebound.Spec.ClaimRef = &corev1.ObjectReference{Namespace: "shop", Name: "data"}
 	annotated := logs.DeepCopy()
 	annotated.Annotations = map[string]string{cluster.AnnSelectedNode: "n1"}
-	vols := scheduler.PodVolumes{Node: "n1",
-		Bindings:   []scheduler.ClaimBinding{{Claim: &data, Volume: prebound}},
+	vols := volumebinding.PodVolumes{Node: "n1",
+		Bindings:   []volumebinding.ClaimBinding{{Claim: &data, Volume: prebound}},
 		Provisions: []*corev1.PersistentVolumeClaim{annotated}}
 
 	// written is the PV controller's copy of the volume, newer than ours.

@@ -9,6 +9,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
 // downExtender is an extender whose filter cannot be reached.
@@ -34,7 +35,7 @@ func (downExtender) ProcessPreemption(*cluster.Pod, map[string]scheduler.Victims
 // on the nodes: kube-scheduler reports SchedulerError, does not preempt,
 // and tries the pod again after its backoff.
 func TestLiveReportsAFailingExtenderAsASchedulerError(t *testing.T) {
-	engine, err := scheduler.NewEngine(scheduler.DefaultProfile())
+	engine, err := scheduler.NewEngine(profile.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}

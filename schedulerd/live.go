@@ -24,6 +24,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/cluster/kube"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/volumebinding"
 )
 
 // Live is the scheduler loop of `rebalancer schedule`. It binds the pending
@@ -326,7 +327,7 @@ func (l *Live) scheduleOne(ctx context.Context, qp *queuedPod) {
 // bindingCycle binds the pod's volumes, then sends its Binding, and
 // reports the outcome to the cache and the queue: a refused Binding gives
 // the node's resources back, and the pod is tried again after its backoff.
-func (l *Live) bindingCycle(ctx context.Context, pod *corev1.Pod, node string, vols scheduler.PodVolumes, placement, how string) {
+func (l *Live) bindingCycle(ctx context.Context, pod *corev1.Pod, node string, vols volumebinding.PodVolumes, placement, how string) {
 	if !vols.Empty() {
 		if err := l.preBindVolumes(ctx, pod, vols); err != nil {
 			l.Metrics.attempt(resultError)

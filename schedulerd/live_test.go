@@ -18,6 +18,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster/kube"
 	"github.com/kube-rebalancer/rebalancer/cluster/kube/kubetest"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
 // liveCluster starts a fake API server holding objs, whose binding
@@ -54,7 +55,7 @@ func startLiveCluster(t *testing.T, m *Metrics, history []cluster.Eviction, reac
 			t.Fatal(err)
 		}
 	}
-	engine, err := scheduler.NewEngine(scheduler.DefaultProfile())
+	engine, err := scheduler.NewEngine(profile.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +206,7 @@ func TestLiveAssumesBindingsTheCacheHasNotSeen(t *testing.T) {
 		bindings <- a.(k8stesting.CreateAction).GetObject().(*corev1.Binding).Name
 		return true, nil, nil
 	})
-	engine, err := scheduler.NewEngine(scheduler.DefaultProfile())
+	engine, err := scheduler.NewEngine(profile.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}

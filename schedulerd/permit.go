@@ -4,7 +4,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
 )
 
 // permit runs the profile's Permit plugins on the node chosen for the pod,
@@ -18,9 +18,9 @@ func (l *Live) permit(snap *cluster.Snapshot, p *cluster.Pod, node string) (wait
 		return false, ""
 	}
 	switch verdict.Verdict {
-	case scheduler.PermitDeny:
+	case framework.PermitDeny:
 		return false, verdict.Message
-	case scheduler.PermitWait:
+	case framework.PermitWait:
 		klog.V(2).InfoS("Pod waits on permit", "pod", klog.KObj(p.Pod), "node", node, "plugins", verdict.Waiting)
 		return true, ""
 	}

@@ -15,18 +15,20 @@ import (
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/cluster/kube/kubetest"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
 // gate is an out-of-tree Permit plugin that answers verdict and keeps
 // its Handle, to allow a waiting pod as a real plugin would.
 type gate struct {
-	verdict scheduler.PermitResult
-	h       scheduler.Handle
+	verdict framework.PermitResult
+	h       framework.Handle
 }
 
 func (*gate) Name() string { return "Gate" }
 
-func (g *gate) Permit(*scheduler.Cycle, string) scheduler.PermitResult { return g.verdict }
+func (g *gate) Permit(*framework.Cycle, string) framework.PermitResult { return g.verdict }
 
 // runLive runs l on a fake API server holding objs until the test ends.
 func runLive(t *testing.T, l *Live, objs ...any) *fake.Clientset {
@@ -48,11 +50,11 @@ func runLive(t *testing.T, l *Live, objs ...any) *fake.Clientset {
 
 func gatedEngine(t *testing.T, g *gate) *scheduler.Engine {
 	t.Helper()
-	reg := scheduler.Registry{"Gate": {Points: scheduler.PointPermit, New: func(_ any, h scheduler.Handle) (scheduler.Plugin, error) {
+	reg := framework.Registry{"Gate": {Points: framework.PointPermit, New: func(_ any, h framework.Handle) (framework.Plugin, error) {
 		g.h = h
 		return g, nil
 	}}}
-	e, err := scheduler.NewEngine(scheduler.Profile{SchedulerName: "rebalancer",
+	e, err := scheduler.NewEngine(profile.Profile{SchedulerName: "rebalancer",
 		Plugins: &configv1.Plugins{Permit: configv1.PluginSet{Enabled: []configv1.Plugin{{Name: "Gate"}}}}}, reg)
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +74,7 @@ func unschedulableWith(message string) func(*corev1.Pod) bool {
 }
 
 func TestLiveDoesNotBindAPodPermitDenies(t *testing.T) {
-	g := &gate{verdict: scheduler.PermitResult{Verdict: scheduler.PermitDeny, Reason: "quota exceeded"}}
+	g := &gate{verdict: framework.PermitResult{Verdict: framework.PermitDeny, Reason: "quota exceeded"}}
 	client := runLive(t, &Live{Engine: gatedEngine(t, g)}, ct.Node("n1"), ct.DeploymentReplicaSet("shop", "web"), replacement("web-new"))
 	p := waitForPod(t, client, "shop", "web-new", unschedulableWith("0/1 nodes are available: quota exceeded."))
 	if p.Spec.NodeName != "" {
@@ -93,7 +95,7 @@ func TestLiveWaitsOnPermitBeforeBinding(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := &gate{verdict: scheduler.PermitResult{Verdict: scheduler.PermitWait, Timeout: tt.timeout}}
+			g := &gate{verdict: framework.PermitResult{Verdict: framework.PermitWait, Timeout: tt.timeout}}
 			start := time.Now()
 			client := runLive(t, &Live{Engine: gatedEngine(t, g)}, ct.Node("n1"), ct.DeploymentReplicaSet("shop", "web"), replacement("web-new"))
 			if tt.allow > 0 {
@@ -136,7 +138,7 @@ func TestLiveBindsThroughTheExtender(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var mu sync.Mutex
 			calls := 0
-			l := &Live{Engine: gatedEngine(t, &gate{verdict: scheduler.PermitResult{Verdict: scheduler.PermitAllow}})}
+			l := &Live{Engine: gatedEngine(t, &gate{verdict: framework.PermitResult{Verdict: framework.PermitAllow}})}
 			l.BindByExtender = func(ctx context.Context, pod *corev1.Pod, node string) (bool, error) {
 				mu.Lock()
 				calls++

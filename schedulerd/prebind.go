@@ -15,7 +15,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/volumebinding"
 )
 
 // VolumeBinding's PreBind, as kube-scheduler runs it: before the pod's
@@ -39,9 +39,9 @@ type volumeListers struct {
 
 // preBindVolumes writes what VolumeBinding decided and waits until the
 // PV controller has bound every claim.
-func (l *Live) preBindVolumes(ctx context.Context, pod *corev1.Pod, vols scheduler.PodVolumes) error {
+func (l *Live) preBindVolumes(ctx context.Context, pod *corev1.Pod, vols volumebinding.PodVolumes) error {
 	// The objects written, to tell the informers' older copies from ours.
-	var bindings []scheduler.ClaimBinding
+	var bindings []volumebinding.ClaimBinding
 	var claims []*corev1.PersistentVolumeClaim
 	for _, b := range vols.Bindings {
 		// The cache's objects are trimmed: write the informer's.
@@ -59,7 +59,7 @@ func (l *Live) preBindVolumes(ctx context.Context, pod *corev1.Pod, vols schedul
 				return err
 			}
 		}
-		bindings = append(bindings, scheduler.ClaimBinding{Claim: b.Claim, Volume: bound})
+		bindings = append(bindings, volumebinding.ClaimBinding{Claim: b.Claim, Volume: bound})
 	}
 	for _, c := range vols.Provisions {
 		claim, err := l.listers.claims.PersistentVolumeClaims(c.Namespace).Get(c.Name)
@@ -90,7 +90,7 @@ func (l *Live) preBindVolumes(ctx context.Context, pod *corev1.Pod, vols schedul
 // lost its claimRef, a provisioner took the node back from a claim (its
 // way of asking the scheduler to choose again), or a volume cannot be
 // used on the node.
-func (l *Live) volumesBound(pod *corev1.Pod, nodeName string, bindings []scheduler.ClaimBinding, claims []*corev1.PersistentVolumeClaim) (bool, error) {
+func (l *Live) volumesBound(pod *corev1.Pod, nodeName string, bindings []volumebinding.ClaimBinding, claims []*corev1.PersistentVolumeClaim) (bool, error) {
 	if _, err := l.listers.pods.Pods(pod.Namespace).Get(pod.Name); apierrors.IsNotFound(err) {
 		return false, fmt.Errorf("pod does not exist any more: %w", err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
 // The cache follows the budgets the watch shows: added, changed, deleted.
@@ -111,7 +112,7 @@ func TestCacheHoldsVictimsTerminating(t *testing.T) {
 		{name: "the deletion failed", then: []change{{victimKept: "batch"}}, at: start},
 		{name: "the watch never shows the deletion", at: start.Add(assumeTTL + time.Second)},
 	}
-	engine, err := scheduler.NewEngine(scheduler.DefaultProfile())
+	engine, err := scheduler.NewEngine(profile.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/planner"
 	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 	"github.com/kube-rebalancer/rebalancer/strategies/internal/strategytest"
 )
 
@@ -87,7 +88,7 @@ func TestRemoveDuplicatesSearchesOnlyNodesBelowTheTarget(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e, err := scheduler.NewEngine(scheduler.DefaultProfile())
+			e, err := scheduler.NewEngine(profile.DefaultProfile())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/planner"
 	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
 // largeCluster is nodes nodes in three zones and 30 pods per node, from
@@ -65,7 +66,7 @@ func benchmarkPlan(b *testing.B, policyYAML string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	e, err := scheduler.NewEngine(scheduler.DefaultProfile())
+	e, err := scheduler.NewEngine(profile.DefaultProfile())
 	if err != nil {
 		b.Fatal(err)
 	}

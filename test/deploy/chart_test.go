@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kube-rebalancer/rebalancer/policy"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
 // TestHelmLint: `helm lint --strict` (warnings fail) passes with the
@@ -200,9 +200,9 @@ func TestChartCustomValues(t *testing.T) {
 	// Plans simulate the scheduler the chart runs.
 	if p.Scheduler == nil {
 		t.Errorf("with the scheduler enabled, the policy does not simulate it")
-	} else if simulated, err := scheduler.LoadProfiles(p.Scheduler.Config, "policy scheduler.config"); err != nil {
+	} else if simulated, err := profile.LoadProfiles(p.Scheduler.Config, "policy scheduler.config"); err != nil {
 		t.Errorf("the policy's scheduler.config does not load: %v", err)
-	} else if _, ok := scheduler.ProfileByName(simulated, "rebalancer-placer"); !ok {
+	} else if _, ok := profile.ProfileByName(simulated, "rebalancer-placer"); !ok {
 		t.Errorf("the policy simulates %+v, not the scheduler's profile rebalancer-placer", simulated)
 	}
 
@@ -214,11 +214,11 @@ func TestChartCustomValues(t *testing.T) {
 		}
 	}
 	cfg := configMapData(t, find(t, objs, "ConfigMap", "rb-rebalancer-scheduler-config"), "config.yaml")
-	profiles, err := scheduler.LoadProfiles([]byte(cfg), "scheduler ConfigMap")
+	profiles, err := profile.LoadProfiles([]byte(cfg), "scheduler ConfigMap")
 	if err != nil {
 		t.Fatalf("the rendered KubeSchedulerConfiguration does not load: %v\n%s", err, cfg)
 	}
-	if _, ok := scheduler.ProfileByName(profiles, "rebalancer-placer"); !ok || len(profiles) != 1 {
+	if _, ok := profile.ProfileByName(profiles, "rebalancer-placer"); !ok || len(profiles) != 1 {
 		t.Errorf("profiles %+v; want one, named rebalancer-placer as --scheduler-name says", profiles)
 	}
 	if !strings.Contains(cfg, "MostAllocated") || !strings.Contains(cfg, "ImageLocality") {

@@ -21,6 +21,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/cluster/kube"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 	"github.com/kube-rebalancer/rebalancer/test/harness"
 )
 
@@ -99,7 +100,7 @@ func TestEngineAgreesWithKubeScheduler(t *testing.T) {
 
 	// At 100% every node is filtered, as kube-scheduler filters every node
 	// of a cluster under 100 nodes: the feasible sets are comparable.
-	profile := scheduler.DefaultProfile()
+	profile := profile.DefaultProfile()
 	profile.PercentageOfNodesToScore = ptr.To[int32](100)
 	engine, err := scheduler.NewEngine(profile)
 	if err != nil {

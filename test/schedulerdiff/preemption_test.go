@@ -21,6 +21,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/cluster/kube"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 	"github.com/kube-rebalancer/rebalancer/test/harness"
 )
 
@@ -194,7 +195,7 @@ func TestPreemptionAgreesWithKubeScheduler(t *testing.T) {
 			}
 		}
 	}
-	engine, err := scheduler.NewEngine(scheduler.DefaultProfile())
+	engine, err := scheduler.NewEngine(profile.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,8 +23,9 @@ import (
 
 	"k8s.io/klog/v2"
 
-	"github.com/kube-rebalancer/rebalancer/scheduler"
-	"github.com/kube-rebalancer/rebalancer/strategies/framework"
+	schedframework "github.com/kube-rebalancer/rebalancer/scheduler/framework"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
+	stratframework "github.com/kube-rebalancer/rebalancer/strategies/framework"
 )
 
 // Option adds to the CLI that NewCommand and Main build.
@@ -34,7 +35,7 @@ type Option func(*settings)
 type settings struct {
 	// plugins are the out-of-tree scheduler plugins, passed to every
 	// profile load and engine build.
-	plugins scheduler.Registry
+	plugins schedframework.Registry
 	// registrations register strategies; each runs its registration once
 	// however many commands are built with it.
 	registrations []func() error
@@ -47,31 +48,31 @@ type settings struct {
 // WithPlugin adds an out-of-tree scheduler plugin under name, which a
 // KubeSchedulerConfiguration then enables like an in-tree one. A name
 // given twice, or already an in-tree plugin's, fails every command.
-func WithPlugin(name string, r scheduler.Registration) Option {
+func WithPlugin(name string, r schedframework.Registration) Option {
 	return func(s *settings) {
 		if _, dup := s.plugins[name]; dup {
 			s.errs = append(s.errs, fmt.Errorf("plugin %q is given twice", name))
 			return
 		}
 		if s.plugins == nil {
-			s.plugins = scheduler.Registry{}
+			s.plugins = schedframework.Registry{}
 		}
 		s.plugins[name] = r
 	}
 }
 
-// WithStrategy registers a strategy (see framework.Register) when the
+// WithStrategy registers a strategy (see stratframework.Register) when the
 // command is built, before any policy is loaded. Strategies live in one
 // table for the whole process, so the registration happens once per
 // Option value; a failed one (a name already registered) fails every
 // command.
-func WithStrategy(r framework.Registration) Option {
+func WithStrategy(r stratframework.Registration) Option {
 	var (
 		once sync.Once
 		err  error
 	)
 	register := func() error {
-		once.Do(func() { err = framework.Register(r) })
+		once.Do(func() { err = stratframework.Register(r) })
 		return err
 	}
 	return func(s *settings) { s.registrations = append(s.registrations, register) }
@@ -97,7 +98,7 @@ func newSettings(opts []Option) *settings {
 	}
 	// Profiles with no data are the default profile: loading them checks
 	// the plugins against the in-tree ones, once, for every command.
-	if _, err := scheduler.LoadProfiles(nil, "", s.plugins); err != nil {
+	if _, err := profile.LoadProfiles(nil, "", s.plugins); err != nil {
 		s.errs = append(s.errs, err)
 	}
 	return s

@@ -10,8 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kube-rebalancer/rebalancer/policy"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
-	"github.com/kube-rebalancer/rebalancer/strategies/framework"
+	schedframework "github.com/kube-rebalancer/rebalancer/scheduler/framework"
+	stratframework "github.com/kube-rebalancer/rebalancer/strategies/framework"
 	"github.com/kube-rebalancer/rebalancer/strategies/removeduplicates"
 )
 
@@ -26,30 +26,30 @@ func (*nothingArgs) Validate(*field.Path) field.ErrorList { return nil }
 
 type nothing struct{}
 
-func (nothing) Name() string            { return "MoveNothing" }
-func (nothing) Run(in *framework.Cycle) {}
+func (nothing) Name() string                 { return "MoveNothing" }
+func (nothing) Run(in *stratframework.Cycle) {}
 
 // passAll is a plugin a program adds: every node passes it.
 type passAll struct{}
 
 func (passAll) Name() string { return "PassAll" }
-func (passAll) PreFilter(*scheduler.Cycle) scheduler.PreFilterResult {
-	return scheduler.PreFilterResult{}
+func (passAll) PreFilter(*schedframework.Cycle) schedframework.PreFilterResult {
+	return schedframework.PreFilterResult{}
 }
-func (passAll) Filter(*scheduler.Cycle, int) []string { return nil }
+func (passAll) Filter(*schedframework.Cycle, int) []string { return nil }
 
-var passAllRegistration = scheduler.Registration{
-	Points: scheduler.PointFilter,
-	New:    func(any, scheduler.Handle) (scheduler.Plugin, error) { return passAll{}, nil },
+var passAllRegistration = schedframework.Registration{
+	Points: schedframework.PointFilter,
+	New:    func(any, schedframework.Handle) (schedframework.Plugin, error) { return passAll{}, nil },
 }
 
 // The options reach the commands, and options that cannot work fail every
 // command with exit code 2 instead of running it.
 func TestOptions(t *testing.T) {
-	moveNothing := WithStrategy(framework.Registration{
+	moveNothing := WithStrategy(stratframework.Registration{
 		Name:    "MoveNothing",
 		NewArgs: func() policy.StrategyArgs { return &nothingArgs{} },
-		New:     func() framework.Strategy { return nothing{} },
+		New:     func() stratframework.Strategy { return nothing{} },
 	})
 	policyFile := writeFile(t, "policy.yaml", `apiVersion: rebalancer.dev/v1alpha1
 kind: RebalancePolicy
@@ -81,12 +81,12 @@ scheduler:
 			[]string{"version"}, exitUsage, `plugin "PassAll" is given twice`},
 		{"a plugin under an in-tree name", []Option{WithPlugin("NodeName", passAllRegistration)},
 			[]string{"plan", "--snapshot", example}, exitUsage, `plugin "NodeName" is registered twice`},
-		{"a plugin without New", []Option{WithPlugin("Nothing", scheduler.Registration{Points: scheduler.PointFilter})},
+		{"a plugin without New", []Option{WithPlugin("Nothing", schedframework.Registration{Points: schedframework.PointFilter})},
 			[]string{"version"}, exitUsage, `plugin "Nothing": registration without New`},
-		{"a strategy under a built-in name", []Option{WithStrategy(framework.Registration{
+		{"a strategy under a built-in name", []Option{WithStrategy(stratframework.Registration{
 			Name:    "RemoveDuplicates",
 			NewArgs: func() policy.StrategyArgs { return &removeduplicates.Args{} },
-			New:     func() framework.Strategy { return removeDuplicatesLookalike{} },
+			New:     func() stratframework.Strategy { return removeDuplicatesLookalike{} },
 		})}, []string{"version"}, exitUsage, "strategy RemoveDuplicates is registered twice"},
 	}
 	for _, tt := range tests {
@@ -109,8 +109,8 @@ scheduler:
 
 type removeDuplicatesLookalike struct{}
 
-func (removeDuplicatesLookalike) Name() string         { return "RemoveDuplicates" }
-func (removeDuplicatesLookalike) Run(*framework.Cycle) {}
+func (removeDuplicatesLookalike) Name() string              { return "RemoveDuplicates" }
+func (removeDuplicatesLookalike) Run(*stratframework.Cycle) {}
 
 func TestVerbosityArgs(t *testing.T) {
 	tests := []struct {

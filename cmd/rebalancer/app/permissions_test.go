@@ -20,6 +20,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/rebalance"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
 const stateNamespace = "rebalancer"
@@ -50,7 +51,7 @@ func runCycles(t *testing.T, leaderElect bool, strategies string) []k8stesting.A
 		pods[i].Timestamp = now
 	}
 	client := kubetest.WithMetrics(fake, nodes, pods)
-	placer, err := scheduler.NewEngine(scheduler.DefaultProfile())
+	placer, err := scheduler.NewEngine(profile.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,9 @@ import (
 	"github.com/kube-rebalancer/rebalancer/internal/inputfile"
 	"github.com/kube-rebalancer/rebalancer/report"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
+	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/nodename"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
 func newPlaceCommand(s *settings) *cobra.Command {
@@ -126,21 +129,21 @@ output lists the defaults applied.`,
 // --scheduler-name, else the one of the pod's own spec.schedulerName, else
 // the first; with no file, kube-scheduler's default profile. plugins are the
 // out-of-tree plugins the profile may enable.
-func engineFor(file, name, podScheduler string, plugins scheduler.Registry) (*scheduler.Engine, error) {
+func engineFor(file, name, podScheduler string, plugins framework.Registry) (*scheduler.Engine, error) {
 	if file == "" {
-		return scheduler.NewEngine(scheduler.DefaultProfile(), plugins)
+		return scheduler.NewEngine(profile.DefaultProfile(), plugins)
 	}
-	profiles, err := scheduler.ReadProfiles(file, plugins)
+	profiles, err := profile.ReadProfiles(file, plugins)
 	if err != nil {
 		return nil, fileError("--scheduler-config", file, err)
 	}
 	p := profiles[0]
 	if name != "" {
 		var ok bool
-		if p, ok = scheduler.ProfileByName(profiles, name); !ok {
+		if p, ok = profile.ProfileByName(profiles, name); !ok {
 			return nil, fmt.Errorf("%s: no profile with schedulerName %q", file, name)
 		}
-	} else if q, ok := scheduler.ProfileByName(profiles, podScheduler); ok && podScheduler != "" {
+	} else if q, ok := profile.ProfileByName(profiles, podScheduler); ok && podScheduler != "" {
 		p = q
 	}
 	e, err := scheduler.NewEngine(p, plugins)
@@ -215,7 +218,7 @@ func explainPreemption(engine *scheduler.Engine, snap *cluster.Snapshot, p *clus
 // the name, which kube-scheduler's NodeName filter holds it to.
 func place(objs cluster.Objects, pod *corev1.Pod, engine *scheduler.Engine) (placement, error) {
 	pod = pod.DeepCopy()
-	if !scheduler.PinnedNodeName(pod) {
+	if !nodename.PinnedNodeName(pod) {
 		pod.Spec.NodeName = ""
 	}
 	pod.Status = corev1.PodStatus{Phase: corev1.PodPending}
@@ -372,9 +375,9 @@ func printPlacement(out io.Writer, pod *corev1.Pod, res placement) error {
 func printPermit(out io.Writer, p *scheduler.Permit) error {
 	var err error
 	switch p.Verdict {
-	case scheduler.PermitDeny:
+	case framework.PermitDeny:
 		_, err = fmt.Fprintf(out, "permit: denied by %s: %s\n", p.Plugin, p.Message)
-	case scheduler.PermitWait:
+	case framework.PermitWait:
 		names := make([]string, 0, len(p.Waiting))
 		for name := range p.Waiting {
 			names = append(names, name)

@@ -6,14 +6,16 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
 // newPlacer builds the scheduler engines a plan simulates: the profiles of
 // the policy's scheduler section, each for the pods that name it, and
 // kube-scheduler's default profile for every other pod. plugins are the
 // out-of-tree plugins the profiles may enable.
-func newPlacer(pol *policy.Policy, plugins scheduler.Registry) (scheduler.Placer, error) {
-	def, err := scheduler.NewEngine(scheduler.DefaultProfile(), plugins)
+func newPlacer(pol *policy.Policy, plugins framework.Registry) (scheduler.Placer, error) {
+	def, err := scheduler.NewEngine(profile.DefaultProfile(), plugins)
 	if err != nil {
 		return nil, err
 	}
@@ -22,19 +24,19 @@ func newPlacer(pol *policy.Policy, plugins scheduler.Registry) (scheduler.Placer
 	if s == nil {
 		return placer, nil
 	}
-	var profiles []scheduler.Profile
+	var profiles []profile.Profile
 	switch {
 	case s.ConfigFile != "":
 		file := s.ConfigFile
 		if !filepath.IsAbs(file) && pol.File != "" {
 			file = filepath.Join(filepath.Dir(pol.File), file)
 		}
-		if profiles, err = scheduler.ReadProfiles(file, plugins); err != nil {
+		if profiles, err = profile.ReadProfiles(file, plugins); err != nil {
 			// The file is the policy's field: say which, as for any other.
 			return nil, fmt.Errorf("%s: scheduler.configFile: %w", pol.File, err)
 		}
 	case len(s.Config) > 0:
-		profiles, err = scheduler.LoadProfiles(s.Config, pol.File+": scheduler.config", plugins)
+		profiles, err = profile.LoadProfiles(s.Config, pol.File+": scheduler.config", plugins)
 	}
 	if err != nil {
 		return nil, err
@@ -57,7 +59,7 @@ func newPlacer(pol *policy.Policy, plugins scheduler.Registry) (scheduler.Placer
 	if e, ok := placer.Engines[s.SchedulerName]; ok {
 		return e, nil
 	}
-	if s.SchedulerName == scheduler.DefaultSchedulerName {
+	if s.SchedulerName == profile.DefaultSchedulerName {
 		return def, nil
 	}
 	return nil, fmt.Errorf("%s: scheduler.schedulerName: %q is not a profile of the scheduler configuration", pol.File, s.SchedulerName)

@@ -8,6 +8,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
 )
 
 // loadPolicy loads --policy, or the embedded default policy when it is empty.
@@ -25,7 +26,7 @@ func loadPolicy(file string) (*policy.Policy, error) {
 // it, and plan and run run it before they read or change anything, so that
 // a policy validate accepts is one they accept: only what the cluster
 // shows (a PriorityClass it lacks) is left for them to refuse.
-func checkPolicy(pol *policy.Policy, plugins scheduler.Registry) (scheduler.Placer, error) {
+func checkPolicy(pol *policy.Policy, plugins framework.Registry) (scheduler.Placer, error) {
 	if err := pol.CheckPriorityClasses(reservedPriorityClass); err != nil {
 		return nil, err
 	}

@@ -13,6 +13,8 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 	"github.com/kube-rebalancer/rebalancer/schedulerd"
 )
 
@@ -119,28 +121,28 @@ Pods opt in with spec.schedulerName: rebalancer (or --scheduler-name).`,
 // --config, or the only one; without --config, the default profile under
 // the name "rebalancer". plugins are the out-of-tree plugins --config may
 // enable.
-func scheduleProfile(config, name string, plugins scheduler.Registry) (scheduler.Profile, error) {
+func scheduleProfile(config, name string, plugins framework.Registry) (profile.Profile, error) {
 	if config == "" {
-		p := scheduler.DefaultProfile()
+		p := profile.DefaultProfile()
 		p.SchedulerName = "rebalancer"
 		if name != "" {
 			p.SchedulerName = name
 		}
 		return p, nil
 	}
-	profiles, err := scheduler.ReadProfiles(config, plugins)
+	profiles, err := profile.ReadProfiles(config, plugins)
 	if err != nil {
-		return scheduler.Profile{}, fileError("--config", config, err)
+		return profile.Profile{}, fileError("--config", config, err)
 	}
 	if name == "" {
 		if len(profiles) > 1 {
-			return scheduler.Profile{}, fmt.Errorf("%s has %d profiles: choose one with --scheduler-name", config, len(profiles))
+			return profile.Profile{}, fmt.Errorf("%s has %d profiles: choose one with --scheduler-name", config, len(profiles))
 		}
 		return profiles[0], nil
 	}
-	p, ok := scheduler.ProfileByName(profiles, name)
+	p, ok := profile.ProfileByName(profiles, name)
 	if !ok {
-		return scheduler.Profile{}, fmt.Errorf("%s: no profile with schedulerName %q", config, name)
+		return profile.Profile{}, fmt.Errorf("%s: no profile with schedulerName %q", config, name)
 	}
 	return p, nil
 }

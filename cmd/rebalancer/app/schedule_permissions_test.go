@@ -18,6 +18,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster/kube"
 	"github.com/kube-rebalancer/rebalancer/cluster/kube/kubetest"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 	"github.com/kube-rebalancer/rebalancer/schedulerd"
 )
 
@@ -56,7 +57,7 @@ func scheduleActions(t *testing.T, leaderElect bool) []k8stesting.Action {
 		ct.StorageClass("zonal", "ebs.csi.aws.com", storagev1.VolumeBindingWaitForFirstConsumer),
 		ct.PV("local-n1").Class("local").Affinity(corev1.LabelHostname, "n1"), local, localPod, zonal, zonalPod))
 	kubetest.BindingsSetNode(client)
-	engine, err := scheduler.NewEngine(scheduler.DefaultProfile())
+	engine, err := scheduler.NewEngine(profile.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}

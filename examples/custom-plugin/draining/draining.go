@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/json"
 
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
 )
 
 // Name is the plugin's name in a KubeSchedulerConfiguration.
@@ -28,8 +28,8 @@ const (
 // Registration is what rebalancer needs to know of the plugin: a profile
 // may enable it at Filter and Score (or multiPoint), its pluginConfig args
 // are checked when the configuration is loaded, and New builds it.
-var Registration = scheduler.Registration{
-	Points: scheduler.PointFilter | scheduler.PointScore,
+var Registration = framework.Registration{
+	Points: framework.PointFilter | framework.PointScore,
 	Args:   decodeArgs,
 	New:    New,
 }
@@ -79,8 +79,8 @@ type Draining struct {
 }
 
 var (
-	_ scheduler.FilterPlugin = (*Draining)(nil)
-	_ scheduler.ScorePlugin  = (*Draining)(nil)
+	_ framework.FilterPlugin = (*Draining)(nil)
+	_ framework.ScorePlugin  = (*Draining)(nil)
 )
 
 // maxScore is the best normalized score a plugin gives.
@@ -91,7 +91,7 @@ const maxScore = 100
 var reasonDraining = []string{ErrReasonDraining}
 
 // New builds the plugin from the args decodeArgs returned.
-func New(args any, _ scheduler.Handle) (scheduler.Plugin, error) {
+func New(args any, _ framework.Handle) (framework.Plugin, error) {
 	a, ok := args.(*Args)
 	if !ok {
 		return nil, fmt.Errorf("%s: args of type %T, want *draining.Args", Name, args)
@@ -99,25 +99,25 @@ func New(args any, _ scheduler.Handle) (scheduler.Plugin, error) {
 	return &Draining{args: *a}, nil
 }
 
-// Name implements scheduler.Plugin.
+// Name implements framework.Plugin.
 func (*Draining) Name() string { return Name }
 
-// PreFilter implements scheduler.FilterPlugin: every pod is checked.
-func (*Draining) PreFilter(*scheduler.Cycle) scheduler.PreFilterResult {
-	return scheduler.PreFilterResult{}
+// PreFilter implements framework.FilterPlugin: every pod is checked.
+func (*Draining) PreFilter(*framework.Cycle) framework.PreFilterResult {
+	return framework.PreFilterResult{}
 }
 
-// Filter implements scheduler.FilterPlugin.
-func (d *Draining) Filter(c *scheduler.Cycle, i int) []string {
+// Filter implements framework.FilterPlugin.
+func (d *Draining) Filter(c *framework.Cycle, i int) []string {
 	if _, ok := c.Nodes()[i].Labels[d.args.DrainingLabel]; ok {
 		return reasonDraining
 	}
 	return nil
 }
 
-// Score implements scheduler.ScorePlugin. Draining nodes never get here:
+// Score implements framework.ScorePlugin. Draining nodes never get here:
 // the filter turned them down.
-func (d *Draining) Score(c *scheduler.Cycle, feasible []int32, out []int64) bool {
+func (d *Draining) Score(c *framework.Cycle, feasible []int32, out []int64) bool {
 	for k, i := range feasible {
 		out[k] = maxScore
 		if _, soon := c.Nodes()[i].Labels[d.args.DrainSoonLabel]; soon {

@@ -16,6 +16,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/planner"
 	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 
 	// Registers the built-in strategies, which the policies configure.
 	_ "github.com/kube-rebalancer/rebalancer/strategies"
@@ -42,7 +43,7 @@ func Plan(t *testing.T, snap *cluster.Snapshot, policyYAML string) *planner.Plan
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := scheduler.NewEngine(scheduler.DefaultProfile())
+	e, err := scheduler.NewEngine(profile.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}
