@@ -1,12 +1,9 @@
 package framework
 
 import (
-	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-
-	"github.com/kube-rebalancer/rebalancer/cluster"
 )
 
 // Pods share a placement table only when their node selector, required node
@@ -56,36 +53,6 @@ func TestPlacementKeyTellsSpecsApart(t *testing.T) {
 			b := string(placementKey(nil, tc.b.selector, tc.b.required, tc.b.tolerations))
 			if (a == b) != tc.same {
 				t.Errorf("keys %q and %q: same %v, want %v", a, b, a == b, tc.same)
-			}
-		})
-	}
-}
-
-// A pod whose scheduling values are the very ones of the pod asked about
-// before it (replicas share them) takes that pod's answer without a key;
-// any value of its own, even an equal one, makes it write its key.
-func TestSameSchedulingSpecOnlyForSharedValues(t *testing.T) {
-	tolerations := []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpExists}}
-	affinity := &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{}}
-	pod := func(selector map[string]string, aff *corev1.Affinity, tol []corev1.Toleration) *cluster.Pod {
-		return &cluster.Pod{Pod: &corev1.Pod{Spec: corev1.PodSpec{NodeSelector: selector, Affinity: aff, Tolerations: tol}}}
-	}
-	first := pod(map[string]string{"pool": "web"}, affinity, tolerations)
-	tests := []struct {
-		name string
-		pod  *cluster.Pod
-		same bool
-	}{
-		{"a replica sharing every value", pod(map[string]string{"pool": "web"}, affinity, tolerations), true},
-		{"another node selector", pod(map[string]string{"pool": "db"}, affinity, tolerations), false},
-		{"an equal affinity of its own", pod(map[string]string{"pool": "web"}, &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{}}, tolerations), false},
-		{"equal tolerations of its own", pod(map[string]string{"pool": "web"}, affinity, slices.Clone(tolerations)), false},
-		{"fewer tolerations from the same list", pod(map[string]string{"pool": "web"}, affinity, tolerations[:0]), false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := SameSchedulingSpec(first, tt.pod); got != tt.same {
-				t.Errorf("SameSchedulingSpec() = %v, want %v", got, tt.same)
 			}
 		})
 	}

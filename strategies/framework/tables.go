@@ -2,7 +2,6 @@ package framework
 
 import (
 	"encoding/json"
-	"maps"
 	"slices"
 	"strconv"
 
@@ -34,26 +33,12 @@ type sharedTables struct {
 		strategy string
 		byGroup  []groupArgs
 	}
-	// lastPlacement is the answer for the last pod asked about: a
-	// workload's pods come in a row.
+	// lastPlacement is the answer for the last pod asked about, by its
+	// cluster.Pod.SchedulingSpecID: a workload's pods come in a row.
 	lastPlacement struct {
-		pod *cluster.Pod
-		pl  *Placement
+		spec uint64
+		pl   *Placement
 	}
-}
-
-// SameSchedulingSpec reports whether two pods' node selector, node
-// affinity and tolerations are one and the same, without writing their
-// keys: the replicas a decoder, the API reader or a generator made share
-// these values (cluster.PodSharer), and pod objects never change.
-func SameSchedulingSpec(a, b *cluster.Pod) bool {
-	return a.Spec.Affinity == b.Spec.Affinity && SameSlice(a.Spec.Tolerations, b.Spec.Tolerations) &&
-		maps.Equal(a.Spec.NodeSelector, b.Spec.NodeSelector)
-}
-
-// SameSlice reports whether two slices are the same elements in memory.
-func SameSlice[T any](a, b []T) bool {
-	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // EachPod calls fn for every pod, of any phase and placement, that the
@@ -114,11 +99,11 @@ func (c *Cycle) Placement(p *cluster.Pod) *Placement {
 }
 
 func (c *Cycle) placementBySpec(p *cluster.Pod) *Placement {
-	if last := &c.shared.lastPlacement; last.pod != nil && SameSchedulingSpec(last.pod, p) {
+	if last := &c.shared.lastPlacement; last.spec != 0 && last.spec == p.SchedulingSpecID() {
 		return last.pl
 	}
 	pl := c.placementByKey(p)
-	c.shared.lastPlacement.pod, c.shared.lastPlacement.pl = p, pl
+	c.shared.lastPlacement.spec, c.shared.lastPlacement.pl = p.SchedulingSpecID(), pl
 	return pl
 }
 

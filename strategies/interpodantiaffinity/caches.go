@@ -1,8 +1,6 @@
 package interpodantiaffinity
 
 import (
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/strategies/framework"
 )
@@ -12,12 +10,13 @@ import (
 type caches struct {
 	antiTerms   map[string][]antiTerm
 	antiTermsOf cluster.PodTable[[]antiTerm]
-	// lastAntiTerms is the answer for the last pod asked about: a
-	// workload's pods come in a row.
+	// lastAntiTerms is the answer for the last pod asked about, by its
+	// namespace and cluster.Pod.SchedulingSpecID: a workload's pods come
+	// in a row.
 	lastAntiTerms struct {
-		pod    *cluster.Pod
-		terms  []corev1.PodAffinityTerm
-		parsed []antiTerm
+		namespace string
+		spec      uint64
+		parsed    []antiTerm
 	}
 }
 

@@ -85,14 +85,14 @@ func antiTerms(in *framework.Cycle, p *cluster.Pod) []antiTerm {
 
 func parseAntiTerms(in *framework.Cycle, p *cluster.Pod) []antiTerm {
 	terms := p.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution
-	// Replicas share their terms (cluster.PodSharer) and come in a row:
-	// the previous pod's answer is this one's without writing a key.
+	// Replicas come in a row: the previous pod's answer is this one's
+	// without writing a key.
 	last := &cycleCaches.Of(in).lastAntiTerms
-	if last.pod != nil && last.pod.Namespace == p.Namespace && framework.SameSlice(last.terms, terms) {
+	if last.spec != 0 && last.namespace == p.Namespace && last.spec == p.SchedulingSpecID() {
 		return last.parsed
 	}
 	out := parseAntiTermsByKey(in, p, terms)
-	last.pod, last.terms, last.parsed = p, terms, out
+	last.namespace, last.spec, last.parsed = p.Namespace, p.SchedulingSpecID(), out
 	return out
 }
 

@@ -14,13 +14,15 @@ type caches struct {
 	spreadSpecs map[string]*spreadSpec
 	spreadNodes map[spreadNodesKey]*spreadNodes
 	specOf      cluster.PodTable[*spreadSpec]
-	// lastSpread is the answer for the last pod asked about: a workload's
-	// pods come in a row.
+	// lastSpread is the answer for the last pod asked about, by its
+	// namespace and cluster.Pod.SchedulingSpecID: a workload's pods come
+	// in a row.
 	lastSpread struct {
-		pod   *cluster.Pod
-		args  *Args
-		keyed []labels.Set
-		spec  *spreadSpec
+		namespace string
+		spec      uint64
+		args      *Args
+		keyed     []labels.Set
+		counted   *spreadSpec
 	}
 }
 

@@ -143,13 +143,12 @@ func spreadSpecBySpec(in *framework.Cycle, p *cluster.Pod, a *Args) *spreadSpec 
 		keyed[i] = cluster.MatchLabelKeyValues(&own[i], p.Labels)
 	}
 	last := &cycleCaches.Of(in).lastSpread
-	if !in.NoCache && last.pod != nil && last.args == a && last.pod.Namespace == p.Namespace &&
-		framework.SameSlice(last.pod.Spec.TopologySpreadConstraints, p.Spec.TopologySpreadConstraints) &&
-		framework.SameSchedulingSpec(last.pod, p) && slices.EqualFunc(last.keyed, keyed, maps.Equal) {
-		return last.spec
+	if !in.NoCache && last.spec != 0 && last.args == a && last.namespace == p.Namespace &&
+		last.spec == p.SchedulingSpecID() && slices.EqualFunc(last.keyed, keyed, maps.Equal) {
+		return last.counted
 	}
 	s := spreadSpecByKey(in, p, own, keyed)
-	last.pod, last.args, last.keyed, last.spec = p, a, keyed, s
+	last.namespace, last.spec, last.args, last.keyed, last.counted = p.Namespace, p.SchedulingSpecID(), a, keyed, s
 	return s
 }
 
