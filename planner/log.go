@@ -28,7 +28,7 @@ func logSkipped(strategy string, p *cluster.Pod, cat Category, why string) {
 }
 
 // logSiblingAnswer writes that the candidate was not searched for: it took
-// the no-fit answer of its alike sibling, proposed just before it.
+// the no-fit answer of its interchangeable sibling, proposed just before it.
 func logSiblingAnswer(strategy string, p, sibling *cluster.Pod) {
 	if v := klog.V(vDecisions); v.Enabled() {
 		v.InfoSDepth(1, "Candidate took its sibling's answer", "strategy", strategy, "pod", p.Key, "sibling", sibling.Key)

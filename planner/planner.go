@@ -27,7 +27,7 @@ type Planner struct {
 	// cooldown.
 	History []cluster.Eviction
 	// NoCache makes the planner and the strategies work out every answer
-	// afresh instead of keeping it for the cycle: the pods' standings, a
+	// afresh instead of keeping it for the cycle: the pods' steady verdicts, a
 	// sibling's "fits nowhere", the strategies' tables. Plans must be the
 	// same either way; the engine has its own switch (scheduler.Engine).
 	NoCache bool
@@ -56,18 +56,18 @@ func (pl *Planner) Plan(snap *cluster.Snapshot) *Plan {
 
 func (pl *Planner) newCycle(snap *cluster.Snapshot) *cycle {
 	return &cycle{
-		planner:   pl,
-		snap:      snap.Fork(),
-		counts:    newCounts(),
-		budgets:   newBudgets(implicitBudgetsOf(pl.Policy)),
-		step:      1,
-		moved:     make(map[*cluster.Pod]bool),
-		standings: make(map[string]*cluster.PodTable[int32]),
-		reports:   make(map[string]int),
-		nodes:     newNodeFacts(pl.Policy, snap),
-		skips:     newSkips(pl.Policy.Enabled()),
-		plan:      &Plan{At: snap.Now, Moves: []Move{}, Skipped: []Skip{}, Predicted: pl.Policy.Replacements == policy.ReplacementsPredicted},
-		recent:    recentEvictions(pl.History, snap, pl.Policy.Cooldown.Duration),
+		planner:        pl,
+		snap:           snap.Fork(),
+		counts:         newCounts(),
+		budgets:        newBudgets(implicitBudgetsOf(pl.Policy)),
+		step:           1,
+		moved:          make(map[*cluster.Pod]bool),
+		steadyVerdicts: make(map[string]*cluster.PodTable[int32]),
+		reports:        make(map[string]int),
+		nodes:          newNodeFacts(pl.Policy, snap),
+		skips:          newSkips(pl.Policy.Enabled()),
+		plan:           &Plan{At: snap.Now, Moves: []Move{}, Skipped: []Skip{}, Predicted: pl.Policy.Replacements == policy.ReplacementsPredicted},
+		recent:         recentEvictions(pl.History, snap, pl.Policy.Cooldown.Duration),
 	}
 }
 
@@ -97,12 +97,12 @@ type cycle struct {
 	// placement looks at and no move changes, so that it reads no node
 	// object.
 	nodes []nodeFacts
-	// standings keeps, per strategy, each pod's standing as an index in
-	// refusals, or -1 for a pod that nothing keeps in place: a table of
-	// indexes is a ninth of the size of one of standings, and most pods
-	// pass.
-	standings map[string]*cluster.PodTable[int32]
-	refusals  []standing
+	// steadyVerdicts keeps, per strategy, each pod's steady verdicts as an
+	// index in refusals, or -1 for a pod that nothing keeps in place: a
+	// table of indexes is a ninth of the size of one of verdicts, and most
+	// pods pass.
+	steadyVerdicts map[string]*cluster.PodTable[int32]
+	refusals       []steadyVerdicts
 }
 
 // nodeFacts is what a target's acceptor needs to know of a node.
@@ -168,12 +168,12 @@ func (c *cycle) Evictable(strategy string, p *cluster.Pod) string {
 // check returns why the strategy cannot evict the pod now, with its
 // category: the strategy's evictable settings say which pods it may move.
 // Of its reasons only the pod's own move and the total limit change with
-// the moves; the others are found once a strategy and pod (standing).
+// the moves; the others are found once a strategy and pod (steadyVerdictsOf).
 func (c *cycle) check(strategy string, p *cluster.Pod) (Category, string) {
 	if c.moved[p] {
 		return "", "already moved this cycle"
 	}
-	s := c.standingOf(strategy, p)
+	s := c.steadyVerdictsOf(strategy, p)
 	if s.first.why != "" {
 		return s.first.cat, s.first.why
 	}

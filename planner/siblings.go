@@ -61,7 +61,7 @@ func (c *cycle) placeCandidate(strategy string, p *cluster.Pod, from *cluster.No
 // when it is p's answer too: the candidate names that pod as its sibling
 // (so the strategy's condition is the same), no move was planned since, p
 // leaves the same node, the placer decides by spec only, and the two pods
-// are alike. The log level plays no part: a fault in alike shows at -v 4
+// are interchangeable. The log level plays no part: a fault in interchangeable shows at -v 4
 // as at -v 0, and the -v 4 line names the sibling whose answer p took.
 func (c *cycle) repeatNoFit(strategy string, p *cluster.Pod, from *cluster.Node, sibling *cluster.Pod) (scheduler.Result, bool) {
 	last := &c.lastNoFit
@@ -69,18 +69,18 @@ func (c *cycle) repeatNoFit(strategy string, p *cluster.Pod, from *cluster.Node,
 		last.moves != len(c.plan.Moves) {
 		return scheduler.Result{}, false
 	}
-	if sp, ok := c.planner.Placer.(specPlacer); !ok || !sp.SpecOnly() || !alike(sibling, p) {
+	if sp, ok := c.planner.Placer.(specPlacer); !ok || !sp.SpecOnly() || !interchangeable(sibling, p) {
 		return scheduler.Result{}, false
 	}
 	return last.res, true
 }
 
-// alike reports whether two running pods are the same to the scheduler,
+// interchangeable reports whether two running pods are the same to the scheduler,
 // the guard and the strategies' conditions: the same namespace, workload,
 // labels, annotations, owners, spec (their node included, their volumes as
 // far as a placement reads them: see placedVolumes), requests, priority and
 // usage sample.
-func alike(a, b *cluster.Pod) bool {
+func interchangeable(a, b *cluster.Pod) bool {
 	running := func(p *cluster.Pod) bool {
 		return p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil && p.Status.NominatedNodeName == ""
 	}

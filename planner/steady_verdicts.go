@@ -7,14 +7,14 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster"
 )
 
-// standing is what check finds of a pod that no move of the cycle changes:
+// steadyVerdicts is what check finds of a pod that no move of the cycle changes:
 // the policy's protections, its volumes, the cooldown, its node, and the
 // limits and budgets as they stand before any eviction. first holds the
 // reasons check reads before the total limit, last those it reads after,
-// so that a kept standing gives the reason check would find, in its order.
+// so that kept verdicts give the reason check would find, in its order.
 // Strategies ask about the same pods in every round, and LowNodeUtilization
 // asks twice in one: before it searches for a target and when it proposes.
-type standing struct {
+type steadyVerdicts struct {
 	first, last verdict
 }
 
@@ -24,33 +24,33 @@ type verdict struct {
 	why string
 }
 
-func (c *cycle) standingOf(strategy string, p *cluster.Pod) standing {
+func (c *cycle) steadyVerdictsOf(strategy string, p *cluster.Pod) steadyVerdicts {
 	if c.planner.NoCache {
-		return c.stand(strategy, p)
+		return c.workOutSteadyVerdicts(strategy, p)
 	}
-	t, ok := c.standings[strategy]
+	t, ok := c.steadyVerdicts[strategy]
 	if !ok {
 		t = new(cluster.PodTable[int32])
-		c.standings[strategy] = t
+		c.steadyVerdicts[strategy] = t
 	}
 	i := t.Get(c.snap, p, func(p *cluster.Pod) int32 {
-		s := c.stand(strategy, p)
-		if s == (standing{}) {
+		s := c.workOutSteadyVerdicts(strategy, p)
+		if s == (steadyVerdicts{}) {
 			return -1
 		}
 		c.refusals = append(c.refusals, s)
 		return int32(len(c.refusals) - 1)
 	})
 	if i < 0 {
-		return standing{}
+		return steadyVerdicts{}
 	}
 	return c.refusals[i]
 }
 
-// stand works out the pod's standing with the strategy. It reads nothing a
+// workOutSteadyVerdicts works out the pod's steady verdicts with the strategy. It reads nothing a
 // move changes: the pods moved are check's to tell, and a pod not moved is
 // still on the node it started on.
-func (c *cycle) stand(strategy string, p *cluster.Pod) standing {
+func (c *cycle) workOutSteadyVerdicts(strategy string, p *cluster.Pod) steadyVerdicts {
 	pol := c.planner.Policy
 	s := pol.For(p.Namespace, c.snap.NamespaceLabels(p.Namespace))
 	first := func() verdict {
@@ -79,18 +79,18 @@ func (c *cycle) stand(strategy string, p *cluster.Pod) standing {
 		return verdict{}
 	}()
 	if first.why != "" {
-		return standing{first: first}
+		return steadyVerdicts{first: first}
 	}
 	// The per-step limits and the budgets allow the pod in a later step
 	// when they do not in this one; only what no step allows refuses it.
 	var none counts
 	if why := none.stepExceeded(pol.Limits, s.PerNamespaceLimit, p, c.boundNode(p)); why != "" {
-		return standing{last: verdict{LimitReached, why}}
+		return steadyVerdicts{last: verdict{LimitReached, why}}
 	}
 	// Nil maps: a fresh step's budgets, read only.
 	fresh := budgets{implicit: c.budgets.implicit}
 	if why := fresh.blocked(c.snap, p); why != "" {
-		return standing{last: verdict{PDBBudget, why}}
+		return steadyVerdicts{last: verdict{PDBBudget, why}}
 	}
-	return standing{}
+	return steadyVerdicts{}
 }
