@@ -146,12 +146,14 @@ plugins:
 	}
 }
 
-// taintAdded: ten nodes, three of them then tainted NoSchedule for a team
-// the pods do not belong to.
+// taintAdded: ten nodes 85% requested by pods of one CPU, three of them
+// then tainted NoSchedule for a team the pods do not belong to. The seven
+// others have room for about four of the ten or so pods the taint puts in
+// the wrong place: evicting the rest leaves them Pending.
 func taintAdded() scenario {
 	return scenario{
 		key:   "taint",
-		title: "a taint added to nodes: RemovePodsViolatingNodeTaints, 10 nodes, 3 tainted NoSchedule",
+		title: "a taint added to nodes: RemovePodsViolatingNodeTaints, 10 nodes at 85% CPU, 3 tainted NoSchedule",
 		goal:  "violations",
 		plugins: `
   - name: RemovePodsViolatingNodeTaints
@@ -167,8 +169,11 @@ plugins:
 			if err != nil {
 				return err
 			}
-			for _, name := range []string{"web", "api", "worker"} {
-				if err := e.deploy(ctx, harness.WorkloadSpec{Namespace: "shop", Name: name, Replicas: 10, CPU: "300m"}); err != nil {
+			for _, w := range []struct {
+				name     string
+				replicas int32
+			}{{"web", 12}, {"api", 11}, {"worker", 11}} {
+				if err := e.deploy(ctx, harness.WorkloadSpec{Namespace: "shop", Name: w.name, Replicas: w.replicas, CPU: "1"}); err != nil {
 					return err
 				}
 			}

@@ -21,7 +21,8 @@ const workloadLabel = "app"
 type state struct {
 	pods  []pod
 	nodes []corev1.Node
-	// ready is each Deployment's status.readyReplicas, by namespace/name.
+	// ready counts each workload's Ready pods, by namespace/app: from the
+	// pods, which the Deployment's status follows only later.
 	ready map[string]int32
 	// replicas is each Deployment's spec.replicas, by namespace/name.
 	replicas map[string]int32
@@ -54,6 +55,9 @@ func read(ctx context.Context, c kubernetes.Interface, namespaces []string) (*st
 			}
 			s.pods = append(s.pods, pod{uid: p.UID, workload: ns + "/" + app, node: p.Spec.NodeName,
 				terminating: p.DeletionTimestamp != nil, obj: p})
+			if p.DeletionTimestamp == nil && isReady(p) {
+				s.ready[ns+"/"+app]++
+			}
 		}
 		deps, err := c.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
@@ -61,7 +65,6 @@ func read(ctx context.Context, c kubernetes.Interface, namespaces []string) (*st
 		}
 		for _, d := range deps.Items {
 			key := ns + "/" + d.Name
-			s.ready[key] = d.Status.ReadyReplicas
 			s.replicas[key] = 1
 			if d.Spec.Replicas != nil {
 				s.replicas[key] = *d.Spec.Replicas
@@ -79,7 +82,7 @@ func read(ctx context.Context, c kubernetes.Interface, namespaces []string) (*st
 }
 
 // settled says whether every Deployment has all its pods again and each
-// is Running or cannot be scheduled; when not, why, for the log.
+// is Running and Ready or cannot be scheduled; when not, why, for the log.
 func (s *state) settled() (bool, string) {
 	have := map[string]int32{}
 	for _, p := range s.pods {
@@ -88,8 +91,8 @@ func (s *state) settled() (bool, string) {
 			return false, fmt.Sprintf("%s is terminating", p.obj.Name)
 		case p.node == "" && !unschedulable(p.obj):
 			return false, fmt.Sprintf("%s waits for its scheduler", p.obj.Name)
-		case p.node != "" && p.obj.Status.Phase != corev1.PodRunning:
-			return false, fmt.Sprintf("%s is not Running yet", p.obj.Name)
+		case p.node != "" && !isReady(p.obj):
+			return false, fmt.Sprintf("%s is not Running and Ready yet", p.obj.Name)
 		}
 		have[p.workload]++
 	}
@@ -99,6 +102,18 @@ func (s *state) settled() (bool, string) {
 		}
 	}
 	return true, ""
+}
+
+func isReady(p *corev1.Pod) bool {
+	if p.Status.Phase != corev1.PodRunning {
+		return false
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }
 
 // unschedulable says whether the scheduler tried the pod and found no node.
