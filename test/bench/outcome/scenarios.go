@@ -146,14 +146,14 @@ plugins:
 	}
 }
 
-// taintAdded: ten nodes 85% requested by pods of one CPU, three of them
-// then tainted NoSchedule for a team the pods do not belong to. The seven
-// others have room for about four of the ten or so pods the taint puts in
-// the wrong place: evicting the rest leaves them Pending.
+// taintAdded: ten nodes, each with three pods of one CPU of its four,
+// three of them then tainted NoSchedule for a team the pods do not belong
+// to. The seven others have room for seven of the nine pods the taint puts
+// in the wrong place: evicting all nine leaves two Pending.
 func taintAdded() scenario {
 	return scenario{
 		key:   "taint",
-		title: "a taint added to nodes: RemovePodsViolatingNodeTaints, 10 nodes at 85% CPU, 3 tainted NoSchedule",
+		title: "a taint added to nodes: RemovePodsViolatingNodeTaints, 10 nodes at 75% CPU, 3 tainted NoSchedule, room elsewhere for 7 of their 9 pods",
 		goal:  "violations",
 		plugins: `
   - name: RemovePodsViolatingNodeTaints
@@ -169,11 +169,8 @@ plugins:
 			if err != nil {
 				return err
 			}
-			for _, w := range []struct {
-				name     string
-				replicas int32
-			}{{"web", 12}, {"api", 11}, {"worker", 11}} {
-				if err := e.deploy(ctx, harness.WorkloadSpec{Namespace: "shop", Name: w.name, Replicas: w.replicas, CPU: "1"}); err != nil {
+			for _, name := range []string{"web", "api", "worker"} {
+				if err := e.deploy(ctx, harness.WorkloadSpec{Namespace: "shop", Name: name, Replicas: 10, CPU: "1"}); err != nil {
 					return err
 				}
 			}

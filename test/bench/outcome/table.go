@@ -29,14 +29,23 @@ func header(out io.Writer, cells ...any) {
 }
 
 // printScenario prints a scenario's table: the cluster before, then a row
-// per arm.
+// per arm. kube-scheduler places the same objects alike but not always
+// identically (ties), so a before row is printed for each arm whose
+// cluster differed from the first's.
 func printScenario(out io.Writer, sc scenario, rs []result) {
 	fmt.Fprintf(out, "\n#### %s\n\n", sc.title)
 	header(out, "arm", "cycles until quiet", "evictions", "minimal moves", "wasted", "landed back", "PDB refusals",
 		"Pending", "Deployments short", "CPU max %", "CPU min %", "CPU sd", "empty nodes", "skew", "violations")
-	if len(rs) > 0 {
-		b := rs[0].before
-		row(out, "(before)", "", "", "", "", "", "", b.pending, "", b.cpuMax, b.cpuMin, b.cpuStdDev, b.empty, b.skew, b.violations)
+	for i, r := range rs {
+		if i > 0 && r.before == rs[0].before {
+			continue
+		}
+		label := "(before)"
+		if i > 0 {
+			label = "(before, " + r.arm.title + ")"
+		}
+		b := r.before
+		row(out, label, "", "", "", "", "", "", b.pending, "", b.cpuMax, b.cpuMin, b.cpuStdDev, b.empty, b.skew, b.violations)
 	}
 	for _, r := range rs {
 		a := r.after
