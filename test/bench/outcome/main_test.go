@@ -249,3 +249,36 @@ func buildRebalancer(t *testing.T) string {
 	}
 	return bin
 }
+
+// One before row when every arm started alike; one more for an arm whose
+// cluster kube-scheduler placed otherwise.
+func TestPrintScenarioBeforeRows(t *testing.T) {
+	sc := scenario{title: "a taint added to nodes"}
+	alike := balance{violations: 9}
+	for _, tt := range []struct {
+		name   string
+		before []balance
+		want   []string
+	}{
+		{name: "every arm alike", before: []balance{alike, alike}, want: []string{"| (before) |"}},
+		{name: "the second otherwise", before: []balance{alike, {violations: 11}}, want: []string{"| (before) |", "| (before, descheduler nodeFit) |"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var rs []result
+			for i, b := range tt.before {
+				rs = append(rs, result{arm: arms[i], before: b, quiet: true})
+			}
+			var out strings.Builder
+			printScenario(&out, sc, rs)
+			var got []string
+			for _, l := range strings.Split(out.String(), "\n") {
+				if strings.HasPrefix(l, "| (before") {
+					got = append(got, l[:strings.Index(l, ") |")+3])
+				}
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("before rows %q, want %q\n%s", got, tt.want, out.String())
+			}
+		})
+	}
+}
