@@ -18,7 +18,7 @@ TEST_TIMEOUT ?= 80m
 FUZZ_EXECS ?= 50000x
 FUZZ_MINIMIZE ?= 500x
 
-.PHONY: test verify fmt tidy vet lint unit e2e fuzz build image bench bench-schedule bench-vs-descheduler
+.PHONY: test verify fmt tidy vet lint unit e2e fuzz build image bench bench-schedule bench-vs-descheduler bench-outcome
 
 test: fmt vet lint unit e2e fuzz
 
@@ -94,6 +94,21 @@ VS_ROUNDS ?= 3
 
 bench-vs-descheduler:
 	$(GO) run ./test/bench/vsdescheduler -sizes $(VS_SIZES) -rounds $(VS_ROUNDS)
+
+# Not part of `make test` (its smoke run, bin-packing on six nodes with the
+# extender, is, in `make e2e`): what a rebalancing achieves. For each
+# scenario and arm (the descheduler v0.36 with nodeFit off and on, rebalancer
+# steered by its extender, predicted, and with `rebalancer schedule`), a
+# fresh control plane, the imbalance, then one run per cycle until a cycle
+# evicts nothing, at most OUTCOME_CYCLES; prints a Markdown table per
+# scenario and a summary (docs/outcome.md). OUTCOME_FLAGS adds flags, e.g.
+# -keep or -out DIR.
+OUTCOME_SCENARIOS ?= binpack,scaleout,taint,affinity,zone,pdb
+OUTCOME_ARMS ?= descheduler,descheduler-nodefit,steered,predicted,schedule
+OUTCOME_CYCLES ?= 5
+
+bench-outcome:
+	$(GO) run ./test/bench/outcome -scenarios $(OUTCOME_SCENARIOS) -arms $(OUTCOME_ARMS) -cycles $(OUTCOME_CYCLES) $(OUTCOME_FLAGS)
 
 # The same build line the Dockerfile runs.
 build:
