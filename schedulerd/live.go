@@ -64,11 +64,12 @@ type Live struct {
 	// false when it left the pod to the Binding API.
 	BindByExtender func(ctx context.Context, pod *corev1.Pod, node string) (bool, error)
 
-	handoffs *handoffs
-	queue    *queue
-	cache    *podCache
-	listers  volumeListers
-	recorder record.EventRecorder
+	handoffs   *handoffs
+	departures departures
+	queue      *queue
+	cache      *podCache
+	listers    volumeListers
+	recorder   record.EventRecorder
 	// evictions are the hand-offs read last, and when.
 	evictions   []cluster.Eviction
 	evictionsAt time.Time
@@ -173,6 +174,9 @@ func (l *Live) watch(factory informers.SharedInformerFactory) ([]cache.InformerS
 				return
 			}
 			l.cache.push(change{pod: p})
+			if old.DeletionTimestamp == nil && p.DeletionTimestamp != nil {
+				l.departures.left(p, time.Now(), l.HandoffTTL)
+			}
 			if l.wants(p) {
 				l.queue.add(p)
 				return
@@ -195,6 +199,7 @@ func (l *Live) watch(factory informers.SharedInformerFactory) ([]cache.InformerS
 				return
 			}
 			l.cache.push(change{pod: p, deleted: true})
+			l.departures.left(p, time.Now(), l.HandoffTTL)
 			l.queue.remove(p.UID)
 			if p.Spec.NodeName != "" && !finished(p) {
 				l.queue.move(nil)
@@ -271,7 +276,7 @@ func (l *Live) scheduleOne(ctx context.Context, qp *queuedPod) {
 		return
 	}
 	pod := p.Pod
-	node, placement, how, failed := l.decide(snap, p, l.readHandoffs(ctx, time.Now()))
+	node, placement, how, failed := l.decide(snap, p, l.readHandoffs(ctx, pod, time.Now()))
 	if node == "" && failed.Error != "" {
 		// An extender failed: an error, not a verdict on the nodes, so
 		// kube-scheduler neither preempts nor waits for a cluster event;
@@ -468,13 +473,14 @@ func (l *Live) report(ctx context.Context, pod *corev1.Pod, reason, message, nom
 	}
 }
 
-// readHandoffs returns the evictions whose replacements may still come,
-// read at most every handoffsReadEvery.
-func (l *Live) readHandoffs(ctx context.Context, now time.Time) []cluster.Eviction {
+// readHandoffs returns the evictions whose replacements may still come:
+// read at most every handoffsReadEvery, and again for a pod whose
+// controller lost a pod since the last read (see departures).
+func (l *Live) readHandoffs(ctx context.Context, pod *corev1.Pod, now time.Time) []cluster.Eviction {
 	if l.History == nil {
 		return nil
 	}
-	if now.Sub(l.evictionsAt) >= handoffsReadEvery {
+	if now.Sub(l.evictionsAt) >= handoffsReadEvery || l.departures.since(pod, l.evictionsAt) {
 		all, err := l.History.Read(ctx)
 		if err != nil {
 			klog.ErrorS(err, "Reading the planned placements failed; scheduling without them")

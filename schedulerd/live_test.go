@@ -143,6 +143,38 @@ func TestLiveAvoidsTheNodeTheWorkloadLeft(t *testing.T) {
 	}
 }
 
+// A run records an eviction just before it makes it, and the replacement
+// can come within the second that the scheduler keeps what it read: a pod
+// whose workload lost a pod since the last read reads the hand-offs again,
+// and goes where the plan said, not where the engine likes best.
+func TestLiveReadsHandoffsAgainForAReplacementOfADeparture(t *testing.T) {
+	client := liveCluster(t, nil,
+		ct.Node("n1"), ct.Node("n2"), ct.Node("n3"), ct.DeploymentReplicaSet("shop", "web"),
+		ct.Pod("shop", "web-old").On("n1").Requests("1", "1Gi").Deployment("web"),
+		ct.Pod("shop", "blocker").On("n1").Requests("3", "").Deployment("db"),
+		ct.Pod("shop", "filler").On("n3").Requests("2", "4Gi").Deployment("db"),
+		replacement("api-1").Deployment("api"))
+	// The scheduler reads the hand-offs for api-1: none yet.
+	waitForPod(t, client, "shop", "api-1", bound)
+
+	ctx := context.Background()
+	store := &kube.HistoryStore{Client: client, Namespace: "rebalancer", Name: "rebalancer-state", Keep: time.Hour}
+	evicted := cluster.Eviction{Pod: "shop/web-old", Workload: webWorkload, From: "n1", To: "n3", Strategy: "LowNodeUtilization", At: time.Now()}
+	if err := store.Append(ctx, time.Now(), []cluster.Eviction{evicted}); err != nil {
+		t.Fatal(err)
+	}
+	if err := client.CoreV1().Pods("shop").Delete(ctx, "web-old", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pod := replacement("web-new").Obj()
+	if _, err := client.CoreV1().Pods("shop").Create(ctx, &pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := waitForPod(t, client, "shop", "web-new", bound).Spec.NodeName; got != "n3" {
+		t.Errorf("replacement bound to %s, want n3 as planned", got)
+	}
+}
+
 func TestLiveLeavesOtherSchedulersPodsAlone(t *testing.T) {
 	client := liveCluster(t, nil, ct.Node("n1"),
 		ct.Pod("shop", "theirs").Edit(func(p *corev1.Pod) { p.Status = corev1.PodStatus{Phase: corev1.PodPending} }),
