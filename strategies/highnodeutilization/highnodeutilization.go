@@ -134,11 +134,20 @@ func (s highNodeUtilization) compact(in *framework.Cycle, args *Args, g highUtil
 		}
 		if why != "" {
 			klog.V(3).InfoS("HighNodeUtilization: node cannot be emptied", "node", n.Name, "reason", why)
+			if commit {
+				in.Note(Name, n.Name, "not emptied: "+why)
+			}
 			continue
 		}
 		if len(pods) > 0 {
-			chosen, ok := s.place(in, fork, targets, n, pods, emptied)
+			chosen, stuck, ok := s.place(in, fork, targets, n, pods, emptied)
 			if !ok {
+				if commit {
+					// The node's pods stay for the one that has nowhere to
+					// go: the report says which and why.
+					in.Mover.Skip(Name, stuck.pod, framework.Outcome{Category: stuck.category, Reason: stuck.why})
+					in.Note(Name, n.Name, "not emptied: "+stuck.pod.Key+" "+stuck.why)
+				}
 				continue
 			}
 			if commit && !s.commit(in, g, n, pods, chosen) {
@@ -202,10 +211,18 @@ func (highNodeUtilization) leaving(in *framework.Cycle, args *Args, b nodeutiliz
 	return pods, ""
 }
 
+// stuckPod is the pod that keeps a node from being emptied, and why.
+type stuckPod struct {
+	pod      *cluster.Pod
+	category framework.Category
+	why      string
+}
+
 // place finds a target for every pod on the fork, the most used node that
 // can take it first, and keeps the placements on the fork. When a pod
-// finds none, the node's pods go back and place reports false.
-func (highNodeUtilization) place(in *framework.Cycle, fork *cluster.Snapshot, targets *targetList, n *cluster.Node, pods []*cluster.Pod, emptied map[string]bool) (map[*cluster.Pod]string, bool) {
+// finds none, the node's pods go back and place reports false and that
+// pod.
+func (highNodeUtilization) place(in *framework.Cycle, fork *cluster.Snapshot, targets *targetList, n *cluster.Node, pods []*cluster.Pod, emptied map[string]bool) (map[*cluster.Pod]string, stuckPod, bool) {
 	chosen := make(map[*cluster.Pod]string, len(pods))
 	// undo puts the pods back one by one, so that the list, which update
 	// keeps sorted when one node's load changes at a time, stays sorted.
@@ -225,10 +242,10 @@ func (highNodeUtilization) place(in *framework.Cycle, fork *cluster.Snapshot, ta
 		v := in.Edited(fork)
 		target := ""
 		if in.Policy.Replacements == policy.ReplacementsPredicted {
-			target = predictedTarget(in, v, targets, n, p, emptied)
-			if target == "" {
+			var why string
+			if target, why = predictedTarget(in, v, targets, n, p, emptied); target == "" {
 				undo()
-				return nil, false
+				return nil, stuckPod{p, framework.Futile, why}, false
 			}
 		}
 		for _, name := range targets.names {
@@ -248,7 +265,7 @@ func (highNodeUtilization) place(in *framework.Cycle, fork *cluster.Snapshot, ta
 		}
 		if target == "" {
 			undo()
-			return nil, false
+			return nil, stuckPod{p, framework.NoFit, "fits on no node HighNodeUtilization packs onto"}, false
 		}
 		if err := fork.Place(p, target); err != nil {
 			panic(err)
@@ -257,26 +274,30 @@ func (highNodeUtilization) place(in *framework.Cycle, fork *cluster.Snapshot, ta
 		chosen[p] = target
 		targets.update(fork, target)
 	}
-	return chosen, true
+	return chosen, stuckPod{}, true
 }
 
 // predictedTarget returns the node the pod's scheduler would put its
 // replacement on, when nothing steers replacements, if that node may take
-// it: a target of the group, not n, not being emptied. Otherwise "", and n
-// cannot be emptied: the planner would refuse the move as futile.
-func predictedTarget(in *framework.Cycle, v framework.View, targets *targetList, n *cluster.Node, p *cluster.Pod, emptied map[string]bool) string {
+// it: a target of the group, not n, not being emptied. Otherwise "" and
+// why, the words following the pod's name: n cannot be emptied, as the
+// planner would refuse the move as futile.
+func predictedTarget(in *framework.Cycle, v framework.View, targets *targetList, n *cluster.Node, p *cluster.Pod, emptied map[string]bool) (string, string) {
 	res := in.Placer.Schedule(v.Snapshot, p, scheduler.Options{})
 	name := res.Node
-	if _, ok := targets.at[name]; !ok || name == n.Name || emptied[name] {
-		return ""
+	switch _, target := targets.at[name]; {
+	case name == "":
+		return "", "would find no node for its replacement: " + res.Message
+	case name == n.Name:
+		return "", "would have its replacement put back on " + name + " by its scheduler"
+	case !target || emptied[name]:
+		return "", "would have its replacement put on " + name + " by its scheduler, a node HighNodeUtilization does not pack onto"
+	case res.RunnerUp == n.Name && res.RunnerUpScore == res.Score:
+		return "", fmt.Sprintf("would have its replacement put on %s or back on %s by its scheduler, which scores them alike (%d)", name, n.Name, res.Score)
+	case !in.CanTake(v, Name, p, v.Snapshot.Node(name)):
+		return "", "would have its replacement put on " + name + " by its scheduler, where a strategy's condition keeps it off"
 	}
-	if res.RunnerUp == n.Name && res.RunnerUpScore == res.Score {
-		return "" // a tie: the scheduler may pick n as well
-	}
-	if !in.CanTake(v, Name, p, v.Snapshot.Node(name)) {
-		return ""
-	}
-	return name
+	return name, ""
 }
 
 // targetList is the nodes of a group that can take pods (Ready, not

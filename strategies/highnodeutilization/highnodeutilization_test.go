@@ -276,5 +276,38 @@ func TestHighNodeUtilizationPredictedReplacements(t *testing.T) {
 	}
 	policy := "strategies:\n  HighNodeUtilization:\n    thresholds: {cpu: 50}\n"
 	strategytest.Equal(t, "steered", strategytest.Moves(strategytest.Plan(t, strategytest.Snapshot(t, objs...), policy)), []string{"shop/a-n1-0 n1→n2", "shop/a-n1-1 n1→n2"})
-	strategytest.Equal(t, "predicted", strategytest.Moves(strategytest.Plan(t, strategytest.Snapshot(t, objs...), "replacements: predicted\n"+policy)), nil)
+	predicted := strategytest.Plan(t, strategytest.Snapshot(t, objs...), "replacements: predicted\n"+policy)
+	strategytest.Equal(t, "predicted", strategytest.Moves(predicted), nil)
+	// The run says why nothing moved: the pod that would have come back,
+	// and the node that stays.
+	var skipped, notes []string
+	for _, s := range predicted.Skipped {
+		skipped = append(skipped, fmt.Sprintf("%s %s: %s", s.Pod, s.Category, s.Reason))
+	}
+	for _, n := range predicted.Notes {
+		notes = append(notes, n.Node+": "+n.Text)
+	}
+	strategytest.Equal(t, "skipped", skipped, []string{"shop/a-n1-1 futile: would have its replacement put back on n1 by its scheduler"})
+	strategytest.Equal(t, "notes", notes, []string{"n1: not emptied: shop/a-n1-1 would have its replacement put back on n1 by its scheduler"})
+}
+
+// A node whose pods cannot all leave stays, and the report says which pod
+// keeps it there and why.
+func TestHighNodeUtilizationSaysWhyANodeStays(t *testing.T) {
+	objs := [][]any{
+		{ct.Node("n1"), ct.Node("n2")},
+		strategytest.CPUPods("n1", "a", "1500m"),  // 37.5%
+		strategytest.CPUPods("n2", "c", "2", "1"), // 75%: 1 CPU left
+	}
+	plan := strategytest.Plan(t, strategytest.Snapshot(t, objs...), "strategies:\n  HighNodeUtilization:\n    thresholds: {cpu: 50}\n")
+	var skipped, notes []string
+	for _, s := range plan.Skipped {
+		skipped = append(skipped, fmt.Sprintf("%s %s: %s", s.Pod, s.Category, s.Reason))
+	}
+	for _, n := range plan.Notes {
+		notes = append(notes, n.Node+": "+n.Text)
+	}
+	strategytest.Equal(t, "moves", strategytest.Moves(plan), nil)
+	strategytest.Equal(t, "skipped", skipped, []string{"shop/a-n1-0 no-fit: fits on no node HighNodeUtilization packs onto"})
+	strategytest.Equal(t, "notes", notes, []string{"n1: not emptied: shop/a-n1-0 fits on no node HighNodeUtilization packs onto"})
 }
