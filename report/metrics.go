@@ -70,9 +70,7 @@ func NewMetricsWith(o MetricsOptions) *Metrics {
 	m := &Metrics{
 		Registry:       prometheus.NewRegistry(),
 		namespaceLabel: o.NamespaceLabel,
-		buildInfo: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "rebalancer_build_info", Help: "1, with the version, Go version and revision of the binary as labels.",
-		}, []string{"version", "goversion", "revision"}),
+		buildInfo:      NewBuildInfo(o.Version, o.Revision),
 		planned: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "rebalancer_moves_planned_total", Help: "Moves planned, by strategy.",
 		}, []string{"strategy"}),
@@ -122,8 +120,18 @@ func NewMetricsWith(o MetricsOptions) *Metrics {
 	}
 	m.Registry.MustRegister(m.buildInfo, m.planned, m.evictions, m.strategyTime, m.utilization, m.skipped, m.duration, m.lastRun, m.lastOK, m.lastMoves,
 		m.lastDryRun, m.lastEvictions, m.lastSteps, m.lastLost, m.lastSuccess)
-	m.buildInfo.WithLabelValues(orUnknown(o.Version), runtime.Version(), orUnknown(o.Revision)).Set(1)
 	return m
+}
+
+// NewBuildInfo returns rebalancer_build_info, for the registry of every
+// command that serves or pushes metrics: dashboards tell versions apart
+// by it.
+func NewBuildInfo(version, revision string) *prometheus.GaugeVec {
+	g := prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "rebalancer_build_info", Help: "1, with the version, Go version and revision of the binary as labels.",
+	}, []string{"version", "goversion", "revision"})
+	g.WithLabelValues(orUnknown(version), runtime.Version(), orUnknown(revision)).Set(1)
+	return g
 }
 
 func orUnknown(s string) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"net"
 	"net/http"
@@ -103,6 +104,19 @@ func newCrammed(t *testing.T, name string, extenderArgs ...string) *crammed {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Dashboards tell the extender's versions apart by its build info.
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(body), "rebalancer_build_info{") {
+		t.Errorf("the extender's /metrics has no rebalancer_build_info:\n%s", body)
 	}
 	return &crammed{cp: cp, f: f, web: web, before: before, state: state, ext: ext}
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kube-rebalancer/rebalancer/extender"
+	"github.com/kube-rebalancer/rebalancer/report"
 )
 
 func newExtenderCommand(s *settings) *cobra.Command {
@@ -78,8 +79,10 @@ first refused list or watch, naming it.`,
 			defer stop()
 			intents := extender.NewIntents(handoffTTL)
 			src := &extender.Source{Client: client, Namespace: store.Namespace, Name: store.Name, Intents: intents}
+			metrics := extender.NewMetrics()
+			metrics.Registry.MustRegister(report.NewBuildInfo(s.version, s.commit))
 			srv := &extender.Server{Intents: intents, Workload: src.Workload, Departed: src.Departed, CatchUp: src.CatchUp,
-				Metrics: extender.NewMetrics()}
+				Metrics: metrics}
 			return runtimeErr(serveExtender(ctx, src, srv, listen, certFile, keyFile))
 		},
 	}

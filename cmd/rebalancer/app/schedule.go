@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kube-rebalancer/rebalancer/report"
 	"github.com/kube-rebalancer/rebalancer/scheduler"
 	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
 	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
@@ -90,6 +91,7 @@ Pods opt in with spec.schedulerName: rebalancer (or --scheduler-name).`,
 				return runtimeErr(err)
 			}
 			m := schedulerd.NewMetrics()
+			m.Registry.MustRegister(report.NewBuildInfo(s.version, s.commit))
 			if metrics != "" {
 				go serveMetrics(ctx, metrics, m.Registry)
 			}
