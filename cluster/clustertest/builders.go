@@ -68,6 +68,15 @@ func (b *NodeBuilder) Allocatable(name corev1.ResourceName, q string) *NodeBuild
 // Zone sets topology.kubernetes.io/zone.
 func (b *NodeBuilder) Zone(z string) *NodeBuilder { return b.Label(corev1.LabelTopologyZone, z) }
 
+// Annotate sets a node annotation.
+func (b *NodeBuilder) Annotate(k, v string) *NodeBuilder {
+	if b.n.Annotations == nil {
+		b.n.Annotations = map[string]string{}
+	}
+	b.n.Annotations[k] = v
+	return b
+}
+
 // Label sets a label.
 func (b *NodeBuilder) Label(k, v string) *NodeBuilder { b.n.Labels[k] = v; return b }
 

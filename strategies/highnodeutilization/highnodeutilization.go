@@ -128,7 +128,11 @@ func (s highNodeUtilization) compact(in *framework.Cycle, args *Args, g highUtil
 	targets := newTargetList(g.bands, nodeutilization.Measured(g.bands.Meter, fork, g.Nodes(fork)))
 	for _, u := range under {
 		n := fork.Node(u.Name)
-		pods, why := s.leaving(in, args, g.bands, n)
+		var pods []*cluster.Pod
+		why := keptByAutoscaler(n)
+		if why == "" {
+			pods, why = s.leaving(in, args, g.bands, n)
+		}
 		if why == "" && budget >= 0 && len(pods) > budget {
 			why = "limits.total would be reached"
 		}
@@ -164,6 +168,24 @@ func (s highNodeUtilization) compact(in *framework.Cycle, args *Args, g highUtil
 		emptied[n.Name] = true
 	}
 	return emptied
+}
+
+// The node annotations by which the cluster autoscaler and Karpenter are
+// told to keep a node: emptying it would free nothing.
+const (
+	scaleDownDisabledAnnotation = "cluster-autoscaler.kubernetes.io/scale-down-disabled"
+	doNotDisruptAnnotation      = "karpenter.sh/do-not-disrupt"
+)
+
+// keptByAutoscaler returns why the autoscaler keeps the node, or "".
+func keptByAutoscaler(n *cluster.Node) string {
+	switch {
+	case n.Annotations[scaleDownDisabledAnnotation] == "true":
+		return "annotated " + scaleDownDisabledAnnotation + `: "true": the cluster autoscaler keeps it, so emptying it frees nothing`
+	case n.Annotations[doNotDisruptAnnotation] == "true":
+		return "annotated " + doNotDisruptAnnotation + `: "true": Karpenter keeps it, so emptying it frees nothing`
+	}
+	return ""
 }
 
 // leaving returns the pods that must leave the node to empty it: all but

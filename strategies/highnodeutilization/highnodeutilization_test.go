@@ -311,3 +311,49 @@ func TestHighNodeUtilizationSaysWhyANodeStays(t *testing.T) {
 	strategytest.Equal(t, "skipped", skipped, []string{"shop/a-n1-0 no-fit: fits on no node HighNodeUtilization packs onto"})
 	strategytest.Equal(t, "notes", notes, []string{"n1: not emptied: shop/a-n1-0 fits on no node HighNodeUtilization packs onto"})
 }
+
+// A node the cluster autoscaler or Karpenter is told to keep is not
+// emptied: it would stay, empty, and free nothing. It still takes pods.
+func TestHighNodeUtilizationLeavesNodesTheAutoscalerKeeps(t *testing.T) {
+	tests := []struct {
+		name       string
+		annotation string
+		want       []string
+		note       string
+	}{
+		{"cluster autoscaler: scale-down disabled", "cluster-autoscaler.kubernetes.io/scale-down-disabled",
+			[]string{"shop/b-n2-0 n2→n3"},
+			`n1: not emptied: annotated cluster-autoscaler.kubernetes.io/scale-down-disabled: "true": the cluster autoscaler keeps it, so emptying it frees nothing`},
+		{"Karpenter: do-not-disrupt", "karpenter.sh/do-not-disrupt",
+			[]string{"shop/b-n2-0 n2→n3"},
+			`n1: not emptied: annotated karpenter.sh/do-not-disrupt: "true": Karpenter keeps it, so emptying it frees nothing`},
+		{"no annotation", "", []string{"shop/a-n1-0 n1→n3", "shop/b-n2-0 n2→n3"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n1 := ct.Node("n1")
+			if tt.annotation != "" {
+				n1 = n1.Annotate(tt.annotation, "true")
+			}
+			objs := [][]any{
+				{n1, ct.Node("n2"), ct.Node("n3")},
+				strategytest.CPUPods("n1", "a", "400m"), // 10%
+				strategytest.CPUPods("n2", "b", "1"),    // 25%
+				strategytest.CPUPods("n3", "c", "2"),    // 50%
+			}
+			plan := strategytest.Plan(t, strategytest.Snapshot(t, objs...), "strategies:\n  HighNodeUtilization:\n    thresholds: {cpu: 80}\n")
+			strategytest.Equal(t, "moves", strategytest.Moves(plan), tt.want)
+			var notes []string
+			for _, n := range plan.Notes {
+				if n.Node == "n1" {
+					notes = append(notes, n.Node+": "+n.Text)
+				}
+			}
+			var want []string
+			if tt.note != "" {
+				want = []string{tt.note}
+			}
+			strategytest.Equal(t, "notes", notes, want)
+		})
+	}
+}
