@@ -11,7 +11,7 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/policy"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/strategies/framework"
 	"github.com/kube-rebalancer/rebalancer/strategies/nodeutilization"
 )
@@ -265,7 +265,7 @@ func (highNodeUtilization) place(in *framework.Cycle, fork *cluster.Snapshot, ta
 // it: a target of the group, not n, not being emptied. Otherwise "", and n
 // cannot be emptied: the planner would refuse the move as futile.
 func predictedTarget(in *framework.Cycle, v framework.View, targets *targetList, n *cluster.Node, p *cluster.Pod, emptied map[string]bool) string {
-	res := in.Placer.Schedule(v.Snapshot, p, scheduler.Options{})
+	res := in.Placer.Schedule(v.Snapshot, p, engine.Options{})
 	name := res.Node
 	if _, ok := targets.at[name]; !ok || name == n.Name || emptied[name] {
 		return ""

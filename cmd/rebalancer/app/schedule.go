@@ -12,7 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
 	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 	"github.com/kube-rebalancer/rebalancer/schedulerd"
@@ -62,11 +62,11 @@ Pods opt in with spec.schedulerName: rebalancer (or --scheduler-name).`,
 			if err != nil {
 				return err
 			}
-			engine, err := scheduler.NewEngine(profile, s.plugins)
+			eng, err := engine.New(profile, s.plugins)
 			if err != nil {
 				return err
 			}
-			bindByExtender, err := callExtenders(engine)
+			bindByExtender, err := callExtenders(eng)
 			if err != nil {
 				return err
 			}
@@ -93,7 +93,7 @@ Pods opt in with spec.schedulerName: rebalancer (or --scheduler-name).`,
 			if metrics != "" {
 				go serveMetrics(ctx, metrics, m.Registry)
 			}
-			live := &schedulerd.Live{Client: client, EventClient: events, Engine: engine, SchedulerName: profile.SchedulerName,
+			live := &schedulerd.Live{Client: client, EventClient: events, Engine: eng, SchedulerName: profile.SchedulerName,
 				History: history, HandoffTTL: handoffTTL, Metrics: m, BindByExtender: bindByExtender,
 				InitialBackoff: profile.Backoff.Initial, MaxBackoff: profile.Backoff.Max}
 			if election.enabled {
