@@ -15,6 +15,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
+	"github.com/kube-rebalancer/rebalancer/scheduler/preemption"
 )
 
 // preemptServer is an extender's preemptVerb: it keeps the node keep,
@@ -152,7 +153,7 @@ func TestPreemptCallsThePreemptVerb(t *testing.T) {
 			snap, pod := fullNodes(t)
 			e := engineWith(t, cfg)
 			failed := e.Schedule(snap, pod, engine.Options{})
-			got := e.Preempt(snap, pod, failed)
+			got := preemption.Decide(e, snap, pod, failed)
 			var victims []string
 			for _, v := range got.Victims {
 				victims = append(victims, v.Key)

@@ -3,7 +3,9 @@
 //
 //   - scheduler/engine: the filter/score engine (engine.New, Engine,
 //     Options, Result): filter and score loops, static index, nominated
-//     pods, preemption, extenders, Permit and pod volumes.
+//     pods, extenders, Permit and pod volumes.
+//   - scheduler/preemption: DefaultPreemption's decision for a pod that
+//     fits nowhere (preemption.Decide), over what the engine exports.
 //   - scheduler/profile: profiles read from a KubeSchedulerConfiguration,
 //     and the plugins each runs at each extension point.
 //   - scheduler/framework: what a plugin sees of the engine, in-tree and

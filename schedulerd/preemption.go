@@ -14,6 +14,7 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
+	"github.com/kube-rebalancer/rebalancer/scheduler/preemption"
 )
 
 // preempt runs DefaultPreemption for a pod that fits nowhere, as
@@ -32,7 +33,7 @@ func (l *Live) preempt(ctx context.Context, snap *cluster.Snapshot, p *cluster.P
 		l.cache.nominate(p.Pod, failed.NominatedNode)
 		return failed.Message, failed.NominatedNode
 	}
-	pre := l.Engine.Preempt(snap, p, failed)
+	pre := preemption.Decide(l.Engine, snap, p, failed)
 	message = pre.Message
 	if message == "" {
 		message = failed.Message

@@ -18,6 +18,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
+	"github.com/kube-rebalancer/rebalancer/scheduler/preemption"
 	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
@@ -135,7 +136,7 @@ func TestCacheHoldsVictimsTerminating(t *testing.T) {
 			}
 			p = c.snap.Pod("shop/urgent")
 			failed := eng.Schedule(c.snap, p, engine.Options{})
-			pre := eng.Preempt(c.snap, p, failed)
+			pre := preemption.Decide(eng, c.snap, p, failed)
 			if waits := pre.NotEligible != ""; waits != tt.terminating {
 				t.Errorf("preemption: node %q, not eligible %q; want waiting = %v", pre.Node, pre.NotEligible, tt.terminating)
 			}

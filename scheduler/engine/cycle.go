@@ -136,7 +136,7 @@ func (c *cycle) reasonsOf(i int) (string, []string) {
 		return c.extenderReasons(i)
 	case verdictNominated:
 		st := c.nominated.failed[int32(i)]
-		return st.plugin, st.reasons
+		return st.Plugin, st.Reasons
 	case verdictStatic:
 		// The plugin whose check rejected the node is the first to reject
 		// it when only static filters come before it: those passed their

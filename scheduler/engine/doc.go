@@ -17,9 +17,16 @@
 // engine.go and cycle.go run one decision (Schedule, Fits); tables.go and
 // static_index.go hold what the engine derives once from a snapshot
 // family; nominated.go holds pods nominated to a node against pods of
-// lower priority; preemption*.go is Engine.Preempt, DefaultPreemption's
-// decision for a pod that fits nowhere; extender.go calls the profile's
-// extenders; postfilter_permit.go and volume_prebind.go are what the live
-// scheduler runs after a decision (Permit, WaitingPods, PodVolumes).
+// lower priority; extender.go calls the profile's extenders;
+// postfilter_permit.go and volume_prebind.go are what the live scheduler
+// runs after a decision (Permit, WaitingPods, PodVolumes).
+//
+// resolvable.go and nominated.go export what package scheduler/preemption
+// (DefaultPreemption's decision for a pod that fits nowhere) asks of the
+// engine, as kube-scheduler's preemption asks its framework.Handle:
+// Engine.Resolvable (the nodes a failed decision could make room on),
+// Engine.FilterWithNominated (the filters on one node of a scratch
+// snapshot, with the pods nominated there), NominatedAgainst, SamePod and
+// SearchStart. None of them runs in Schedule's loop over the nodes.
 // docs/scheduler.md describes what is and is not simulated.
 package engine

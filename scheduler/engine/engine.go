@@ -282,7 +282,7 @@ func (c *cycle) filterNodes(only map[string]bool, opts Options) int {
 	toFind := numFeasibleNodesToFind(c.e.profile.PercentageOfNodesToScore, numNodes)
 	start := 0
 	if toFind < numNodes {
-		start = int(nameHash(c.Pod().Key) % uint64(numNodes))
+		start = SearchStart(c.Pod(), numNodes)
 	}
 	static, dynamic := c.staticFilters(c.active)
 	c.index = c.staticIndexFor(static, only)
@@ -497,6 +497,15 @@ func numFeasibleNodesToFind(percentage *int32, numNodes int) int {
 		pct = max(50-numNodes/125, minPercentage)
 	}
 	return max(numNodes*pct/100, minNodes)
+}
+
+// SearchStart is where a search of n places for pod starts, when it stops
+// before the end: kube-scheduler starts where its previous cycle stopped,
+// or at random; the engine, and preemption's dry run, start at a place
+// derived from the pod's name, so that the same calls give the same
+// answers.
+func SearchStart(pod *cluster.Pod, n int) int {
+	return int(nameHash(pod.Key) % uint64(n))
 }
 
 // nameHash is FNV-1a: a fixed, well-spread start for each pod's search.

@@ -18,19 +18,22 @@ type nominatedState struct {
 	scratch *cluster.Snapshot
 	// failed holds why a node that passes without its nominated pods fails
 	// with them.
-	failed map[int32]*nodeStatus
+	failed map[int32]*Rejection
 }
 
-// nodeStatus is why the filters turned a node down.
-type nodeStatus struct {
-	plugin       string
-	reasons      []string
-	unresolvable bool
+// Rejection is why the filters turned a node down.
+type Rejection struct {
+	// Plugin is the filter that turned the node down, Reasons what it said.
+	Plugin  string
+	Reasons []string
+	// Unresolvable says that removing pods from the node cannot make it
+	// pass (kube-scheduler's UnschedulableAndUnresolvable).
+	Unresolvable bool
 }
 
-// samePod reports whether a and b are the same pod: a pod read from a
+// SamePod reports whether a and b are the same pod: a pod read from a
 // file has no UID, so its name says it.
-func samePod(a, b *cluster.Pod) bool {
+func SamePod(a, b *cluster.Pod) bool {
 	if a == b {
 		return true
 	}
@@ -40,13 +43,13 @@ func samePod(a, b *cluster.Pod) bool {
 	return a.Key == b.Key
 }
 
-// nominatedFor returns, by node index, the pods nominated to a node of
+// NominatedAgainst returns, by node index, the pods nominated to a node of
 // snap that hold their requests against pod: those of equal or higher
 // priority, other than pod itself. Nil when there are none.
-func nominatedFor(snap *cluster.Snapshot, pod *cluster.Pod) map[int32][]*cluster.Pod {
+func NominatedAgainst(snap *cluster.Snapshot, pod *cluster.Pod) map[int32][]*cluster.Pod {
 	var on map[int32][]*cluster.Pod
 	for _, p := range snap.Nominated() {
-		if p.Priority < pod.Priority || samePod(p, pod) {
+		if p.Priority < pod.Priority || SamePod(p, pod) {
 			continue
 		}
 		n := snap.NominatedTo(p)
@@ -67,7 +70,7 @@ func (c *cycle) setNominated() {
 	if len(c.Snapshot().Nominated()) == 0 {
 		return
 	}
-	if on := nominatedFor(c.Snapshot(), c.Pod()); on != nil {
+	if on := NominatedAgainst(c.Snapshot(), c.Pod()); on != nil {
 		c.nominated = &nominatedState{on: on}
 	}
 }
@@ -87,7 +90,7 @@ func (c *cycle) failsWithNominated(i int) bool {
 		return false
 	}
 	if ns.failed == nil {
-		ns.failed = make(map[int32]*nodeStatus)
+		ns.failed = make(map[int32]*Rejection)
 	}
 	ns.failed[int32(i)] = st
 	return true
@@ -95,7 +98,7 @@ func (c *cycle) failsWithNominated(i int) bool {
 
 // filterWith runs the filters for pod on node i of scratch with the pods
 // extra added to the node, and takes them off again.
-func (e *Engine) filterWith(scratch *cluster.Snapshot, pod *cluster.Pod, i int, extra []*cluster.Pod) *nodeStatus {
+func (e *Engine) filterWith(scratch *cluster.Snapshot, pod *cluster.Pod, i int, extra []*cluster.Pod) *Rejection {
 	name := scratch.Nodes()[i].Name
 	for _, p := range extra {
 		_ = scratch.Place(p, name)
@@ -107,10 +110,13 @@ func (e *Engine) filterWith(scratch *cluster.Snapshot, pod *cluster.Pod, i int, 
 	return st
 }
 
-// filterWithNominated is kube-scheduler's RunFilterPluginsWithNominatedPods
-// on node i of scratch: the filters with the node's nominated pods, then
-// without them.
-func (e *Engine) filterWithNominated(scratch *cluster.Snapshot, pod *cluster.Pod, i int, nominated []*cluster.Pod) *nodeStatus {
+// FilterWithNominated is kube-scheduler's RunFilterPluginsWithNominatedPods
+// on node i of scratch: PreFilter and the filters for pod with the pods
+// nominated to the node added (NominatedAgainst), then without them. It
+// returns why the node fails, or nil. scratch is a snapshot the caller
+// may edit, such as Snapshot.Scratch, where preemption removes victims;
+// the nominated pods are taken off again before it returns.
+func (e *Engine) FilterWithNominated(scratch *cluster.Snapshot, pod *cluster.Pod, i int, nominated []*cluster.Pod) *Rejection {
 	if len(nominated) > 0 {
 		if st := e.filterWith(scratch, pod, i, nominated); st != nil {
 			return st
@@ -121,7 +127,7 @@ func (e *Engine) filterWithNominated(scratch *cluster.Snapshot, pod *cluster.Pod
 
 // filterOne runs PreFilter and then every filter for pod on node i of
 // snap, and returns why the node fails, or nil.
-func (e *Engine) filterOne(snap *cluster.Snapshot, pod *cluster.Pod, i int) *nodeStatus {
+func (e *Engine) filterOne(snap *cluster.Snapshot, pod *cluster.Pod, i int) *Rejection {
 	c := e.newCycle(snap, pod)
 	defer e.putCycle(c)
 	name := c.Nodes()[i].Name
@@ -130,17 +136,17 @@ func (e *Engine) filterOne(snap *cluster.Snapshot, pod *cluster.Pod, i int) *nod
 		p := f.PreFilter(&c.Cycle)
 		switch {
 		case p.Reject != "":
-			return &nodeStatus{plugin: f.Name(), reasons: []string{p.Reject}, unresolvable: true}
+			return &Rejection{Plugin: f.Name(), Reasons: []string{p.Reject}, Unresolvable: true}
 		case p.Skip:
 			continue
 		case p.Only != nil && !p.Only[name]:
-			return &nodeStatus{plugin: f.Name(), reasons: []string{"node(s) didn't satisfy plugin(s) [" + f.Name() + "]"}, unresolvable: true}
+			return &Rejection{Plugin: f.Name(), Reasons: []string{"node(s) didn't satisfy plugin(s) [" + f.Name() + "]"}, Unresolvable: true}
 		}
 		later = append(later, f)
 	}
 	for _, f := range later {
 		if r := f.Filter(&c.Cycle, i); r != nil {
-			return &nodeStatus{plugin: f.Name(), reasons: append([]string(nil), r...), unresolvable: unresolvable(f, &c.Cycle, i, r)}
+			return &Rejection{Plugin: f.Name(), Reasons: append([]string(nil), r...), Unresolvable: unresolvable(f, &c.Cycle, i, r)}
 		}
 	}
 	return nil

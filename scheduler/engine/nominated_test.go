@@ -5,10 +5,25 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/noderesources"
 )
+
+// running is a bound pod of the given priority asking for cpu, started
+// startedAgo before the snapshot.
+func running(name, node string, priority int32, cpu string, startedAgo time.Duration) *ct.PodBuilder {
+	return ct.Pod("default", name).On(node).Priority(priority).Requests(cpu, "1Gi").Edit(func(p *corev1.Pod) {
+		p.Status.StartTime = &metav1.Time{Time: ct.Now.Add(-startedAgo)}
+	})
+}
+
+// preemptor is the pending pod "incoming" of the given priority asking for
+// cpu.
+func preemptor(priority int32, cpu string) *ct.PodBuilder {
+	return ct.Pod("default", "incoming").Pending().Priority(priority).Requests(cpu, "1Gi")
+}
 
 // nominated is a pending pod of the given priority asking for cpu, that a
 // preemption nominated to node.

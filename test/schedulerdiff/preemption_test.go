@@ -21,6 +21,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/cluster/kube"
 	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
+	"github.com/kube-rebalancer/rebalancer/scheduler/preemption"
 	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 	"github.com/kube-rebalancer/rebalancer/test/harness"
 )
@@ -160,7 +161,7 @@ var preemptionCases = []preemptionCase{
 
 // preemptionOutcome is what each side decided for a case.
 type preemptionOutcome struct {
-	engine engine.Preemption
+	engine preemption.Decision
 	// kubeNode is where kube-scheduler bound the preemptor ("" when it left
 	// it Pending with kubeMessage); kubeNominated is the
 	// status.nominatedNodeName it gave it; kubeVictims are the case's pods
@@ -334,7 +335,7 @@ func runPreemptionCase(ctx context.Context, cp *harness.ControlPlane, eng *engin
 	if res.Node != "" {
 		return nil, fmt.Errorf("the engine fits the preemptor on %s: the case needs a pod that fits nowhere", res.Node)
 	}
-	o := &preemptionOutcome{engine: eng.Preempt(snap, p, res)}
+	o := &preemptionOutcome{engine: preemption.Decide(eng, snap, p, res)}
 
 	ungate := []byte(`[{"op":"remove","path":"/spec/schedulingGates"}]`)
 	if _, err := pods.Patch(ctx, preemptor.Name, types.JSONPatchType, ungate, metav1.PatchOptions{}); err != nil {

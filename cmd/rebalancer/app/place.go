@@ -26,6 +26,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
 	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/nodename"
+	"github.com/kube-rebalancer/rebalancer/scheduler/preemption"
 	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
@@ -198,7 +199,7 @@ type placePreemption struct {
 // explainPreemption runs the engine's preemption for a pod that fits
 // nowhere; nil when the profile does not preempt.
 func explainPreemption(eng *engine.Engine, snap *cluster.Snapshot, p *cluster.Pod, res engine.Result) *placePreemption {
-	pre := eng.Preempt(snap, p, res)
+	pre := preemption.Decide(eng, snap, p, res)
 	if pre.Node == "" && pre.Reason == "" {
 		return nil
 	}

@@ -1,9 +1,9 @@
-package engine
+package preemption
 
 import (
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
-	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/defaultpreemption"
 )
 
@@ -20,16 +20,11 @@ func (a preemptionArgs) numCandidates(numNodes int) int {
 	return min(n, numNodes)
 }
 
-// postFilterPlugins returns the profile's PostFilter plugins in the order
-// they run.
-func (e *Engine) postFilterPlugins() []string {
-	return e.profile.PointPlugins(framework.PointPostFilter)
-}
-
-// preemptionArgs are the profile's DefaultPreemptionArgs. The profile was
-// validated when the engine was built, so they decode.
-func (e *Engine) preemptionArgs() preemptionArgs {
-	a, err := defaultpreemption.Args(e.profile.RawArgs(defaultpreemption.Name), "pluginConfig")
+// argsOf returns the DefaultPreemptionArgs of e's profile. The profile
+// was validated when the engine was built, so they decode.
+func argsOf(e *engine.Engine) preemptionArgs {
+	p := e.Profile()
+	a, err := defaultpreemption.Args(p.RawArgs(defaultpreemption.Name), "pluginConfig")
 	if err != nil {
 		return preemptionArgs{percentage: 10, absolute: 100}
 	}

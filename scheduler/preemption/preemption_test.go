@@ -1,4 +1,4 @@
-package engine
+package preemption
 
 import (
 	"fmt"
@@ -13,8 +13,10 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/defaultpreemption"
 	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
+	"github.com/kube-rebalancer/rebalancer/scheduler/schedulertest"
 )
 
 // running is a bound pod of the given priority asking for cpu, started
@@ -29,6 +31,14 @@ func running(name, node string, priority int32, cpu string, startedAgo time.Dura
 // cpu.
 func preemptor(priority int32, cpu string) *ct.PodBuilder {
 	return ct.Pod("default", "incoming").Pending().Priority(priority).Requests(cpu, "1Gi")
+}
+
+// nominated is a pending pod of the given priority asking for cpu, that a
+// preemption nominated to node.
+func nominated(name, node string, priority int32, cpu string) *ct.PodBuilder {
+	return ct.Pod("default", name).Pending().Priority(priority).Requests(cpu, "1Gi").Edit(func(p *corev1.Pod) {
+		p.Status.NominatedNodeName = node
+	})
 }
 
 func keys(pods []*cluster.Pod) []string {
@@ -193,16 +203,16 @@ func TestPreempt(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := ct.Snapshot(t, tc.objs...)
-			e := defaultEngine(t)
-			pod := incoming(t, s)
-			res := e.Schedule(s, pod, Options{})
+			e := schedulertest.DefaultEngine(t)
+			pod := schedulertest.Incoming(t, s)
+			res := e.Schedule(s, pod, engine.Options{})
 			if res.Node != "" {
 				t.Fatalf("the pod fits on %s; the case needs a pod that fits nowhere", res.Node)
 			}
 			before := requested(s)
-			got := e.Preempt(s, pod, res)
+			got := Decide(e, s, pod, res)
 			if got.Node != tc.node || !slices.Equal(keys(got.Victims), orEmpty(tc.victims)) || got.PDBViolations != tc.violations {
-				t.Errorf("Preempt chose node %q, victims %v, %d PDB violations; want %q, %v, %d",
+				t.Errorf("Decide chose node %q, victims %v, %d PDB violations; want %q, %v, %d",
 					got.Node, keys(got.Victims), got.PDBViolations, tc.node, orEmpty(tc.victims), tc.violations)
 			}
 			if got.NotEligible != tc.notEligible {
@@ -236,14 +246,14 @@ func requested(s *cluster.Snapshot) []int64 {
 
 func TestPreemptWithoutDefaultPreemption(t *testing.T) {
 	s := ct.Snapshot(t, ct.Node("a"), running("low", "a", 1, "4", time.Hour), preemptor(100, "2"))
-	e, err := New(profile.Profile{SchedulerName: "no-preemption", Plugins: &configv1.Plugins{
+	e, err := engine.New(profile.Profile{SchedulerName: "no-preemption", Plugins: &configv1.Plugins{
 		PostFilter: configv1.PluginSet{Disabled: []configv1.Plugin{{Name: defaultpreemption.Name}}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pod := incoming(t, s)
-	res := e.Schedule(s, pod, Options{})
-	got := e.Preempt(s, pod, res)
+	pod := schedulertest.Incoming(t, s)
+	res := e.Schedule(s, pod, engine.Options{})
+	got := Decide(e, s, pod, res)
 	// DynamicResources' PostFilter still runs, and says so.
 	if got.Node != "" || got.Reason != "" || got.Message != "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate" {
 		t.Errorf("a profile without DefaultPreemption preempted on %q, reason %q, with message %q; want nothing, and no preemption part in the message", got.Node, got.Reason, got.Message)
@@ -262,19 +272,19 @@ func TestPreemptCandidateSampling(t *testing.T) {
 		MinCandidateNodesPercentage: new(int32(0)), MinCandidateNodesAbsolute: new(int32(1))}); err != nil {
 		t.Fatal(err)
 	}
-	e, err := New(profile)
+	e, err := engine.New(profile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pod := incoming(t, s)
-	res := e.Schedule(s, pod, Options{})
-	first := e.Preempt(s, pod, res)
-	offset := int(nameHash(pod.Key) % 3)
+	pod := schedulertest.Incoming(t, s)
+	res := e.Schedule(s, pod, engine.Options{})
+	first := Decide(e, s, pod, res)
+	offset := engine.SearchStart(pod, 3)
 	if want := []string{"a", "b", "c"}[offset]; first.Node != want {
-		t.Errorf("with one candidate wanted, Preempt chose %q; want %q, the first node from the pod's offset", first.Node, want)
+		t.Errorf("with one candidate wanted, Decide chose %q; want %q, the first node from the pod's offset", first.Node, want)
 	}
-	if all := defaultEngine(t).Preempt(s, pod, res); all.Node != "a" {
-		t.Errorf("with the default args, Preempt chose %q; want a, whose victim has the lowest priority", all.Node)
+	if all := Decide(schedulertest.DefaultEngine(t), s, pod, res); all.Node != "a" {
+		t.Errorf("with the default args, Decide chose %q; want a, whose victim has the lowest priority", all.Node)
 	}
 }
 
@@ -314,11 +324,11 @@ func TestPreemptLowerPriorityNominationsAreCleared(t *testing.T) {
 		running("low", "a", 1, "4", time.Hour),
 		ct.Pod("default", "waiting").Pending().Priority(10).Requests("1", "1Gi").Edit(func(p *corev1.Pod) { p.Status.NominatedNodeName = "a" }),
 		preemptor(100, "2"))
-	e := defaultEngine(t)
-	pod := incoming(t, s)
-	got := e.Preempt(s, pod, e.Schedule(s, pod, Options{}))
+	e := schedulertest.DefaultEngine(t)
+	pod := schedulertest.Incoming(t, s)
+	got := Decide(e, s, pod, e.Schedule(s, pod, engine.Options{}))
 	if got.Node != "a" || !slices.Equal(keys(got.LoseNomination), []string{"default/waiting"}) {
-		t.Errorf("Preempt chose %q and cleared the nominations of %v; want a and default/waiting", got.Node, keys(got.LoseNomination))
+		t.Errorf("Decide chose %q and cleared the nominations of %v; want a and default/waiting", got.Node, keys(got.LoseNomination))
 	}
 }
 
@@ -331,24 +341,24 @@ func TestConcurrentPreemptionsAgree(t *testing.T) {
 		running("a-db", "a", 1, "2", time.Hour).Label("app", "db"), running("a-batch", "a", 5, "2", time.Hour),
 		running("b-web", "b", 50, "3", time.Hour), nominated("waiting", "b", 200, "1"),
 		preemptor(100, "2"))
-	e := defaultEngine(t)
-	pod := incoming(t, s)
-	res := e.Schedule(s, pod, Options{})
-	want := e.Preempt(s, pod, res)
+	e := schedulertest.DefaultEngine(t)
+	pod := schedulertest.Incoming(t, s)
+	res := e.Schedule(s, pod, engine.Options{})
+	want := Decide(e, s, pod, res)
 	if want.Node != "a" || !slices.Equal(keys(want.Victims), []string{"default/a-batch"}) {
-		t.Fatalf("Preempt chose %q, victims %v; want a, [default/a-batch]", want.Node, keys(want.Victims))
+		t.Fatalf("Decide chose %q, victims %v; want a, [default/a-batch]", want.Node, keys(want.Victims))
 	}
 	var wg sync.WaitGroup
 	errs := make(chan string, 64)
 	for range 8 {
 		wg.Go(func() {
 			for range 10 {
-				if r := e.Schedule(s, pod, Options{}); r.Message != res.Message {
+				if r := e.Schedule(s, pod, engine.Options{}); r.Message != res.Message {
 					errs <- fmt.Sprintf("Schedule said %q, then %q", res.Message, r.Message)
 				}
-				got := e.Preempt(s, pod, res)
+				got := Decide(e, s, pod, res)
 				if got.Node != want.Node || !slices.Equal(keys(got.Victims), keys(want.Victims)) || got.Message != want.Message {
-					errs <- fmt.Sprintf("Preempt chose %q %v %q, then %q %v %q", want.Node, keys(want.Victims), want.Message, got.Node, keys(got.Victims), got.Message)
+					errs <- fmt.Sprintf("Decide chose %q %v %q, then %q %v %q", want.Node, keys(want.Victims), want.Message, got.Node, keys(got.Victims), got.Message)
 				}
 			}
 		})

@@ -1,4 +1,4 @@
-package engine
+package preemption
 
 import (
 	"fmt"
@@ -6,15 +6,21 @@ import (
 	"slices"
 
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 )
+
+// logger is where ignorable extenders' failures are logged, as the
+// engine logs them.
+var logger = klog.Background()
 
 // reasonNoCandidate is what DefaultPreemption says when the extenders
 // left no candidate.
 const reasonNoCandidate = "no candidate node for preemption"
 
-// preemptionExtenders hands the candidates to the extenders that have a
+// processExtenders hands the candidates to the extenders that have a
 // preemptVerb and want the pod, in the engine's extender order, as
 // kube-scheduler does between finding candidates and picking one: each
 // sees what the previous one kept. An ignorable extender that fails, or
@@ -23,18 +29,19 @@ const reasonNoCandidate = "no candidate node for preemption"
 // are not asked. The candidates the extenders keep stay in the order they
 // were found, those an extender adds follow by node name, so that the
 // pick's ties break the same way every time.
-func (e *Engine) preemptionExtenders(snap *cluster.Snapshot, pod *cluster.Pod, cands []candidate) ([]candidate, error) {
-	if len(e.extenders) == 0 {
+func processExtenders(e *engine.Engine, snap *cluster.Snapshot, pod *cluster.Pod, cands []candidate) ([]candidate, error) {
+	extenders := e.Extenders()
+	if len(extenders) == 0 {
 		return cands, nil
 	}
-	victims := make(map[string]Victims, len(cands))
+	victims := make(map[string]engine.Victims, len(cands))
 	order := make([]string, len(cands))
 	for k, c := range cands {
 		name := snap.Nodes()[c.node].Name
 		order[k] = name
-		victims[name] = Victims{Pods: c.victims, PDBViolations: c.pdbViolations}
+		victims[name] = engine.Victims{Pods: c.victims, PDBViolations: c.pdbViolations}
 	}
-	for _, x := range e.extenders {
+	for _, x := range extenders {
 		if !x.SupportsPreemption() || !x.IsInterested(pod.Pod) {
 			continue
 		}
@@ -83,19 +90,19 @@ func (e *Engine) preemptionExtenders(snap *cluster.Snapshot, pod *cluster.Pod, c
 // victims it names, by UID, among the pods of their node, as
 // kube-scheduler does: a node the snapshot lacks, or a UID that is not
 // on its node, is the extender's error.
-func processPreemption(x Extender, snap *cluster.Snapshot, pod *cluster.Pod, cands map[string]Victims) (map[string]Victims, error) {
+func processPreemption(x engine.Extender, snap *cluster.Snapshot, pod *cluster.Pod, cands map[string]engine.Victims) (map[string]engine.Victims, error) {
 	got, err := x.ProcessPreemption(pod, cands)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]Victims, len(got))
+	out := make(map[string]engine.Victims, len(got))
 	for _, name := range slices.Sorted(maps.Keys(got)) {
 		node := snap.Node(name)
 		if node == nil {
 			return nil, fmt.Errorf("extender: %v names node %q for preemption, which is not in the cluster", x.Name(), name)
 		}
 		mv := got[name]
-		v := Victims{Pods: make([]*cluster.Pod, 0, len(mv.UIDs)), PDBViolations: mv.PDBViolations}
+		v := engine.Victims{Pods: make([]*cluster.Pod, 0, len(mv.UIDs)), PDBViolations: mv.PDBViolations}
 		for _, uid := range mv.UIDs {
 			p := podByUID(node, uid)
 			if p == nil {

@@ -1,4 +1,4 @@
-package engine
+package preemption
 
 import (
 	"errors"
@@ -13,6 +13,8 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
+	"github.com/kube-rebalancer/rebalancer/scheduler/schedulertest"
 )
 
 // refusingExtender turns down the nodes it names, as unresolvable or not.
@@ -30,12 +32,12 @@ func (x refusingExtender) Prioritize(*cluster.Pod, []*cluster.Node) (map[string]
 	return nil, nil
 }
 func (x refusingExtender) SupportsPreemption() bool { return false }
-func (x refusingExtender) ProcessPreemption(*cluster.Pod, map[string]Victims) (map[string]MetaVictims, error) {
+func (x refusingExtender) ProcessPreemption(*cluster.Pod, map[string]engine.Victims) (map[string]engine.MetaVictims, error) {
 	return nil, errors.New("refusingExtender has no preemptVerb")
 }
 
-func (x refusingExtender) Filter(_ *cluster.Pod, nodes []*cluster.Node) (ExtenderFilterResult, error) {
-	res := ExtenderFilterResult{Failed: map[string]string{}, FailedAndUnresolvable: map[string]string{}}
+func (x refusingExtender) Filter(_ *cluster.Pod, nodes []*cluster.Node) (engine.ExtenderFilterResult, error) {
+	res := engine.ExtenderFilterResult{Failed: map[string]string{}, FailedAndUnresolvable: map[string]string{}}
 	for _, n := range nodes {
 		why, refused := x.refuse[n.Name]
 		switch {
@@ -59,16 +61,16 @@ func TestPreemptAroundANodeAnExtenderTurnedDown(t *testing.T) {
 		s := ct.Snapshot(t, ct.Node("a"), ct.Node("b"),
 			running("low", "a", 1, "4", time.Hour),
 			preemptor(100, "2"))
-		e := defaultEngine(t)
-		e.SetExtenders([]Extender{refusingExtender{refuse: map[string]string{"b": "reserved for batch"}, unresolvable: unresolvable}})
-		pod := incoming(t, s)
-		res := e.Schedule(s, pod, Options{})
+		e := schedulertest.DefaultEngine(t)
+		e.SetExtenders([]engine.Extender{refusingExtender{refuse: map[string]string{"b": "reserved for batch"}, unresolvable: unresolvable}})
+		pod := schedulertest.Incoming(t, s)
+		res := e.Schedule(s, pod, engine.Options{})
 		if res.Node != "" {
 			t.Fatalf("unresolvable=%v: the pod fits on %s; the extender should have turned b down", unresolvable, res.Node)
 		}
-		got := e.Preempt(s, pod, res)
+		got := Decide(e, s, pod, res)
 		if got.Node != "a" || !slices.Equal(keys(got.Victims), []string{"default/low"}) {
-			t.Errorf("unresolvable=%v: Preempt chose %q with victims %v (%+v); want a with [default/low]", unresolvable, got.Node, keys(got.Victims), got)
+			t.Errorf("unresolvable=%v: Decide chose %q with victims %v (%+v); want a with [default/low]", unresolvable, got.Node, keys(got.Victims), got)
 		}
 	}
 }
@@ -99,15 +101,15 @@ func (x *preemptingExtender) Prioritize(*cluster.Pod, []*cluster.Node) (map[stri
 	return nil, nil
 }
 
-func (x *preemptingExtender) Filter(_ *cluster.Pod, nodes []*cluster.Node) (ExtenderFilterResult, error) {
-	res := ExtenderFilterResult{}
+func (x *preemptingExtender) Filter(_ *cluster.Pod, nodes []*cluster.Node) (engine.ExtenderFilterResult, error) {
+	res := engine.ExtenderFilterResult{}
 	for _, n := range nodes {
 		res.Nodes = append(res.Nodes, n.Name)
 	}
 	return res, nil
 }
 
-func (x *preemptingExtender) ProcessPreemption(_ *cluster.Pod, cands map[string]Victims) (map[string]MetaVictims, error) {
+func (x *preemptingExtender) ProcessPreemption(_ *cluster.Pod, cands map[string]engine.Victims) (map[string]engine.MetaVictims, error) {
 	x.saw = []string{}
 	for name, v := range cands {
 		x.saw = append(x.saw, fmt.Sprintf("%s: %v (%d)", name, keys(v.Pods), v.PDBViolations))
@@ -116,9 +118,9 @@ func (x *preemptingExtender) ProcessPreemption(_ *cluster.Pod, cands map[string]
 	if x.err != nil {
 		return nil, x.err
 	}
-	out := map[string]MetaVictims{}
+	out := map[string]engine.MetaVictims{}
 	for node, names := range x.answer {
-		v := MetaVictims{PDBViolations: x.violations[node]}
+		v := engine.MetaVictims{PDBViolations: x.violations[node]}
 		for _, n := range names {
 			v.UIDs = append(v.UIDs, types.UID("default/"+n))
 		}
@@ -248,18 +250,18 @@ func TestPreemptAsksExtendersWithAPreemptVerb(t *testing.T) {
 				running("b-low", "b", 2, "4", time.Hour),
 				running("c-old", "c", 1, "2", 2*time.Hour), running("c-new", "c", 1, "2", 30*time.Minute),
 				preemptor(100, "2"))
-			e := defaultEngine(t)
-			exts := make([]Extender, len(tc.extenders))
+			e := schedulertest.DefaultEngine(t)
+			exts := make([]engine.Extender, len(tc.extenders))
 			for k, x := range tc.extenders {
 				exts[k] = x
 			}
 			e.SetExtenders(exts)
-			pod := incoming(t, s)
-			res := e.Schedule(s, pod, Options{})
+			pod := schedulertest.Incoming(t, s)
+			res := e.Schedule(s, pod, engine.Options{})
 			if res.Node != "" || res.Message != filters {
 				t.Fatalf("Schedule: node %q, message %q; want none and %q", res.Node, res.Message, filters)
 			}
-			got := e.Preempt(s, pod, res)
+			got := Decide(e, s, pod, res)
 			message := filters
 			switch {
 			case tc.err != "":
@@ -291,11 +293,11 @@ func TestPreemptPicksAmongAnExtendersVictimsByTheirHighestPriority(t *testing.T)
 		running("x-1", "x", 1, "2", 30*time.Minute), running("x-3", "x", 3, "2", 5*time.Hour),
 		running("y-1", "y", 1, "2", 2*time.Hour), running("y-3", "y", 3, "2", 10*time.Minute),
 		preemptor(100, "4"))
-	e := defaultEngine(t)
-	e.SetExtenders([]Extender{&preemptingExtender{answer: map[string][]string{"x": {"x-1", "x-3"}, "y": {"y-1", "y-3"}}}})
-	pod := incoming(t, s)
-	got := e.Preempt(s, pod, e.Schedule(s, pod, Options{}))
+	e := schedulertest.DefaultEngine(t)
+	e.SetExtenders([]engine.Extender{&preemptingExtender{answer: map[string][]string{"x": {"x-1", "x-3"}, "y": {"y-1", "y-3"}}}})
+	pod := schedulertest.Incoming(t, s)
+	got := Decide(e, s, pod, e.Schedule(s, pod, engine.Options{}))
 	if got.Node != "y" || !slices.Equal(keys(got.Victims), []string{"default/y-3", "default/y-1"}) {
-		t.Errorf("Preempt chose %q with victims %v (%s); want y with [default/y-3 default/y-1]", got.Node, keys(got.Victims), got.Message)
+		t.Errorf("Decide chose %q with victims %v (%s); want y with [default/y-3 default/y-1]", got.Node, keys(got.Victims), got.Message)
 	}
 }

@@ -1,4 +1,4 @@
-package engine
+package preemption
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"time"
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
+	"github.com/kube-rebalancer/rebalancer/scheduler/schedulertest"
 )
 
 // BenchmarkPreempt is one preemption decision on 1,000 full 4-CPU nodes,
@@ -21,16 +23,16 @@ func BenchmarkPreempt(b *testing.B) {
 		}
 	}
 	s := ct.Snapshot(b, append(objs, preemptor(100, "2"))...)
-	e := defaultEngine(b)
-	pod := incoming(b, s)
-	res := e.Schedule(s, pod, Options{})
+	e := schedulertest.DefaultEngine(b)
+	pod := schedulertest.Incoming(b, s)
+	res := e.Schedule(s, pod, engine.Options{})
 	if res.Node != "" {
 		b.Fatalf("the pod fits on %s", res.Node)
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		if got := e.Preempt(s, pod, res); got.Node == "" || len(got.Victims) != 2 {
-			b.Fatalf("Preempt chose %q with %d victims; want a node and its two lowest-priority pods", got.Node, len(got.Victims))
+		if got := Decide(e, s, pod, res); got.Node == "" || len(got.Victims) != 2 {
+			b.Fatalf("Decide chose %q with %d victims; want a node and its two lowest-priority pods", got.Node, len(got.Victims))
 		}
 	}
 }

@@ -1,4 +1,15 @@
-package engine
+// Package preemption is DefaultPreemption's PostFilter: for a pod that
+// fits on no node, the node it would be nominated to and the pods of lower
+// priority deleted there, or why there is none, in kube-scheduler's words.
+//
+// It asks the engine only what package engine exports for it, as
+// kube-scheduler's preemption Evaluator asks its framework.Handle: which
+// nodes a failed decision could make room on (Engine.Resolvable), whether
+// the pod fits on a node of a scratch snapshot from which victims were
+// removed (Engine.FilterWithNominated), the pods nominated to each node
+// (engine.NominatedAgainst), the profile and its extenders. The planner
+// never preempts: nothing under planner or strategies imports it.
+package preemption
 
 import (
 	"fmt"
@@ -9,18 +20,16 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
+	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
+	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/defaultpreemption"
 )
 
-// DefaultPreemption is kube-scheduler's PostFilter plugin that preempts
-// lower-priority pods for a pod that fits nowhere; Engine.Preempt
-// simulates it.
-const DefaultPreemption = "DefaultPreemption"
-
-// Preemption is what DefaultPreemption's PostFilter decides for a pod that
+// Decision is what DefaultPreemption's PostFilter decides for a pod that
 // fits on no node: the node it would be nominated to and the pods deleted
 // to make room there, or why there is none. It is a decision, not an
-// action: Engine.Preempt changes nothing.
-type Preemption struct {
+// action: Decide changes nothing.
+type Decision struct {
 	// Node is the node the pod would be nominated to
 	// (status.nominatedNodeName); empty when preemption cannot help.
 	Node string `json:"node,omitempty"`
@@ -58,54 +67,28 @@ type Preemption struct {
 	Message string `json:"message"`
 }
 
-// Preempt runs DefaultPreemption's PostFilter for pod, which failed to fit
-// in snap with the result failed (from Schedule): it returns the node the
-// pod would be nominated to and the victims there, or why preemption cannot
-// help. snap is not changed; Preempt works on a scratch copy of it, so it
-// must not run while snap is edited.
-func (e *Engine) Preempt(snap *cluster.Snapshot, pod *cluster.Pod, failed Result) Preemption {
-	return e.preempt(snap, pod, failed)
-}
-
-// kube-scheduler's words for what preemption found.
-const (
-	notEligibleNever       = "not eligible due to preemptionPolicy=Never."
-	notEligibleTerminating = "not eligible due to a terminating pod on the nominated node."
-	reasonNotHelpful       = "Preemption is not helpful for scheduling"
-	reasonNoVictims        = "No preemption victims found for incoming pod"
-	reasonNoVictimNeeded   = "expected at least one victim pod on node"
-)
-
-// dynamicResources is kube-scheduler's DRA plugin, whose PostFilter runs
-// before DefaultPreemption's; for a pod it cannot help it says
-// draNothingToDeallocate.
-const (
-	dynamicResources       = "DynamicResources"
-	draNothingToDeallocate = "no new claims to deallocate"
-)
-
-// preempt runs the profile's PostFilter plugins in order, as
-// kube-scheduler does for a pod that fits nowhere: DynamicResources, which
-// has no claim to deallocate for the pods the engine places, then
-// DefaultPreemption. The FailedScheduling message carries what each that
-// failed said, joined by ", ".
-func (e *Engine) preempt(snap *cluster.Snapshot, pod *cluster.Pod, failed Result) Preemption {
+// Decide runs the PostFilter plugins of e's profile for pod, which failed
+// to fit in snap with the result failed (from e.Schedule): it returns the
+// node the pod would be nominated to and the victims there, or why
+// preemption cannot help. snap is not changed; Decide works on a scratch
+// copy of it, so it must not run while snap is edited.
+func Decide(e *engine.Engine, snap *cluster.Snapshot, pod *cluster.Pod, failed engine.Result) Decision {
 	if failed.Error != "" {
 		// An extender failed the decision: kube-scheduler reports the
 		// error and runs no PostFilter.
-		return Preemption{Message: failed.Message}
+		return Decision{Message: failed.Message}
 	}
-	var out Preemption
+	var out Decision
 	var said []string
-	for _, name := range e.postFilterPlugins() {
+	for _, name := range e.Profile().PointPlugins(framework.PointPostFilter) {
 		switch name {
 		case dynamicResources:
 			said = append(said, draNothingToDeallocate)
-		case DefaultPreemption:
+		case defaultpreemption.Name:
 			var fits bool
-			out, fits = e.defaultPreemption(snap, pod)
+			out, fits = defaultPreemption(e, snap, pod)
 			if fits {
-				return Preemption{}
+				return Decision{}
 			}
 			if out.Node != "" {
 				out.Message = failed.Message
@@ -128,54 +111,49 @@ func (e *Engine) preempt(snap *cluster.Snapshot, pod *cluster.Pod, failed Result
 	return out
 }
 
+// kube-scheduler's words for what preemption found.
+const (
+	notEligibleNever       = "not eligible due to preemptionPolicy=Never."
+	notEligibleTerminating = "not eligible due to a terminating pod on the nominated node."
+	reasonNotHelpful       = "Preemption is not helpful for scheduling"
+	reasonNoVictims        = "No preemption victims found for incoming pod"
+	reasonNoVictimNeeded   = "expected at least one victim pod on node"
+)
+
+// dynamicResources is kube-scheduler's DRA plugin, whose PostFilter runs
+// before DefaultPreemption's; for a pod it cannot help it says
+// draNothingToDeallocate.
+const (
+	dynamicResources       = "DynamicResources"
+	draNothingToDeallocate = "no new claims to deallocate"
+)
+
 // defaultPreemption is DefaultPreemption's PostFilter: eligibility, the
 // nodes where removing pods can help, the victims on each, what the
 // extenders with a preemptVerb keep of them, and the choice among them. It
 // returns the candidate, or in Message what the plugin says when there is
 // none (after "preemption: "), or in Error an extender's error; fits when
 // the pod fits after all and nothing needs preempting.
-func (e *Engine) defaultPreemption(snap *cluster.Snapshot, pod *cluster.Pod) (out Preemption, fits bool) {
-	args := e.preemptionArgs()
+func defaultPreemption(e *engine.Engine, snap *cluster.Snapshot, pod *cluster.Pod) (out Decision, fits bool) {
+	args := argsOf(e)
 	if pod.Spec.PreemptionPolicy != nil && *pod.Spec.PreemptionPolicy == corev1.PreemptNever {
 		out.NotEligible = notEligibleNever
 		out.Message = out.NotEligible
 		return out, false
 	}
 
-	c := e.newCycle(snap, pod)
-	defer e.putCycle(c)
-	numNodes := len(c.Nodes())
-	only, rejected := c.preFilter(Options{})
-	if rejected != nil {
-		// A PreFilter that rejects every node rejects them as
-		// unresolvable; a pod nominated somewhere is eligible then.
-		out.Message = availableMessage(numNodes, nil, numNodes)
+	numNodes := len(snap.Nodes())
+	potential, fits, err := e.Resolvable(snap, pod)
+	switch {
+	case err != nil:
+		// An extender's error fails the decision before kube-scheduler's
+		// PostFilter runs: nothing is preempted.
+		out.Message = err.Error()
 		return out, false
+	case fits:
+		return Decision{}, true
 	}
-	c.setExcluded(Options{})
-	c.setNominated()
-	c.filterNodes(only, Options{})
-	if len(c.feasible) > 0 {
-		// The extenders filter what the plugins passed, as in Schedule;
-		// a node they turn down stays a candidate unless they call it
-		// unresolvable. An extender's error fails the decision before
-		// kube-scheduler's PostFilter runs: nothing is preempted.
-		if err := c.filterExtenders(); err != nil {
-			out.Message = err.Error()
-			return out, false
-		}
-	}
-	if len(c.feasible) > 0 {
-		// The pod fits: there is nothing to preempt.
-		return Preemption{}, true
-	}
-	var potential []int32
-	for i := range c.Nodes() {
-		if c.resolvable(i) {
-			potential = append(potential, int32(i))
-		}
-	}
-	if why := e.notEligibleOnNominated(c); why != "" {
+	if why := notEligibleOnNominated(snap, pod, potential); why != "" {
 		out.NotEligible = why
 		out.Message = why
 		return out, false
@@ -187,27 +165,27 @@ func (e *Engine) defaultPreemption(snap *cluster.Snapshot, pod *cluster.Pod) (ou
 
 	// kube-scheduler dry-runs the potential nodes from a random offset
 	// and stops once it has numCandidates candidates, one of them at
-	// least without PDB violations; the engine starts at a place derived
-	// from the pod's name instead, so that the same call gives the same
-	// answer. Below minCandidateNodesAbsolute potential nodes, every one is
-	// tried, so the offset changes nothing.
+	// least without PDB violations; the engine's search start stands for
+	// the offset, so that the same call gives the same answer. Below
+	// minCandidateNodesAbsolute potential nodes, every one is tried, so
+	// the offset changes nothing.
 	numCandidates := args.numCandidates(len(potential))
 	offset := 0
 	if numCandidates < len(potential) {
-		offset = int(nameHash(pod.Key) % uint64(len(potential)))
+		offset = engine.SearchStart(pod, len(potential))
 	}
 	scratch := snap.Scratch()
 	budgets := newBudgets(snap)
-	nominated := nominatedFor(snap, pod)
+	nominated := engine.NominatedAgainst(snap, pod)
 	var clean, violating []candidate
 	reasons := make(map[string]int)
 	tried := 0
 	for j := range potential {
 		i := int(potential[(offset+j)%len(potential)])
-		cand, st := e.selectVictims(scratch, pod, i, budgets, nominated[int32(i)])
+		cand, st := selectVictims(e, scratch, pod, i, budgets, nominated[int32(i)])
 		if st != nil {
 			tried++
-			for _, r := range st.reasons {
+			for _, r := range st.Reasons {
 				reasons[r]++
 			}
 			continue
@@ -228,7 +206,7 @@ func (e *Engine) defaultPreemption(snap *cluster.Snapshot, pod *cluster.Pod) (ou
 		out.Message = availableMessage(numNodes, reasons, numNodes-tried)
 		return out, false
 	}
-	candidates, err := e.preemptionExtenders(snap, pod, candidates)
+	candidates, err = processExtenders(e, snap, pod, candidates)
 	if err != nil {
 		out.Error = err.Error()
 		out.Message = out.Error
@@ -239,7 +217,7 @@ func (e *Engine) defaultPreemption(snap *cluster.Snapshot, pod *cluster.Pod) (ou
 		return out, false
 	}
 	best := pickOneNodeForPreemption(candidates, snap.Now)
-	out.Node = c.Nodes()[best.node].Name
+	out.Node = snap.Nodes()[best.node].Name
 	// The pick reads an extender's victims in its order, as
 	// kube-scheduler does; they are reported most important first.
 	out.Victims = slices.SortedStableFunc(slices.Values(best.victims), func(a, b *cluster.Pod) int {
@@ -247,43 +225,28 @@ func (e *Engine) defaultPreemption(snap *cluster.Snapshot, pod *cluster.Pod) (ou
 	})
 	out.PDBViolations = best.pdbViolations
 	for _, p := range snap.Nominated() {
-		if p.Priority < pod.Priority && !samePod(p, pod) && snap.NominatedTo(p) == snap.Node(out.Node) {
+		if p.Priority < pod.Priority && !engine.SamePod(p, pod) && snap.NominatedTo(p) == snap.Node(out.Node) {
 			out.LoseNomination = append(out.LoseNomination, p)
 		}
 	}
 	return out, false
 }
 
-// resolvable reports whether removing pods could make node i pass: every
-// filter that turned it down did so as Unschedulable, not
-// UnschedulableAndUnresolvable.
-func (c *cycle) resolvable(i int) bool {
-	switch v := c.verdict[i]; v {
-	case verdictFeasible:
-		return false
-	case verdictNominated:
-		return !c.nominated.failed[int32(i)].unresolvable
-	case verdictExtender:
-		return !c.ext.unresolvable[i]
-	case verdictExcluded, verdictOnly, verdictAccept, verdictRejectAll, verdictNotEvaluated, verdictStatic:
-		return false
-	default:
-		f := c.active[v-verdictFilter]
-		return !unresolvable(f, &c.Cycle, i, f.Filter(&c.Cycle, i))
-	}
-}
-
 // notEligibleOnNominated is the second half of kube-scheduler's
 // PodEligibleToPreemptOthers: a pod that already preempted on its
 // nominated node waits while a victim there is still terminating, unless
-// the node now fails it for a reason no preemption resolves.
-func (e *Engine) notEligibleOnNominated(c *cycle) string {
-	n := c.Snapshot().Node(c.Pod().Status.NominatedNodeName)
-	if n == nil || !c.resolvable(n.Index()) {
+// the node now fails it for a reason no preemption resolves (it is not
+// among potential).
+func notEligibleOnNominated(snap *cluster.Snapshot, pod *cluster.Pod, potential []int32) string {
+	n := snap.Node(pod.Status.NominatedNodeName)
+	if n == nil {
+		return ""
+	}
+	if _, ok := slices.BinarySearch(potential, int32(n.Index())); !ok {
 		return ""
 	}
 	for _, p := range n.Pods() {
-		if p.Priority < c.Pod().Priority && terminatingByPreemption(p) {
+		if p.Priority < pod.Priority && terminatingByPreemption(p) {
 			return notEligibleTerminating
 		}
 	}

@@ -1,10 +1,11 @@
-package engine
+package preemption
 
 import (
 	"slices"
 	"time"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 )
 
 // candidate is a node where the pod fits once victims are deleted.
@@ -20,7 +21,7 @@ type candidate struct {
 // protects first, the most important first in each group. It returns the
 // candidate, or why the node cannot be one. scratch is as it was
 // afterwards.
-func (e *Engine) selectVictims(scratch *cluster.Snapshot, pod *cluster.Pod, i int, b *budgets, nominated []*cluster.Pod) (candidate, *nodeStatus) {
+func selectVictims(e *engine.Engine, scratch *cluster.Snapshot, pod *cluster.Pod, i int, b *budgets, nominated []*cluster.Pod) (candidate, *engine.Rejection) {
 	node := scratch.Nodes()[i]
 	var potential []*cluster.Pod
 	for _, p := range node.Pods() {
@@ -29,7 +30,7 @@ func (e *Engine) selectVictims(scratch *cluster.Snapshot, pod *cluster.Pod, i in
 		}
 	}
 	if len(potential) == 0 {
-		return candidate{}, &nodeStatus{reasons: []string{reasonNoVictims}, unresolvable: true}
+		return candidate{}, &engine.Rejection{Reasons: []string{reasonNoVictims}, Unresolvable: true}
 	}
 	name := node.Name
 	for _, p := range potential {
@@ -40,7 +41,7 @@ func (e *Engine) selectVictims(scratch *cluster.Snapshot, pod *cluster.Pod, i in
 			_ = scratch.Place(p, name)
 		}
 	}()
-	if st := e.filterWithNominated(scratch, pod, i, nominated); st != nil {
+	if st := e.FilterWithNominated(scratch, pod, i, nominated); st != nil {
 		return candidate{}, st
 	}
 	slices.SortStableFunc(potential, func(a, b *cluster.Pod) int {
@@ -50,7 +51,7 @@ func (e *Engine) selectVictims(scratch *cluster.Snapshot, pod *cluster.Pod, i in
 	cand := candidate{node: i}
 	reprieve := func(p *cluster.Pod) bool {
 		_ = scratch.Place(p, name)
-		if e.filterWithNominated(scratch, pod, i, nominated) == nil {
+		if e.FilterWithNominated(scratch, pod, i, nominated) == nil {
 			return true
 		}
 		scratch.Remove(p)
@@ -66,7 +67,7 @@ func (e *Engine) selectVictims(scratch *cluster.Snapshot, pod *cluster.Pod, i in
 		reprieve(p)
 	}
 	if len(cand.victims) == 0 {
-		return candidate{}, &nodeStatus{reasons: []string{reasonNoVictimNeeded + ` "` + name + `"`}}
+		return candidate{}, &engine.Rejection{Reasons: []string{reasonNoVictimNeeded + ` "` + name + `"`}}
 	}
 	if len(violating) > 0 && len(clean) > 0 {
 		slices.SortStableFunc(cand.victims, func(a, b *cluster.Pod) int {
