@@ -35,6 +35,8 @@ func (e *Engine) Resolvable(snap *cluster.Snapshot, pod *cluster.Pod) (nodes []i
 	if len(c.feasible) > 0 {
 		return nil, true, nil
 	}
+	// One allocation of the most it can hold: the caller keeps the list.
+	nodes = make([]int32, 0, len(c.Nodes()))
 	for i := range c.Nodes() {
 		if c.resolvable(i) {
 			nodes = append(nodes, int32(i))
