@@ -55,7 +55,7 @@ FUZZ = $(GO) test -run '^$$' -fuzztime $(FUZZ_EXECS) -fuzzminimizetime $(FUZZ_MI
 fuzz:
 	$(FUZZ) -fuzz '^FuzzLoad$$' ./policy
 	$(FUZZ) -fuzz '^FuzzDecode$$' ./cluster
-	$(FUZZ) -fuzz '^FuzzLoadProfiles$$' ./scheduler
+	$(FUZZ) -fuzz '^FuzzLoadProfiles$$' ./scheduler/engine
 
 # Not part of `make test`: the table of planning time and peak RSS of
 # `rebalancer plan` on generated dumps of growing clusters (docs/performance.md),

@@ -16,7 +16,7 @@ import (
 	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/nodename"
 )
 
@@ -27,7 +27,7 @@ type Client struct {
 	http    *http.Client
 }
 
-var _ scheduler.Extender = (*Client)(nil)
+var _ engine.Extender = (*Client)(nil)
 
 // New makes the client of an extender as profile.LoadProfiles gives it
 // (defaulted: httpTimeout is set).
@@ -58,8 +58,8 @@ func NewAll(cfgs []configv1.Extender) ([]*Client, error) {
 }
 
 // Extenders returns the clients as the engine takes them.
-func Extenders(cs []*Client) []scheduler.Extender {
-	out := make([]scheduler.Extender, len(cs))
+func Extenders(cs []*Client) []engine.Extender {
+	out := make([]engine.Extender, len(cs))
 	for i, c := range cs {
 		out[i] = c
 	}
@@ -87,23 +87,23 @@ func transport(cfg configv1.Extender) (http.RoundTripper, error) {
 	return utilnet.SetTransportDefaults(&http.Transport{TLSClientConfig: tlsConfig}), nil
 }
 
-// Name implements scheduler.Extender: the urlPrefix.
+// Name implements engine.Extender: the urlPrefix.
 func (c *Client) Name() string { return c.cfg.URLPrefix }
 
-// IsIgnorable implements scheduler.Extender.
+// IsIgnorable implements engine.Extender.
 func (c *Client) IsIgnorable() bool { return c.cfg.Ignorable }
 
-// Weight implements scheduler.Extender.
+// Weight implements engine.Extender.
 func (c *Client) Weight() int64 { return c.cfg.Weight }
 
-// NodeCacheCapable implements scheduler.Extender.
+// NodeCacheCapable implements engine.Extender.
 func (c *Client) NodeCacheCapable() bool { return c.cfg.NodeCacheCapable }
 
 // IsBinder reports whether the extender binds pods (it has a bindVerb).
 func (c *Client) IsBinder() bool { return c.cfg.BindVerb != "" }
 
-// IsInterested implements scheduler.Extender.
-func (c *Client) IsInterested(pod *corev1.Pod) bool { return scheduler.ManagesPod(c.managed, pod) }
+// IsInterested implements engine.Extender.
+func (c *Client) IsInterested(pod *corev1.Pod) bool { return engine.ManagesPod(c.managed, pod) }
 
 // args is the body of a filter or prioritize call: the node names alone to
 // an extender that caches nodes, else the nodes.
@@ -124,10 +124,10 @@ func (c *Client) args(pod *cluster.Pod, nodes []*cluster.Node) *extenderv1.Exten
 	return a
 }
 
-// Filter implements scheduler.Extender.
-func (c *Client) Filter(pod *cluster.Pod, nodes []*cluster.Node) (scheduler.ExtenderFilterResult, error) {
+// Filter implements engine.Extender.
+func (c *Client) Filter(pod *cluster.Pod, nodes []*cluster.Node) (engine.ExtenderFilterResult, error) {
 	if c.cfg.FilterVerb == "" {
-		out := scheduler.ExtenderFilterResult{Nodes: make([]string, len(nodes))}
+		out := engine.ExtenderFilterResult{Nodes: make([]string, len(nodes))}
 		for i, n := range nodes {
 			out.Nodes[i] = n.Name
 		}
@@ -135,16 +135,16 @@ func (c *Client) Filter(pod *cluster.Pod, nodes []*cluster.Node) (scheduler.Exte
 	}
 	var res extenderv1.ExtenderFilterResult
 	if err := c.send(c.cfg.FilterVerb, c.args(pod, nodes), &res); err != nil {
-		return scheduler.ExtenderFilterResult{}, err
+		return engine.ExtenderFilterResult{}, err
 	}
 	if res.Error != "" {
-		return scheduler.ExtenderFilterResult{}, errors.New(res.Error)
+		return engine.ExtenderFilterResult{}, errors.New(res.Error)
 	}
 	sent := make(map[string]bool, len(nodes))
 	for _, n := range nodes {
 		sent[n.Name] = true
 	}
-	out := scheduler.ExtenderFilterResult{Failed: res.FailedNodes, FailedAndUnresolvable: res.FailedAndUnresolvableNodes}
+	out := engine.ExtenderFilterResult{Failed: res.FailedNodes, FailedAndUnresolvable: res.FailedAndUnresolvableNodes}
 	switch {
 	case c.cfg.NodeCacheCapable && res.NodeNames != nil:
 		out.Nodes = *res.NodeNames
@@ -155,13 +155,13 @@ func (c *Client) Filter(pod *cluster.Pod, nodes []*cluster.Node) (scheduler.Exte
 	}
 	for _, n := range out.Nodes {
 		if !sent[n] {
-			return scheduler.ExtenderFilterResult{}, fmt.Errorf("extender %q claims a filtered node %q which is not found in the input node list", c.cfg.URLPrefix, n)
+			return engine.ExtenderFilterResult{}, fmt.Errorf("extender %q claims a filtered node %q which is not found in the input node list", c.cfg.URLPrefix, n)
 		}
 	}
 	return out, nil
 }
 
-// Prioritize implements scheduler.Extender.
+// Prioritize implements engine.Extender.
 func (c *Client) Prioritize(pod *cluster.Pod, nodes []*cluster.Node) (map[string]int64, error) {
 	if c.cfg.PrioritizeVerb == "" {
 		return nil, nil

@@ -19,7 +19,7 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
@@ -145,9 +145,9 @@ func threeNodes(t *testing.T, pod corev1.Pod) (*cluster.Snapshot, *cluster.Pod) 
 func incoming() *ct.PodBuilder { return ct.Pod("default", "incoming").Pending().Requests("1", "1Gi") }
 
 // engineWith returns the default profile's engine calling cfgs.
-func engineWith(t *testing.T, cfgs ...configv1.Extender) *scheduler.Engine {
+func engineWith(t *testing.T, cfgs ...configv1.Extender) *engine.Engine {
 	t.Helper()
-	e, err := scheduler.NewEngine(profile.DefaultProfile())
+	e, err := engine.New(profile.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestFilterKeepsTheNodesTheExtenderAllows(t *testing.T) {
 	f := &fakeExtender{allow: []string{"b"}, reason: "no GPU left"}
 	cfg := serve(t, f, configv1.Extender{FilterVerb: "filter"})
 	snap, pod := threeNodes(t, incoming().Obj())
-	res := engineWith(t, cfg).Schedule(snap, pod, scheduler.Options{Explain: true})
+	res := engineWith(t, cfg).Schedule(snap, pod, engine.Options{Explain: true})
 	if res.Node != "b" || res.Feasible != 1 {
 		t.Fatalf("got node %q (%d feasible); want b, the only node the extender allows", res.Node, res.Feasible)
 	}
@@ -179,7 +179,7 @@ func TestFilterReasonsMakeTheMessage(t *testing.T) {
 		f := &fakeExtender{reason: "no GPU left", unresolvable: unresolvable}
 		cfg := serve(t, f, configv1.Extender{FilterVerb: "filter"})
 		snap, pod := threeNodes(t, incoming().Obj())
-		res := engineWith(t, cfg).Schedule(snap, pod, scheduler.Options{})
+		res := engineWith(t, cfg).Schedule(snap, pod, engine.Options{})
 		if want := "0/3 nodes are available: 3 no GPU left."; res.Node != "" || res.Message != want || res.Error != "" {
 			t.Errorf("unresolvable %v: got %q, %q (error %q); want %q", unresolvable, res.Node, res.Message, res.Error, want)
 		}
@@ -192,7 +192,7 @@ func TestExtendersFilterInTurn(t *testing.T) {
 	c1 := serve(t, first, configv1.Extender{FilterVerb: "filter", NodeCacheCapable: true})
 	c2 := serve(t, second, configv1.Extender{FilterVerb: "filter", NodeCacheCapable: true})
 	snap, pod := threeNodes(t, incoming().Obj())
-	res := engineWith(t, c1, c2).Schedule(snap, pod, scheduler.Options{})
+	res := engineWith(t, c1, c2).Schedule(snap, pod, engine.Options{})
 	if res.Node != "a" {
 		t.Fatalf("got %q; want a, the only node both allow", res.Node)
 	}
@@ -205,8 +205,8 @@ func TestPrioritizeScoresAreScaledAndWeighted(t *testing.T) {
 	f := &fakeExtender{scores: map[string]int64{"c": 10, "a": 3}}
 	cfg := serve(t, f, configv1.Extender{PrioritizeVerb: "prioritize", Weight: 2})
 	snap, pod := threeNodes(t, incoming().Obj())
-	plain := engineWith(t).Schedule(snap, pod, scheduler.Options{Explain: true})
-	res := engineWith(t, cfg).Schedule(snap, pod, scheduler.Options{Explain: true})
+	plain := engineWith(t).Schedule(snap, pod, engine.Options{Explain: true})
+	res := engineWith(t, cfg).Schedule(snap, pod, engine.Options{Explain: true})
 	if res.Node != "c" {
 		t.Fatalf("got %q; want c, the extender's favourite", res.Node)
 	}
@@ -240,7 +240,7 @@ func TestExtenderErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := serve(t, tt.ext, configv1.Extender{FilterVerb: "filter", Ignorable: tt.ignorable})
 			snap, pod := threeNodes(t, incoming().Obj())
-			res := engineWith(t, cfg).Schedule(snap, pod, scheduler.Options{})
+			res := engineWith(t, cfg).Schedule(snap, pod, engine.Options{})
 			wantError := strings.ReplaceAll(tt.wantError, "{url}", cfg.URLPrefix)
 			if res.Node != tt.wantNode || res.Error != wantError || (wantError != "" && res.Message != wantError) {
 				t.Errorf("got node %q, error %q, message %q; want node %q, error %q", res.Node, res.Error, res.Message, tt.wantNode, wantError)
@@ -255,7 +255,7 @@ func TestIgnorableExtendersRunLast(t *testing.T) {
 	ci := serve(t, ignorable, configv1.Extender{FilterVerb: "filter", NodeCacheCapable: true, Ignorable: true})
 	cs := serve(t, strict, configv1.Extender{FilterVerb: "filter", NodeCacheCapable: true})
 	snap, pod := threeNodes(t, incoming().Obj())
-	if res := engineWith(t, ci, cs).Schedule(snap, pod, scheduler.Options{}); res.Node != "b" {
+	if res := engineWith(t, ci, cs).Schedule(snap, pod, engine.Options{}); res.Node != "b" {
 		t.Fatalf("got %q; want b", res.Node)
 	}
 	if got := *ignorable.args[0].NodeNames; !slices.Equal(got, []string{"a", "b"}) {
@@ -279,7 +279,7 @@ func TestManagedResourcesSelectThePods(t *testing.T) {
 			cfg := serve(t, f, configv1.Extender{FilterVerb: "filter", PrioritizeVerb: "prioritize", Weight: 1,
 				ManagedResources: []configv1.ExtenderManagedResource{{Name: "example.com/gpu"}}})
 			snap, pod := threeNodes(t, tt.pod)
-			res := engineWith(t, cfg).Schedule(snap, pod, scheduler.Options{})
+			res := engineWith(t, cfg).Schedule(snap, pod, engine.Options{})
 			if called := len(f.called()) > 0; called != tt.wantCalled {
 				t.Errorf("extender called %v (%v); want %v", called, f.called(), tt.wantCalled)
 			}
@@ -303,7 +303,7 @@ func TestNodeCacheCapableSendsNamesOnly(t *testing.T) {
 		f := &fakeExtender{allow: []string{"a", "b", "c"}}
 		cfg := serve(t, f, configv1.Extender{FilterVerb: "filter", NodeCacheCapable: cacheCapable})
 		snap, pod := threeNodes(t, incoming().Obj())
-		engineWith(t, cfg).Schedule(snap, pod, scheduler.Options{})
+		engineWith(t, cfg).Schedule(snap, pod, engine.Options{})
 		a := f.args[0]
 		if a.Pod == nil || a.Pod.Name != "incoming" {
 			t.Fatalf("nodeCacheCapable %v: the pod was not sent: %+v", cacheCapable, a.Pod)
@@ -399,7 +399,7 @@ func TestTheExtenderIsSentAPendingPod(t *testing.T) {
 	snap, _ := threeNodes(t, incoming().On("a").Phase(corev1.PodRunning).Obj())
 	pod := snap.Pod("default/incoming")
 	snap.Remove(pod)
-	engineWith(t, cfg).Schedule(snap, pod, scheduler.Options{})
+	engineWith(t, cfg).Schedule(snap, pod, engine.Options{})
 	if got := f.args[0].Pod.Spec.NodeName; got != "" || pod.Spec.NodeName != "a" {
 		t.Errorf("the extender was sent a pod on %q (the snapshot's is on %q); want it unbound, as the replacement is", got, pod.Spec.NodeName)
 	}

@@ -8,18 +8,18 @@ import (
 	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 )
 
-// SupportsPreemption implements scheduler.Extender: the extender has a
+// SupportsPreemption implements engine.Extender: the extender has a
 // preemptVerb.
 func (c *Client) SupportsPreemption() bool { return c.cfg.PreemptVerb != "" }
 
-// ProcessPreemption implements scheduler.Extender: it POSTs the candidates
+// ProcessPreemption implements engine.Extender: it POSTs the candidates
 // to urlPrefix/preemptVerb as kube-scheduler does, the victims' UIDs alone
 // to an extender that caches nodes (it knows the pods), the whole pods to
 // the others. The extender answers with UIDs in either case.
-func (c *Client) ProcessPreemption(pod *cluster.Pod, candidates map[string]scheduler.Victims) (map[string]scheduler.MetaVictims, error) {
+func (c *Client) ProcessPreemption(pod *cluster.Pod, candidates map[string]engine.Victims) (map[string]engine.MetaVictims, error) {
 	if !c.SupportsPreemption() {
 		return nil, fmt.Errorf("extender %q has no preemptVerb", c.cfg.URLPrefix)
 	}
@@ -47,9 +47,9 @@ func (c *Client) ProcessPreemption(pod *cluster.Pod, candidates map[string]sched
 	if err := c.send(c.cfg.PreemptVerb, args, &res); err != nil {
 		return nil, err
 	}
-	out := make(map[string]scheduler.MetaVictims, len(res.NodeNameToMetaVictims))
+	out := make(map[string]engine.MetaVictims, len(res.NodeNameToMetaVictims))
 	for name, mv := range res.NodeNameToMetaVictims {
-		var v scheduler.MetaVictims
+		var v engine.MetaVictims
 		if mv != nil {
 			v.PDBViolations = int(mv.NumPDBViolations)
 			for _, p := range mv.Pods {

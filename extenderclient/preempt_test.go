@@ -14,7 +14,8 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
+	"github.com/kube-rebalancer/rebalancer/scheduler/preemption"
 )
 
 // preemptServer is an extender's preemptVerb: it keeps the node keep,
@@ -84,14 +85,14 @@ func TestProcessPreemptionRequest(t *testing.T) {
 			t.Fatal(err)
 		}
 		snap, pod := fullNodes(t)
-		got, err := c.ProcessPreemption(pod, map[string]scheduler.Victims{
+		got, err := c.ProcessPreemption(pod, map[string]engine.Victims{
 			"a": {Pods: []*cluster.Pod{snap.Pod("default/a-low")}},
 			"b": {Pods: []*cluster.Pod{snap.Pod("default/b-low")}, PDBViolations: 1},
 		})
 		if err != nil {
 			t.Fatalf("nodeCacheCapable %v: %v", cacheCapable, err)
 		}
-		want := map[string]scheduler.MetaVictims{"b": {UIDs: []types.UID{"default/b-low"}}}
+		want := map[string]engine.MetaVictims{"b": {UIDs: []types.UID{"default/b-low"}}}
 		if len(got) != 1 || !slices.Equal(got["b"].UIDs, want["b"].UIDs) || got["b"].PDBViolations != 0 {
 			t.Errorf("nodeCacheCapable %v: decoded %+v; want %+v", cacheCapable, got, want)
 		}
@@ -151,8 +152,8 @@ func TestPreemptCallsThePreemptVerb(t *testing.T) {
 			cfg := serve(t, s, tt.cfg)
 			snap, pod := fullNodes(t)
 			e := engineWith(t, cfg)
-			failed := e.Schedule(snap, pod, scheduler.Options{})
-			got := e.Preempt(snap, pod, failed)
+			failed := e.Schedule(snap, pod, engine.Options{})
+			got := preemption.Decide(e, snap, pod, failed)
 			var victims []string
 			for _, v := range got.Victims {
 				victims = append(victims, v.Key)

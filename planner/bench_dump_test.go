@@ -42,7 +42,7 @@ func BenchmarkPlanDump(b *testing.B) {
 	var cpu time.Duration
 	b.ResetTimer()
 	for b.Loop() {
-		pl := &Planner{Policy: pol, Placer: engine(b)}
+		pl := &Planner{Policy: pol, Placer: newEngine(b)}
 		before := cpuTime(b)
 		pl.Plan(snap)
 		cpu += cpuTime(b) - before

@@ -43,7 +43,7 @@ strategies:
 		}
 		for _, p := range policies {
 			b.Run(fmt.Sprintf("policy=%s/nodes=%d/pods=%d", p.name, size.nodes, size.pods), func(b *testing.B) {
-				pl := &Planner{Policy: p.pol, Placer: engine(b)}
+				pl := &Planner{Policy: p.pol, Placer: newEngine(b)}
 				var moves, skipped int
 				b.ReportAllocs()
 				for b.Loop() {

@@ -13,7 +13,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/cluster/synthetic"
 	"github.com/kube-rebalancer/rebalancer/policy"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
@@ -128,7 +128,7 @@ func everyStrategyPolicy(t *testing.T, edit func(string) string) *policy.Policy 
 
 func planJSON(t *testing.T, pol *policy.Policy, snap *cluster.Snapshot, noCache bool) []byte {
 	t.Helper()
-	e, err := scheduler.NewEngine(profile.DefaultProfile())
+	e, err := engine.New(profile.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}

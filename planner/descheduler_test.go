@@ -369,7 +369,7 @@ func TestDeschedulerPoliciesPlanTheSameMoves(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				return moves((&Planner{Policy: pol, Placer: engine(t)}).Plan(snap))
+				return moves((&Planner{Policy: pol, Placer: newEngine(t)}).Plan(snap))
 			}
 			want := plan(native + tt.native)
 			if want == "" {
@@ -503,7 +503,7 @@ func TestDeschedulerProfilesWithTheirOwnEvictors(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				return (&Planner{Policy: pol, Placer: engine(t)}).Plan(snap)
+				return (&Planner{Policy: pol, Placer: newEngine(t)}).Plan(snap)
 			}
 			nativePlan := plan(native + tt.native)
 			var moved []string

@@ -185,7 +185,7 @@ func TestDefaultPolicyLeavesJobAndDoNotDisruptPods(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			plan := (&Planner{Policy: tt.pol, Placer: engine(t)}).Plan(snap)
+			plan := (&Planner{Policy: tt.pol, Placer: newEngine(t)}).Plan(snap)
 			if got := len(plan.Moves) > 0; got != tt.moves {
 				t.Errorf("moves %s, want moves: %v; skipped:\n%s", movedPods(plan), tt.moves, skipped(plan))
 			}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/policy"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 
 	// The built-in strategies, registered for every program that plans.
 	_ "github.com/kube-rebalancer/rebalancer/strategies"
@@ -22,14 +22,14 @@ import (
 type Planner struct {
 	Policy *policy.Policy
 	// Placer decides where replacements go: the scheduler engine.
-	Placer scheduler.Placer
+	Placer engine.Placer
 	// History holds the evictions of earlier cycles, for the policy's
 	// cooldown.
 	History []cluster.Eviction
 	// NoCache makes the planner and the strategies work out every answer
 	// afresh instead of keeping it for the cycle: the pods' steady verdicts, a
 	// sibling's "fits nowhere", the strategies' tables. Plans must be the
-	// same either way; the engine has its own switch (scheduler.Engine).
+	// same either way; the engine has its own switch (engine.Engine).
 	NoCache bool
 	// StrategyTime, when set, is told how long each run of a strategy
 	// took, for metrics; nothing the plan holds depends on it.
@@ -269,8 +269,8 @@ func needsPlace(p *cluster.Pod) bool {
 // place asks the engine where the replacement would go, with the pod taken
 // off its node, and applies the answer to the working snapshot. When no
 // node fits, the pod goes back where it was.
-func (c *cycle) place(p *cluster.Pod, from *cluster.Node, accept func(*cluster.Node) (bool, string), targets []int32) scheduler.Result {
-	opts := scheduler.Options{Accept: c.acceptor(p, accept), Candidates: targets}
+func (c *cycle) place(p *cluster.Pod, from *cluster.Node, accept func(*cluster.Node) (bool, string), targets []int32) engine.Result {
+	opts := engine.Options{Accept: c.acceptor(p, accept), Candidates: targets}
 	if from != nil {
 		opts.Exclude = []string{from.Name}
 		c.snap.Remove(p)

@@ -12,7 +12,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/policy"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 	"github.com/kube-rebalancer/rebalancer/strategies/framework"
 )
@@ -26,9 +26,9 @@ func loadPolicy(t *testing.T, body string) *policy.Policy {
 	return p
 }
 
-func engine(t testing.TB) scheduler.Placer {
+func newEngine(t testing.TB) engine.Placer {
 	t.Helper()
-	e, err := scheduler.NewEngine(profile.DefaultProfile())
+	e, err := engine.New(profile.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func engine(t testing.TB) scheduler.Placer {
 // strategy called "Test", and returns the plan.
 func propose(t *testing.T, pol *policy.Policy, snap *cluster.Snapshot, history []cluster.Eviction, pods ...string) *Plan {
 	t.Helper()
-	c := (&Planner{Policy: pol, Placer: engine(t), History: history}).newCycle(snap)
+	c := (&Planner{Policy: pol, Placer: newEngine(t), History: history}).newCycle(snap)
 	for _, key := range pods {
 		p := snap.Pod(key)
 		if p == nil {
@@ -364,7 +364,7 @@ func TestCapacityIsReservedAcrossMoves(t *testing.T) {
 		t.Errorf("skipped:\n%s\nwant prefix:\n%s and 2 Insufficient cpu", got, want)
 	}
 	// A pod that found no node is back where it was, with its resources.
-	c := (&Planner{Policy: loadPolicy(t, ""), Placer: engine(t)}).newCycle(snap)
+	c := (&Planner{Policy: loadPolicy(t, ""), Placer: newEngine(t)}).newCycle(snap)
 	c.Move("Test", framework.Candidate{Pod: snap.Pod("shop/a")})
 	c.Move("Test", framework.Candidate{Pod: snap.Pod("shop/b")})
 	if n := c.snap.NodeOf(snap.Pod("shop/b")); n == nil || n.Name != "full" {
@@ -384,7 +384,7 @@ func TestCapacityIsReservedAcrossMoves(t *testing.T) {
 
 func TestAcceptRestrictsTargets(t *testing.T) {
 	snap := busyCluster(t)
-	c := (&Planner{Policy: loadPolicy(t, ""), Placer: engine(t)}).newCycle(snap)
+	c := (&Planner{Policy: loadPolicy(t, ""), Placer: newEngine(t)}).newCycle(snap)
 	out := c.Move("Test", framework.Candidate{Pod: snap.Pod("shop/web-n1-0"), Accept: func(n *cluster.Node) (bool, string) {
 		return n.Name == "n4", "node(s) were not n4"
 	}})
@@ -480,7 +480,7 @@ func TestTotalLimitStopsTheCycle(t *testing.T) {
 		objs = append(objs, ct.Pod("shop", fmt.Sprintf("web-%d", i)).On("hot").Requests("400m", "").Deployment("web"))
 	}
 	pol := loadPolicy(t, "limits: {total: 1}\nstrategies:\n  LowNodeUtilization: {thresholds: {cpu: 20}, targetThresholds: {cpu: 50}}\n")
-	plan := (&Planner{Policy: pol, Placer: engine(t)}).Plan(ct.Snapshot(t, objs...))
+	plan := (&Planner{Policy: pol, Placer: newEngine(t)}).Plan(ct.Snapshot(t, objs...))
 	if len(plan.Moves) != 1 || len(plan.Skipped) != 0 {
 		t.Errorf("%d moves and skipped:\n%s\nwant one move and nothing skipped", len(plan.Moves), skipped(plan))
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 )
 
 // predict places p's replacement where its own scheduler would, when
@@ -14,9 +14,9 @@ import (
 // that node is not the one p leaves and is one the move may lead to (the
 // policy's nodes, the guard, the strategy's condition). Otherwise p stays
 // where it was, and predict says why with the category.
-func (c *cycle) predict(p *cluster.Pod, from *cluster.Node, accept func(*cluster.Node) (bool, string)) (scheduler.Result, Category, string) {
+func (c *cycle) predict(p *cluster.Pod, from *cluster.Node, accept func(*cluster.Node) (bool, string)) (engine.Result, Category, string) {
 	c.snap.Remove(p)
-	res := c.planner.Placer.Schedule(c.snap, p, scheduler.Options{})
+	res := c.planner.Placer.Schedule(c.snap, p, engine.Options{})
 	cat, why := c.judgePrediction(p, from, res, accept)
 	target := res.Node
 	if why != "" {
@@ -29,7 +29,7 @@ func (c *cycle) predict(p *cluster.Pod, from *cluster.Node, accept func(*cluster
 	return res, cat, why
 }
 
-func (c *cycle) judgePrediction(p *cluster.Pod, from *cluster.Node, res scheduler.Result, accept func(*cluster.Node) (bool, string)) (Category, string) {
+func (c *cycle) judgePrediction(p *cluster.Pod, from *cluster.Node, res engine.Result, accept func(*cluster.Node) (bool, string)) (Category, string) {
 	const unsteered = "nothing steers replacements (replacements: predicted)"
 	switch {
 	case res.Node == "":

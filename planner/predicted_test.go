@@ -79,7 +79,7 @@ func TestPredictedReplacements(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			snap := ct.Snapshot(t, append(append([]any{}, base...), tt.objs...)...)
 			pol := loadPolicy(t, tt.policy)
-			c := (&Planner{Policy: pol, Placer: engine(t)}).newCycle(snap)
+			c := (&Planner{Policy: pol, Placer: newEngine(t)}).newCycle(snap)
 			p := snap.Pod("shop/web-0")
 			if o := c.Move("Test", framework.Candidate{Pod: p, Reason: "test", Accept: tt.accept}); !o.Moved {
 				c.Skip("Test", p, o)

@@ -26,7 +26,7 @@ func TestRoundsLetEarlierStrategiesUseRoomMadeLater(t *testing.T) {
 		ct.Pod("shop", "web-2").On("n2").Requests("1200m", "").Deployment("web"),
 	)
 	pol := loadPolicy(t, "cooldown: 0s\nstrategies:\n  RemovePodsViolatingNodeTaints: {}\n  RemoveDuplicates: {}\n")
-	p := (&Planner{Policy: pol, Placer: engine(t)}).Plan(snap)
+	p := (&Planner{Policy: pol, Placer: newEngine(t)}).Plan(snap)
 	var got []string
 	for _, m := range p.Moves {
 		got = append(got, m.Strategy+" "+m.Pod+" "+m.From+"→"+m.To)
@@ -68,7 +68,7 @@ func TestRoundsSkipAStrategyThatNoMoveCanGiveWork(t *testing.T) {
 			)
 			logs := klogtest.Capture(t, 1)
 			pol := loadPolicy(t, "cooldown: 0s\nstrategies:\n  "+tc.strategy+": "+tc.args+"\n  RemoveDuplicates: {}\n")
-			p := (&Planner{Policy: pol, Placer: engine(t)}).Plan(snap)
+			p := (&Planner{Policy: pol, Placer: newEngine(t)}).Plan(snap)
 			if len(p.Moves) != 1 {
 				t.Fatalf("moves %v, want RemoveDuplicates' one", p.Moves)
 			}

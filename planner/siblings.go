@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/strategies/framework"
 )
 
@@ -24,11 +24,11 @@ type noFit struct {
 	// moves is how many moves the plan had: a move since changes the
 	// snapshot.
 	moves int
-	res   scheduler.Result
+	res   engine.Result
 }
 
 // specPlacer is a Placer that can tell whether its answers depend on a pod
-// only through what replicas share (scheduler.Engine.SpecOnly).
+// only through what replicas share (engine.Engine.SpecOnly).
 type specPlacer interface {
 	SpecOnly() bool
 }
@@ -37,7 +37,7 @@ type specPlacer interface {
 // is a sibling of the pod whose placement last found no node and nothing
 // can have changed the answer, gives it that answer. The snapshot ends as
 // the search would leave it: a refused pod goes back on its node, last.
-func (c *cycle) placeCandidate(strategy string, p *cluster.Pod, from *cluster.Node, cand framework.Candidate) scheduler.Result {
+func (c *cycle) placeCandidate(strategy string, p *cluster.Pod, from *cluster.Node, cand framework.Candidate) engine.Result {
 	if res, ok := c.repeatNoFit(strategy, p, from, cand.Sibling); ok && !c.planner.NoCache {
 		logSiblingAnswer(strategy, p, cand.Sibling)
 		// p's answer is the sibling's: the next sibling may name p.
@@ -63,14 +63,14 @@ func (c *cycle) placeCandidate(strategy string, p *cluster.Pod, from *cluster.No
 // leaves the same node, the placer decides by spec only, and the two pods
 // are interchangeable. The log level plays no part: a fault in interchangeable shows at -v 4
 // as at -v 0, and the -v 4 line names the sibling whose answer p took.
-func (c *cycle) repeatNoFit(strategy string, p *cluster.Pod, from *cluster.Node, sibling *cluster.Pod) (scheduler.Result, bool) {
+func (c *cycle) repeatNoFit(strategy string, p *cluster.Pod, from *cluster.Node, sibling *cluster.Pod) (engine.Result, bool) {
 	last := &c.lastNoFit
 	if sibling == nil || last.pod != sibling || last.strategy != strategy || from == nil || last.from != from.Index() ||
 		last.moves != len(c.plan.Moves) {
-		return scheduler.Result{}, false
+		return engine.Result{}, false
 	}
 	if sp, ok := c.planner.Placer.(specPlacer); !ok || !sp.SpecOnly() || !interchangeable(sibling, p) {
-		return scheduler.Result{}, false
+		return engine.Result{}, false
 	}
 	return last.res, true
 }

@@ -10,18 +10,18 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/test/klogtest"
 )
 
 // countingPlacer counts the searches a plan makes, and hides whether its
 // engine decides by spec only unless told to pass it on.
 type countingPlacer struct {
-	scheduler.Placer
+	engine.Placer
 	searches int
 }
 
-func (c *countingPlacer) Schedule(snap *cluster.Snapshot, pod *cluster.Pod, opts scheduler.Options) scheduler.Result {
+func (c *countingPlacer) Schedule(snap *cluster.Snapshot, pod *cluster.Pod, opts engine.Options) engine.Result {
 	c.searches++
 	return c.Placer.Schedule(snap, pod, opts)
 }
@@ -98,13 +98,13 @@ func TestSiblingsThatFitNowhereAreSearchedOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 			pol := loadPolicy(t, "cooldown: 0s\nstrategies:\n  RemoveDuplicates: {}\n")
-			counted := &countingPlacer{Placer: engine(t)}
-			var placer scheduler.Placer = counted
+			counted := &countingPlacer{Placer: newEngine(t)}
+			var placer engine.Placer = counted
 			if tc.specOnly {
 				placer = specOnlyPlacer{counted}
 			}
 			got := (&Planner{Policy: pol, Placer: placer}).Plan(snap)
-			every := &countingPlacer{Placer: engine(t)}
+			every := &countingPlacer{Placer: newEngine(t)}
 			want := (&Planner{Policy: pol, Placer: every}).Plan(snap)
 			if counted.searches != tc.want {
 				t.Errorf("%d searches, want %d (%d without the sibling's answer)", counted.searches, tc.want, every.searches)
@@ -144,7 +144,7 @@ func TestSiblingAnswerWhateverTheLogLevel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		counted := &countingPlacer{Placer: engine(t)}
+		counted := &countingPlacer{Placer: newEngine(t)}
 		p := (&Planner{Policy: pol, Placer: specOnlyPlacer{counted}}).Plan(snap)
 		klog.Flush()
 		return fmt.Sprintf("%+v\n%+v", p.Moves, p.Skipped), counted.searches, logs.String()

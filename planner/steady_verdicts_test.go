@@ -24,7 +24,7 @@ strategies:
 		ct.Pod("shop", "web-n1-opted-out").On("n1").Requests("100m", "64Mi").Deployment("web").Annotate(EvictAnnotation, "false"),
 		ct.Pod("shop", "web-n1-scratch").On("n1").Requests("100m", "64Mi").Deployment("web").Volume(emptyDir),
 	)
-	c := (&Planner{Policy: pol, Placer: engine(t)}).newCycle(snap)
+	c := (&Planner{Policy: pol, Placer: newEngine(t)}).newCycle(snap)
 	const (
 		pdb        = "PodDisruptionBudget blog/web allows no disruption now (status.disruptionsAllowed 0)"
 		optedOut   = `opted out with rebalancer.dev/evict: "false"`

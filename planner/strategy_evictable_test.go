@@ -88,7 +88,7 @@ strategies:
 			snap := ct.Snapshot(t, ct.Node("n1"), ct.Node("n2"), ct.DeploymentReplicaSet("shop", "web"), p)
 			pol := loadPolicy(t, tt.policy)
 			for strategy, want := range tt.want {
-				c := (&Planner{Policy: pol, Placer: engine(t)}).newCycle(snap)
+				c := (&Planner{Policy: pol, Placer: newEngine(t)}).newCycle(snap)
 				pod := c.snap.Pod("shop/web-1")
 				got := "moved"
 				if why := c.Evictable(strategy, pod); why != "" {

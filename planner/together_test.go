@@ -41,7 +41,7 @@ func TestEvictableTogether(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			snap := busyCluster(t, tt.extra...)
-			c := (&Planner{Policy: loadPolicy(t, tt.policy), Placer: engine(t)}).newCycle(snap)
+			c := (&Planner{Policy: loadPolicy(t, tt.policy), Placer: newEngine(t)}).newCycle(snap)
 			pods := make([]*cluster.Pod, len(tt.pods))
 			for i, key := range tt.pods {
 				pods[i] = c.snap.Pod(key)

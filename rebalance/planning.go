@@ -8,7 +8,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/planner"
 	"github.com/kube-rebalancer/rebalancer/policy"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 )
 
 // Planning takes a snapshot to its plan. `rebalancer plan` and every cycle
@@ -18,7 +18,7 @@ import (
 type Planning struct {
 	Policy *policy.Policy
 	// Placer simulates where each evicted pod would go.
-	Placer scheduler.Placer
+	Placer engine.Placer
 	// Source names where the snapshot was read in errors: a dump's path,
 	// or "the cluster".
 	Source string

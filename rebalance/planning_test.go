@@ -9,7 +9,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/policy"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
@@ -46,7 +46,7 @@ func TestPlanningReadsHistoryOnlyForAPolicyThatSuits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			placer, err := scheduler.NewEngine(profile.DefaultProfile())
+			placer, err := engine.New(profile.DefaultProfile())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -16,7 +16,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/planner"
 	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/report"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 )
 
 // eventFlushTimeout bounds the wait for the last events at the end of a
@@ -28,7 +28,7 @@ type Config struct {
 	Client kubernetes.Interface
 	Policy *policy.Policy
 	// Placer simulates where each evicted pod would go.
-	Placer scheduler.Placer
+	Placer engine.Placer
 	// History is the state ConfigMap. Nil when there is none: the cycles
 	// then know no earlier cycle's evictions and record none.
 	History *kube.HistoryStore

@@ -19,7 +19,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster/kube/kubetest"
 	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/report"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
@@ -32,7 +32,7 @@ func testConfig(t *testing.T, client *fake.Clientset, printed **report.Report) C
 	if err != nil {
 		t.Fatal(err)
 	}
-	placer, err := scheduler.NewEngine(profile.DefaultProfile())
+	placer, err := engine.New(profile.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
@@ -24,10 +24,10 @@ func (downExtender) SupportsPreemption() bool      { return false }
 func (downExtender) Prioritize(*cluster.Pod, []*cluster.Node) (map[string]int64, error) {
 	return nil, nil
 }
-func (downExtender) Filter(*cluster.Pod, []*cluster.Node) (scheduler.ExtenderFilterResult, error) {
-	return scheduler.ExtenderFilterResult{}, errors.New("connection refused")
+func (downExtender) Filter(*cluster.Pod, []*cluster.Node) (engine.ExtenderFilterResult, error) {
+	return engine.ExtenderFilterResult{}, errors.New("connection refused")
 }
-func (downExtender) ProcessPreemption(*cluster.Pod, map[string]scheduler.Victims) (map[string]scheduler.MetaVictims, error) {
+func (downExtender) ProcessPreemption(*cluster.Pod, map[string]engine.Victims) (map[string]engine.MetaVictims, error) {
 	return nil, nil
 }
 
@@ -35,12 +35,12 @@ func (downExtender) ProcessPreemption(*cluster.Pod, map[string]scheduler.Victims
 // on the nodes: kube-scheduler reports SchedulerError, does not preempt,
 // and tries the pod again after its backoff.
 func TestLiveReportsAFailingExtenderAsASchedulerError(t *testing.T) {
-	engine, err := scheduler.NewEngine(profile.DefaultProfile())
+	eng, err := engine.New(profile.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}
-	engine.SetExtenders([]scheduler.Extender{downExtender{}})
-	client := runLive(t, &Live{Engine: engine}, ct.Node("n1"), ct.DeploymentReplicaSet("shop", "web"), replacement("web-1"))
+	eng.SetExtenders([]engine.Extender{downExtender{}})
+	client := runLive(t, &Live{Engine: eng}, ct.Node("n1"), ct.DeploymentReplicaSet("shop", "web"), replacement("web-1"))
 	p := waitForPod(t, client, "shop", "web-1", func(p *corev1.Pod) bool {
 		for _, c := range p.Status.Conditions {
 			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse {

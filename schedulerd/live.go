@@ -23,7 +23,7 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/cluster/kube"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/volumebinding"
 )
 
@@ -45,7 +45,7 @@ type Live struct {
 	// the rate the bindings need (kube-scheduler has a client of its own
 	// for events too); Client otherwise.
 	EventClient kubernetes.Interface
-	Engine      *scheduler.Engine
+	Engine      *engine.Engine
 	// SchedulerName selects the pods to schedule: spec.schedulerName.
 	SchedulerName string
 	// History, when set, holds the recent evictions whose replacements are
@@ -381,7 +381,7 @@ func (l *Live) wants(p *corev1.Pod) bool {
 // and a few words on why; or no node and the reason it fits nowhere.
 //
 // When no node fits, failed is the engine's result, for preemption.
-func (l *Live) decide(snap *cluster.Snapshot, p *cluster.Pod, evictions []cluster.Eviction) (node, placement, how string, failed scheduler.Result) {
+func (l *Live) decide(snap *cluster.Snapshot, p *cluster.Pod, evictions []cluster.Eviction) (node, placement, how string, failed engine.Result) {
 	// An eviction whose pod still runs where it was, under its UID, never
 	// happened (a run killed between recording and evicting): it steers
 	// no pod. The cache has seen the eviction of a pod before the pod
@@ -407,11 +407,11 @@ func (l *Live) decide(snap *cluster.Snapshot, p *cluster.Pod, evictions []cluste
 		}
 	}
 	if len(left) > 0 {
-		if res := l.Engine.Schedule(snap, p, scheduler.Options{Exclude: left}); res.Node != "" {
+		if res := l.Engine.Schedule(snap, p, engine.Options{Exclude: left}); res.Node != "" {
 			return res.Node, placementAvoidedLeft, fmt.Sprintf("the planned node no longer fits; best node other than %s, which its workload just left", strings.Join(left, ", ")), failed
 		}
 	}
-	res := l.Engine.Schedule(snap, p, scheduler.Options{})
+	res := l.Engine.Schedule(snap, p, engine.Options{})
 	if res.Node == "" {
 		return "", "", res.Message, res
 	}

@@ -17,7 +17,7 @@ import (
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/cluster/kube"
 	"github.com/kube-rebalancer/rebalancer/cluster/kube/kubetest"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
@@ -55,13 +55,13 @@ func startLiveCluster(t *testing.T, m *Metrics, history []cluster.Eviction, reac
 			t.Fatal(err)
 		}
 	}
-	engine, err := scheduler.NewEngine(profile.DefaultProfile())
+	eng, err := engine.New(profile.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	live := &Live{Client: client, Engine: engine, SchedulerName: "rebalancer", History: store, Metrics: m}
+	live := &Live{Client: client, Engine: eng, SchedulerName: "rebalancer", History: store, Metrics: m}
 	go func() {
 		defer close(done)
 		if err := live.Run(ctx); err != nil {
@@ -238,11 +238,11 @@ func TestLiveAssumesBindingsTheCacheHasNotSeen(t *testing.T) {
 		bindings <- a.(k8stesting.CreateAction).GetObject().(*corev1.Binding).Name
 		return true, nil, nil
 	})
-	engine, err := scheduler.NewEngine(profile.DefaultProfile())
+	eng, err := engine.New(profile.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}
-	live := &Live{Client: client, Engine: engine, SchedulerName: "rebalancer"}
+	live := &Live{Client: client, Engine: eng, SchedulerName: "rebalancer"}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = live.Run(ctx) }()

@@ -14,7 +14,7 @@ import (
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/cluster/kube/kubetest"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
 	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
@@ -48,13 +48,13 @@ func runLive(t *testing.T, l *Live, objs ...any) *fake.Clientset {
 	return client
 }
 
-func gatedEngine(t *testing.T, g *gate) *scheduler.Engine {
+func gatedEngine(t *testing.T, g *gate) *engine.Engine {
 	t.Helper()
 	reg := framework.Registry{"Gate": {Points: framework.PointPermit, New: func(_ any, h framework.Handle) (framework.Plugin, error) {
 		g.h = h
 		return g, nil
 	}}}
-	e, err := scheduler.NewEngine(profile.Profile{SchedulerName: "rebalancer",
+	e, err := engine.New(profile.Profile{SchedulerName: "rebalancer",
 		Plugins: &configv1.Plugins{Permit: configv1.PluginSet{Enabled: []configv1.Plugin{{Name: "Gate"}}}}}, reg)
 	if err != nil {
 		t.Fatal(err)

@@ -13,7 +13,8 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
+	"github.com/kube-rebalancer/rebalancer/scheduler/preemption"
 )
 
 // preempt runs DefaultPreemption for a pod that fits nowhere, as
@@ -25,14 +26,14 @@ import (
 // deleted, from a goroutine of their own so that the next pod is decided
 // meanwhile. It returns the FailedScheduling message and the nominated
 // node, empty when preemption cannot help.
-func (l *Live) preempt(ctx context.Context, snap *cluster.Snapshot, p *cluster.Pod, failed scheduler.Result) (message, node string) {
+func (l *Live) preempt(ctx context.Context, snap *cluster.Snapshot, p *cluster.Pod, failed engine.Result) (message, node string) {
 	if failed.NominatedNode != "" {
 		// An out-of-tree PostFilter plugin, earlier in the profile than
 		// DefaultPreemption, nominated a node: kube-scheduler stops there.
 		l.cache.nominate(p.Pod, failed.NominatedNode)
 		return failed.Message, failed.NominatedNode
 	}
-	pre := l.Engine.Preempt(snap, p, failed)
+	pre := preemption.Decide(l.Engine, snap, p, failed)
 	message = pre.Message
 	if message == "" {
 		message = failed.Message

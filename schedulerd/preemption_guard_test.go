@@ -17,7 +17,8 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
+	"github.com/kube-rebalancer/rebalancer/scheduler/preemption"
 	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
@@ -112,7 +113,7 @@ func TestCacheHoldsVictimsTerminating(t *testing.T) {
 		{name: "the deletion failed", then: []change{{victimKept: "batch"}}, at: start},
 		{name: "the watch never shows the deletion", at: start.Add(assumeTTL + time.Second)},
 	}
-	engine, err := scheduler.NewEngine(profile.DefaultProfile())
+	eng, err := engine.New(profile.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,8 +135,8 @@ func TestCacheHoldsVictimsTerminating(t *testing.T) {
 				t.Errorf("victim terminating = %v, want %v", got, tt.terminating)
 			}
 			p = c.snap.Pod("shop/urgent")
-			failed := engine.Schedule(c.snap, p, scheduler.Options{})
-			pre := engine.Preempt(c.snap, p, failed)
+			failed := eng.Schedule(c.snap, p, engine.Options{})
+			pre := preemption.Decide(eng, c.snap, p, failed)
 			if waits := pre.NotEligible != ""; waits != tt.terminating {
 				t.Errorf("preemption: node %q, not eligible %q; want waiting = %v", pre.Node, pre.NotEligible, tt.terminating)
 			}

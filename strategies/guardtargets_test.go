@@ -8,7 +8,7 @@ import (
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/planner"
 	"github.com/kube-rebalancer/rebalancer/policy"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 	"github.com/kube-rebalancer/rebalancer/strategies/internal/strategytest"
 )
@@ -16,11 +16,11 @@ import (
 // candidatesOf records, for each pod the planner searches a node for, the
 // nodes the first search was narrowed to ("every node" when it was not).
 type candidatesOf struct {
-	scheduler.Placer
+	engine.Placer
 	seen map[string]string
 }
 
-func (c *candidatesOf) Schedule(snap *cluster.Snapshot, pod *cluster.Pod, opts scheduler.Options) scheduler.Result {
+func (c *candidatesOf) Schedule(snap *cluster.Snapshot, pod *cluster.Pod, opts engine.Options) engine.Result {
 	if _, ok := c.seen[pod.Key]; !ok {
 		names := []string{}
 		for _, i := range opts.Candidates {
@@ -88,7 +88,7 @@ func TestRemoveDuplicatesSearchesOnlyNodesBelowTheTarget(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e, err := scheduler.NewEngine(profile.DefaultProfile())
+			e, err := engine.New(profile.DefaultProfile())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,7 +11,7 @@ import (
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/planner"
 	"github.com/kube-rebalancer/rebalancer/policy"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
@@ -66,7 +66,7 @@ func benchmarkPlan(b *testing.B, policyYAML string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	e, err := scheduler.NewEngine(profile.DefaultProfile())
+	e, err := engine.New(profile.DefaultProfile())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,7 +8,7 @@
 // methods, computed once per decision (NodeAffinitySelection,
 // UntoleratedTaints, NamespaceLabels, TopologyDomains, PodGroups, …).
 //
-// The engine (package scheduler) runs plugins through this package only;
+// The engine (package scheduler/engine) runs plugins through this package only;
 // the methods documented as the engine's (Cycle.Init, Begin, End,
 // NewHandle, NewFamily, NewWaitingPod, WaitingPod.Wait) are not for
 // plugins.

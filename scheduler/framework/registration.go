@@ -55,7 +55,7 @@ type Registration struct {
 }
 
 // Registry maps plugin names to their registrations. The engine's
-// NewEngine and LoadProfiles take out-of-tree registries, merged with the
+// New and LoadProfiles take out-of-tree registries, merged with the
 // in-tree one, as kube-scheduler's app.WithPlugin does.
 type Registry map[string]Registration
 

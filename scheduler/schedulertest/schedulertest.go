@@ -10,7 +10,7 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
@@ -29,15 +29,15 @@ func NewSnapshot(t testing.TB, nodes []corev1.Node, pods []corev1.Pod, namespace
 }
 
 // DefaultEngine returns the engine of kube-scheduler's default profile.
-func DefaultEngine(t testing.TB) *scheduler.Engine {
+func DefaultEngine(t testing.TB) *engine.Engine {
 	t.Helper()
 	return Engine(t, profile.DefaultProfile())
 }
 
 // Engine returns the engine of profile p, failing the test on error.
-func Engine(t testing.TB, p profile.Profile) *scheduler.Engine {
+func Engine(t testing.TB, p profile.Profile) *engine.Engine {
 	t.Helper()
-	e, err := scheduler.NewEngine(p)
+	e, err := engine.New(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,9 +57,9 @@ func Incoming(t testing.TB, s *cluster.Snapshot) *cluster.Pod {
 
 // FeasibleNodes returns the names of the nodes the engine finds feasible
 // for the incoming pod.
-func FeasibleNodes(t testing.TB, e *scheduler.Engine, s *cluster.Snapshot) []string {
+func FeasibleNodes(t testing.TB, e *engine.Engine, s *cluster.Snapshot) []string {
 	t.Helper()
-	res := e.Schedule(s, Incoming(t, s), scheduler.Options{Explain: true})
+	res := e.Schedule(s, Incoming(t, s), engine.Options{Explain: true})
 	var names []string
 	for _, n := range res.Nodes {
 		if n.Feasible {
@@ -70,10 +70,10 @@ func FeasibleNodes(t testing.TB, e *scheduler.Engine, s *cluster.Snapshot) []str
 }
 
 // ScoresOf returns each node's score from one plugin, in node order.
-func ScoresOf(t testing.TB, e *scheduler.Engine, nodes []corev1.Node, pods []corev1.Pod, plugin string) []int64 {
+func ScoresOf(t testing.TB, e *engine.Engine, nodes []corev1.Node, pods []corev1.Pod, plugin string) []int64 {
 	t.Helper()
 	s := NewSnapshot(t, nodes, pods)
-	res := e.Schedule(s, Incoming(t, s), scheduler.Options{Explain: true})
+	res := e.Schedule(s, Incoming(t, s), engine.Options{Explain: true})
 	var out []int64
 	for _, n := range res.Nodes {
 		out = append(out, n.Scores[plugin])

@@ -3,7 +3,7 @@ package framework
 import (
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/policy"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 )
 
 // Cycle is one planning cycle as the strategies see it: the working
@@ -14,7 +14,7 @@ type Cycle struct {
 	Snapshot *cluster.Snapshot
 	Policy   *policy.Policy
 	// Placer answers fit questions with the same rules that place pods.
-	Placer scheduler.Placer
+	Placer engine.Placer
 	Mover  Mover
 
 	settings map[string]*policy.Settings

@@ -11,7 +11,7 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/policy"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/strategies/framework"
 	"github.com/kube-rebalancer/rebalancer/strategies/nodeutilization"
 )
@@ -305,7 +305,7 @@ func (highNodeUtilization) place(in *framework.Cycle, fork *cluster.Snapshot, ta
 // why, the words following the pod's name: n cannot be emptied, as the
 // planner would refuse the move as futile.
 func predictedTarget(in *framework.Cycle, v framework.View, targets *targetList, n *cluster.Node, p *cluster.Pod, emptied map[string]bool) (string, string) {
-	res := in.Placer.Schedule(v.Snapshot, p, scheduler.Options{})
+	res := in.Placer.Schedule(v.Snapshot, p, engine.Options{})
 	name := res.Node
 	switch _, target := targets.at[name]; {
 	case name == "":

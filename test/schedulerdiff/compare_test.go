@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 )
 
 // taintReason matches the engine's taint reason, which names the taint
@@ -53,9 +53,9 @@ func reasons(msg string) map[string]int {
 
 // reasonsDiff says how two reason histograms differ, or "" when they are
 // the same.
-func reasonsDiff(kube, engine map[string]int) string {
+func reasonsDiff(kube, ours map[string]int) string {
 	keys := slices.Sorted(maps.Keys(kube))
-	for k := range engine {
+	for k := range ours {
 		if _, ok := kube[k]; !ok {
 			keys = append(keys, k)
 		}
@@ -63,7 +63,7 @@ func reasonsDiff(kube, engine map[string]int) string {
 	var diffs []string
 	for _, k := range keys {
 		kv, kok := kube[k]
-		ev, eok := engine[k]
+		ev, eok := ours[k]
 		switch {
 		case !eok:
 			diffs = append(diffs, fmt.Sprintf("only kube-scheduler: %d %q", kv, k))
@@ -112,22 +112,22 @@ func TestReasons(t *testing.T) {
 // TestCompare checks the comparison itself on made-up verdicts, so that a
 // run with no disagreement means agreement and not a blind check.
 func TestCompare(t *testing.T) {
-	feasible := func(names ...string) scheduler.Result {
-		res := scheduler.Result{Feasible: len(names), Node: names[0]}
+	feasible := func(names ...string) engine.Result {
+		res := engine.Result{Feasible: len(names), Node: names[0]}
 		for _, n := range []string{"sd-00", "sd-01", "sd-02"} {
-			nr := scheduler.NodeResult{Name: n, Plugin: "NodeAffinity", Reason: "node(s) didn't match Pod's node affinity/selector"}
+			nr := engine.NodeResult{Name: n, Plugin: "NodeAffinity", Reason: "node(s) didn't match Pod's node affinity/selector"}
 			if slices.Contains(names, n) {
-				nr = scheduler.NodeResult{Name: n, Feasible: true}
+				nr = engine.NodeResult{Name: n, Feasible: true}
 			}
 			res.Nodes = append(res.Nodes, nr)
 		}
 		return res
 	}
-	none := scheduler.Result{Message: "0/3 nodes are available: 3 Insufficient cpu."}
+	none := engine.Result{Message: "0/3 nodes are available: 3 Insufficient cpu."}
 	for _, tc := range []struct {
 		name     string
 		kubeNode string
-		engine   scheduler.Result
+		engine   engine.Result
 		disagree bool
 	}{
 		{"bound on a feasible node", "sd-01", feasible("sd-00", "sd-01"), false},

@@ -20,7 +20,7 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/cluster/kube"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 	"github.com/kube-rebalancer/rebalancer/test/harness"
 )
@@ -44,7 +44,7 @@ type outcome struct {
 	// pod Pending with kubeMessage.
 	kubeNode    string
 	kubeMessage string
-	engine      scheduler.Result
+	engine      engine.Result
 	feasible    []string
 	// problem is the disagreement, "" when the engine agrees.
 	problem string
@@ -102,7 +102,7 @@ func TestEngineAgreesWithKubeScheduler(t *testing.T) {
 	// of a cluster under 100 nodes: the feasible sets are comparable.
 	profile := profile.DefaultProfile()
 	profile.PercentageOfNodesToScore = ptr.To[int32](100)
-	engine, err := scheduler.NewEngine(profile)
+	eng, err := engine.New(profile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestEngineAgreesWithKubeScheduler(t *testing.T) {
 	var outcomes []*outcome
 	start := time.Now()
 	for i := range podCount {
-		o, err := decide(ctx, cp, engine, gen.pod(i))
+		o, err := decide(ctx, cp, eng, gen.pod(i))
 		if err != nil {
 			t.Logf("%s", table(outcomes))
 			t.Fatalf("pod %d: %v", i, err)
@@ -122,7 +122,7 @@ func TestEngineAgreesWithKubeScheduler(t *testing.T) {
 	// what the ones before it hold (a ReadWriteOncePod claim, a CSI
 	// volume attached to a node).
 	for i, s := range volumePods() {
-		o, err := decide(ctx, cp, engine, s)
+		o, err := decide(ctx, cp, eng, s)
 		if err != nil {
 			t.Logf("%s", table(outcomes))
 			t.Fatalf("volume pod %d: %v", i, err)
@@ -167,7 +167,7 @@ func TestEngineAgreesWithKubeScheduler(t *testing.T) {
 // kube-scheduler leaves Pending is deleted: kube-scheduler would retry it
 // whenever the cluster changed and might bind it in the middle of a later
 // pod's decision.
-func decide(ctx context.Context, cp *harness.ControlPlane, engine *scheduler.Engine, s *spec) (*outcome, error) {
+func decide(ctx context.Context, cp *harness.ControlPlane, eng *engine.Engine, s *spec) (*outcome, error) {
 	pods := cp.Client.CoreV1().Pods(s.pod.Namespace)
 	created, err := pods.Create(ctx, s.pod, metav1.CreateOptions{})
 	if err != nil {
@@ -188,7 +188,7 @@ func decide(ctx context.Context, cp *harness.ControlPlane, engine *scheduler.Eng
 	if p == nil || p.Spec.NodeName != "" {
 		return nil, fmt.Errorf("%s is not a pending pod of the snapshot", o.key)
 	}
-	o.engine = engine.Schedule(snap, p, scheduler.Options{Explain: true})
+	o.engine = eng.Schedule(snap, p, engine.Options{Explain: true})
 	for _, n := range o.engine.Nodes {
 		if n.Feasible {
 			o.feasible = append(o.feasible, n.Name)
@@ -273,7 +273,7 @@ func compare(o *outcome) {
 		o.reasonNote = reasonsDiff(reasons(o.kubeMessage), reasons(res.Message))
 		return
 	}
-	var onNode scheduler.NodeResult
+	var onNode engine.NodeResult
 	for _, n := range res.Nodes {
 		if n.Name == o.kubeNode {
 			onNode = n
@@ -289,7 +289,7 @@ func compare(o *outcome) {
 	default:
 		o.topScore = onNode.Score == res.Score
 		if !o.topScore {
-			var best scheduler.NodeResult
+			var best engine.NodeResult
 			for _, n := range res.Nodes {
 				if n.Name == res.Node {
 					best = n

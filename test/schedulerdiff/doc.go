@@ -10,7 +10,7 @@
 //
 // TestPreemptionAgreesWithKubeScheduler (preemption_test.go) runs small
 // clusters of full nodes, one case at a time, and a pod of higher priority:
-// the engine's Preempt must name the node kube-scheduler nominates and binds
+// preemption.Decide must name the node kube-scheduler nominates and binds
 // the pod to and the pods it deletes, or give kube-scheduler's message word
 // for word when it leaves the pod Pending.
 //

@@ -20,7 +20,8 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/cluster/kube"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
+	"github.com/kube-rebalancer/rebalancer/scheduler/preemption"
 	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 	"github.com/kube-rebalancer/rebalancer/test/harness"
 )
@@ -160,7 +161,7 @@ var preemptionCases = []preemptionCase{
 
 // preemptionOutcome is what each side decided for a case.
 type preemptionOutcome struct {
-	engine scheduler.Preemption
+	engine preemption.Decision
 	// kubeNode is where kube-scheduler bound the preemptor ("" when it left
 	// it Pending with kubeMessage); kubeNominated is the
 	// status.nominatedNodeName it gave it; kubeVictims are the case's pods
@@ -195,13 +196,13 @@ func TestPreemptionAgreesWithKubeScheduler(t *testing.T) {
 			}
 		}
 	}
-	engine, err := scheduler.NewEngine(profile.DefaultProfile())
+	eng, err := engine.New(profile.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, tc := range preemptionCases {
 		prefix := fmt.Sprintf("pe%d", i)
-		o, err := runPreemptionCase(ctx, cp, engine, prefix, tc)
+		o, err := runPreemptionCase(ctx, cp, eng, prefix, tc)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -249,7 +250,7 @@ func victimNames(pods []*cluster.Pod, prefix string) []string {
 
 // runPreemptionCase builds the case's nodes and pods, asks the engine,
 // lets kube-scheduler decide, and removes everything the case made.
-func runPreemptionCase(ctx context.Context, cp *harness.ControlPlane, engine *scheduler.Engine, prefix string, tc preemptionCase) (*preemptionOutcome, error) {
+func runPreemptionCase(ctx context.Context, cp *harness.ControlPlane, eng *engine.Engine, prefix string, tc preemptionCase) (*preemptionOutcome, error) {
 	nodes := map[string]string{} // case name → node name
 	for _, spec := range tc.nodes {
 		short, tainted := strings.CutSuffix(spec, ":tainted")
@@ -330,11 +331,11 @@ func runPreemptionCase(ctx context.Context, cp *harness.ControlPlane, engine *sc
 	if p == nil {
 		return nil, fmt.Errorf("the preemptor is not in the snapshot")
 	}
-	res := engine.Schedule(snap, p, scheduler.Options{})
+	res := eng.Schedule(snap, p, engine.Options{})
 	if res.Node != "" {
 		return nil, fmt.Errorf("the engine fits the preemptor on %s: the case needs a pod that fits nowhere", res.Node)
 	}
-	o := &preemptionOutcome{engine: engine.Preempt(snap, p, res)}
+	o := &preemptionOutcome{engine: preemption.Decide(eng, snap, p, res)}
 
 	ungate := []byte(`[{"op":"remove","path":"/spec/schedulingGates"}]`)
 	if _, err := pods.Patch(ctx, preemptor.Name, types.JSONPatchType, ungate, metav1.PatchOptions{}); err != nil {

@@ -19,7 +19,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster/kube/kubetest"
 	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/rebalance"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
@@ -51,7 +51,7 @@ func runCycles(t *testing.T, leaderElect bool, strategies string) []k8stesting.A
 		pods[i].Timestamp = now
 	}
 	client := kubetest.WithMetrics(fake, nodes, pods)
-	placer, err := scheduler.NewEngine(profile.DefaultProfile())
+	placer, err := engine.New(profile.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}

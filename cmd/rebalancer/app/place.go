@@ -23,9 +23,10 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster/kube"
 	"github.com/kube-rebalancer/rebalancer/internal/inputfile"
 	"github.com/kube-rebalancer/rebalancer/report"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
 	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/nodename"
+	"github.com/kube-rebalancer/rebalancer/scheduler/preemption"
 	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
 
@@ -71,7 +72,7 @@ output lists the defaults applied.`,
 			if err != nil {
 				return err
 			}
-			engine, err := engineFor(schedulerConfig, schedulerName, pod.Spec.SchedulerName, s.plugins)
+			eng, err := engineFor(schedulerConfig, schedulerName, pod.Spec.SchedulerName, s.plugins)
 			if err != nil {
 				return err
 			}
@@ -104,7 +105,7 @@ output lists the defaults applied.`,
 					}
 				}
 			}
-			res, err := place(objs, pod, engine)
+			res, err := place(objs, pod, eng)
 			if err != nil {
 				return err
 			}
@@ -129,9 +130,9 @@ output lists the defaults applied.`,
 // --scheduler-name, else the one of the pod's own spec.schedulerName, else
 // the first; with no file, kube-scheduler's default profile. plugins are the
 // out-of-tree plugins the profile may enable.
-func engineFor(file, name, podScheduler string, plugins framework.Registry) (*scheduler.Engine, error) {
+func engineFor(file, name, podScheduler string, plugins framework.Registry) (*engine.Engine, error) {
 	if file == "" {
-		return scheduler.NewEngine(profile.DefaultProfile(), plugins)
+		return engine.New(profile.DefaultProfile(), plugins)
 	}
 	profiles, err := profile.ReadProfiles(file, plugins)
 	if err != nil {
@@ -146,7 +147,7 @@ func engineFor(file, name, podScheduler string, plugins framework.Registry) (*sc
 	} else if q, ok := profile.ProfileByName(profiles, podScheduler); ok && podScheduler != "" {
 		p = q
 	}
-	e, err := scheduler.NewEngine(p, plugins)
+	e, err := engine.New(p, plugins)
 	if err != nil {
 		return nil, err
 	}
@@ -160,13 +161,13 @@ func engineFor(file, name, podScheduler string, plugins framework.Registry) (*sc
 // placement is place's answer: the engine's, and the defaults the API
 // server would have given the pod.
 type placement struct {
-	scheduler.Result
+	engine.Result
 	// Defaults lists, one sentence each, the defaults applied to the pod
 	// before placing it (cluster.DefaultPod).
 	Defaults []string `json:"defaults,omitempty"`
 	// Permit is the verdict of the profile's Permit plugins on the chosen
 	// node; absent without any.
-	Permit *scheduler.Permit `json:"permit,omitempty"`
+	Permit *engine.Permit `json:"permit,omitempty"`
 	// Preemption, for a pod that fits nowhere under a profile that runs
 	// DefaultPreemption, is what kube-scheduler's preemption would do.
 	Preemption *placePreemption `json:"preemption,omitempty"`
@@ -197,8 +198,8 @@ type placePreemption struct {
 
 // explainPreemption runs the engine's preemption for a pod that fits
 // nowhere; nil when the profile does not preempt.
-func explainPreemption(engine *scheduler.Engine, snap *cluster.Snapshot, p *cluster.Pod, res scheduler.Result) *placePreemption {
-	pre := engine.Preempt(snap, p, res)
+func explainPreemption(eng *engine.Engine, snap *cluster.Snapshot, p *cluster.Pod, res engine.Result) *placePreemption {
+	pre := preemption.Decide(eng, snap, p, res)
 	if pre.Node == "" && pre.Reason == "" {
 		return nil
 	}
@@ -216,7 +217,7 @@ func explainPreemption(engine *scheduler.Engine, snap *cluster.Snapshot, p *clus
 // every node's detail. A pod that was bound is placed as its replacement
 // would be, from scratch; one that names a node it was never bound to keeps
 // the name, which kube-scheduler's NodeName filter holds it to.
-func place(objs cluster.Objects, pod *corev1.Pod, engine *scheduler.Engine) (placement, error) {
+func place(objs cluster.Objects, pod *corev1.Pod, eng *engine.Engine) (placement, error) {
 	pod = pod.DeepCopy()
 	if !nodename.PinnedNodeName(pod) {
 		pod.Spec.NodeName = ""
@@ -238,12 +239,12 @@ func place(objs cluster.Objects, pod *corev1.Pod, engine *scheduler.Engine) (pla
 	// A pod that names a node is counted on it as it is loaded; it holds
 	// nothing there until it is bound.
 	snap.Remove(p)
-	res := engine.Schedule(snap, p, scheduler.Options{Explain: true})
+	res := eng.Schedule(snap, p, engine.Options{Explain: true})
 	out := placement{Result: res, Defaults: defaults}
 	if res.Node != "" {
-		out.Permit = engine.Permit(snap, p, res.Node)
+		out.Permit = eng.Permit(snap, p, res.Node)
 	} else {
-		out.Preemption = explainPreemption(engine, snap, p, res)
+		out.Preemption = explainPreemption(eng, snap, p, res)
 	}
 	return out, nil
 }
@@ -372,7 +373,7 @@ func printPlacement(out io.Writer, pod *corev1.Pod, res placement) error {
 // printPermit says what the profile's Permit plugins answer on the chosen
 // node: allowed, denied by a plugin and why, or the plugins the binding
 // would wait for and how long at most.
-func printPermit(out io.Writer, p *scheduler.Permit) error {
+func printPermit(out io.Writer, p *engine.Permit) error {
 	var err error
 	switch p.Verdict {
 	case framework.PermitDeny:

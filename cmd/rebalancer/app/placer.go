@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/kube-rebalancer/rebalancer/policy"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
 	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 )
@@ -14,12 +14,12 @@ import (
 // the policy's scheduler section, each for the pods that name it, and
 // kube-scheduler's default profile for every other pod. plugins are the
 // out-of-tree plugins the profiles may enable.
-func newPlacer(pol *policy.Policy, plugins framework.Registry) (scheduler.Placer, error) {
-	def, err := scheduler.NewEngine(profile.DefaultProfile(), plugins)
+func newPlacer(pol *policy.Policy, plugins framework.Registry) (engine.Placer, error) {
+	def, err := engine.New(profile.DefaultProfile(), plugins)
 	if err != nil {
 		return nil, err
 	}
-	placer := &scheduler.ByName{Engines: map[string]*scheduler.Engine{}, Default: def}
+	placer := &engine.ByName{Engines: map[string]*engine.Engine{}, Default: def}
 	s := pol.Scheduler
 	if s == nil {
 		return placer, nil
@@ -42,7 +42,7 @@ func newPlacer(pol *policy.Policy, plugins framework.Registry) (scheduler.Placer
 		return nil, err
 	}
 	for _, p := range profiles {
-		e, err := scheduler.NewEngine(p, plugins)
+		e, err := engine.New(p, plugins)
 		if err != nil {
 			return nil, err
 		}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/policy"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
 )
 
@@ -26,7 +26,7 @@ func loadPolicy(file string) (*policy.Policy, error) {
 // it, and plan and run run it before they read or change anything, so that
 // a policy validate accepts is one they accept: only what the cluster
 // shows (a PriorityClass it lacks) is left for them to refuse.
-func checkPolicy(pol *policy.Policy, plugins framework.Registry) (scheduler.Placer, error) {
+func checkPolicy(pol *policy.Policy, plugins framework.Registry) (engine.Placer, error) {
 	if err := pol.CheckPriorityClasses(reservedPriorityClass); err != nil {
 		return nil, err
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster/kube"
 	"github.com/kube-rebalancer/rebalancer/rebalance"
 	"github.com/kube-rebalancer/rebalancer/report"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 )
 
 type runOptions struct {
@@ -152,7 +152,7 @@ func (o *runOptions) setUp(c *cobra.Command, s *settings, pub *rebalance.Publish
 	// A bad policy is the error to report, but the run still connects, when
 	// it can, to leave its record.
 	pol, polErr := loadPolicy(o.policyFile)
-	var placer scheduler.Placer
+	var placer engine.Placer
 	if polErr == nil {
 		placer, polErr = checkPolicy(pol, s.plugins)
 	}

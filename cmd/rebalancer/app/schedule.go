@@ -13,7 +13,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kube-rebalancer/rebalancer/report"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
 	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 	"github.com/kube-rebalancer/rebalancer/schedulerd"
@@ -63,11 +63,11 @@ Pods opt in with spec.schedulerName: rebalancer (or --scheduler-name).`,
 			if err != nil {
 				return err
 			}
-			engine, err := scheduler.NewEngine(profile, s.plugins)
+			eng, err := engine.New(profile, s.plugins)
 			if err != nil {
 				return err
 			}
-			bindByExtender, err := callExtenders(engine)
+			bindByExtender, err := callExtenders(eng)
 			if err != nil {
 				return err
 			}
@@ -95,7 +95,7 @@ Pods opt in with spec.schedulerName: rebalancer (or --scheduler-name).`,
 			if metrics != "" {
 				go serveMetrics(ctx, metrics, m.Registry)
 			}
-			live := &schedulerd.Live{Client: client, EventClient: events, Engine: engine, SchedulerName: profile.SchedulerName,
+			live := &schedulerd.Live{Client: client, EventClient: events, Engine: eng, SchedulerName: profile.SchedulerName,
 				History: history, HandoffTTL: handoffTTL, Metrics: m, BindByExtender: bindByExtender,
 				InitialBackoff: profile.Backoff.Initial, MaxBackoff: profile.Backoff.Max}
 			if election.enabled {

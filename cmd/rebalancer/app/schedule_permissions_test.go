@@ -17,7 +17,7 @@ import (
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/cluster/kube"
 	"github.com/kube-rebalancer/rebalancer/cluster/kube/kubetest"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 	"github.com/kube-rebalancer/rebalancer/schedulerd"
 )
@@ -57,11 +57,11 @@ func scheduleActions(t *testing.T, leaderElect bool) []k8stesting.Action {
 		ct.StorageClass("zonal", "ebs.csi.aws.com", storagev1.VolumeBindingWaitForFirstConsumer),
 		ct.PV("local-n1").Class("local").Affinity(corev1.LabelHostname, "n1"), local, localPod, zonal, zonalPod))
 	kubetest.BindingsSetNode(client)
-	engine, err := scheduler.NewEngine(profile.DefaultProfile())
+	eng, err := engine.New(profile.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}
-	live := &schedulerd.Live{Client: client, Engine: engine, SchedulerName: "rebalancer",
+	live := &schedulerd.Live{Client: client, Engine: eng, SchedulerName: "rebalancer",
 		History: &kube.HistoryStore{Client: client, Namespace: stateNamespace, Name: defaultStateName, Keep: time.Hour}}
 
 	// The work ends once both pods were handled, as if the process stopped.

@@ -1,7 +1,7 @@
 // Package defaultpreemption is kube-scheduler's DefaultPreemption as a
-// profile knows it: its name and arguments. The engine runs the plugin
-// itself (Engine.Preempt), since preemption asks the engine's filters
-// again on nodes emptied of their victims.
+// profile knows it: its name and arguments. Package scheduler/preemption
+// runs the plugin (preemption.Decide), since preemption asks the engine's
+// filters again on nodes emptied of their victims.
 package defaultpreemption
 
 import (

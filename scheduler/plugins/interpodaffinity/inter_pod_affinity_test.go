@@ -9,7 +9,7 @@ import (
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/interpodaffinity"
 	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 	"github.com/kube-rebalancer/rebalancer/scheduler/schedulertest"
@@ -151,7 +151,7 @@ func TestInterPodAffinityFilter(t *testing.T) {
 			if got := schedulertest.FeasibleNodes(t, e, s); !slices.Equal(got, tc.feasible) {
 				t.Errorf("feasible %v, want %v", got, tc.feasible)
 			}
-			res := e.Schedule(s, schedulertest.Incoming(t, s), scheduler.Options{})
+			res := e.Schedule(s, schedulertest.Incoming(t, s), engine.Options{})
 			if tc.message != "" && res.Message != tc.message {
 				t.Errorf("message\n %q\nwant\n %q", res.Message, tc.message)
 			}
@@ -167,7 +167,7 @@ func TestInterPodAffinityExistingAntiAffinityMessage(t *testing.T) {
 	}
 	s := schedulertest.NewSnapshot(t, nodes, []corev1.Pod{loner("l1", "n1"), loner("l2", "n2"), schedulertest.IncomingPod().Label("app", "web").Obj()})
 	want := "0/2 nodes are available: 2 node(s) didn't satisfy existing pods anti-affinity rules."
-	if res := schedulertest.DefaultEngine(t).Schedule(s, schedulertest.Incoming(t, s), scheduler.Options{}); res.Message != want {
+	if res := schedulertest.DefaultEngine(t).Schedule(s, schedulertest.Incoming(t, s), engine.Options{}); res.Message != want {
 		t.Errorf("message %q, want %q", res.Message, want)
 	}
 }
@@ -231,7 +231,7 @@ func TestInterPodAffinityScore(t *testing.T) {
 
 	p := profile.DefaultProfile()
 	schedulertest.SetArgs(t, &p, interpodaffinity.Name, &configv1.InterPodAffinityArgs{IgnorePreferredTermsOfExistingPods: true})
-	e, err := scheduler.NewEngine(p)
+	e, err := engine.New(p)
 	if err != nil {
 		t.Fatal(err)
 	}

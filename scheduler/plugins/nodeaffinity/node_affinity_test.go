@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/nodeaffinity"
 	"github.com/kube-rebalancer/rebalancer/scheduler/schedulertest"
 )
@@ -104,7 +104,7 @@ func TestNodeAffinityFilter(t *testing.T) {
 			if !slices.Equal(got, tc.feasible) {
 				t.Errorf("feasible %v, want %v", got, tc.feasible)
 			}
-			if res := e.Schedule(s, schedulertest.Incoming(t, s), scheduler.Options{}); res.Message != tc.message {
+			if res := e.Schedule(s, schedulertest.Incoming(t, s), engine.Options{}); res.Message != tc.message {
 				t.Errorf("message\n %q\nwant\n %q", res.Message, tc.message)
 			}
 		})
@@ -125,7 +125,7 @@ func TestNodeAffinityPreferredTermsByWeight(t *testing.T) {
 		PreferNodeAffinity(1, ct.NodeSelectorTerm("label-1", corev1.NodeSelectorOpIn, "key-1")).
 		PreferNodeAffinity(50, ct.NodeSelectorTerm("label-2", corev1.NodeSelectorOpIn, "key-2")).Obj()
 	s := schedulertest.NewSnapshot(t, nodes, []corev1.Pod{pod})
-	res := schedulertest.DefaultEngine(t).Schedule(s, schedulertest.Incoming(t, s), scheduler.Options{Explain: true})
+	res := schedulertest.DefaultEngine(t).Schedule(s, schedulertest.Incoming(t, s), engine.Options{Explain: true})
 	if res.Node != "node-label-2" || res.RunnerUp != "node-label-1" {
 		t.Fatalf("chose %q then %q, want node-label-2 then node-label-1", res.Node, res.RunnerUp)
 	}

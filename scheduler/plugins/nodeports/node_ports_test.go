@@ -6,7 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/scheduler/schedulertest"
 )
 
@@ -31,7 +31,7 @@ func TestNodePorts(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := schedulertest.NewSnapshot(t, []corev1.Node{ct.Node("node1").Obj()}, []corev1.Pod{tc.existing.Obj(), tc.want.Obj()})
-			res := schedulertest.DefaultEngine(t).Schedule(s, schedulertest.Incoming(t, s), scheduler.Options{})
+			res := schedulertest.DefaultEngine(t).Schedule(s, schedulertest.Incoming(t, s), engine.Options{})
 			want := ""
 			if tc.conflict {
 				want = "0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports."

@@ -9,7 +9,7 @@ import (
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/noderesources"
 	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 	"github.com/kube-rebalancer/rebalancer/scheduler/schedulertest"
@@ -110,7 +110,7 @@ func TestNodeResourcesFitFilter(t *testing.T) {
 			}
 			s := schedulertest.NewSnapshot(t, []corev1.Node{node.Obj()}, append(tc.others, pod.Obj()))
 			e := schedulertest.DefaultEngine(t)
-			res := e.Schedule(s, schedulertest.Incoming(t, s), scheduler.Options{})
+			res := e.Schedule(s, schedulertest.Incoming(t, s), engine.Options{})
 			if res.Message != tc.message {
 				t.Errorf("message\n %q\nwant\n %q", res.Message, tc.message)
 			}
@@ -125,7 +125,7 @@ func TestNodeResourcesFitFilter(t *testing.T) {
 func TestNodeResourcesFitIgnoredResources(t *testing.T) {
 	p := profile.DefaultProfile()
 	schedulertest.SetArgs(t, &p, noderesources.FitName, &configv1.NodeResourcesFitArgs{IgnoredResources: []string{"example.com/foo"}, IgnoredResourceGroups: []string{"vendor.io"}})
-	e, err := scheduler.NewEngine(p)
+	e, err := engine.New(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestNodeResourcesFitIgnoredResources(t *testing.T) {
 		Request("example.com/bar", "1").Obj()
 	s := schedulertest.NewSnapshot(t, []corev1.Node{ct.Node("node1").Obj()}, []corev1.Pod{pod})
 	want := "0/1 nodes are available: 1 Insufficient example.com/bar."
-	if res := e.Schedule(s, schedulertest.Incoming(t, s), scheduler.Options{}); res.Message != want {
+	if res := e.Schedule(s, schedulertest.Incoming(t, s), engine.Options{}); res.Message != want {
 		t.Errorf("message %q, want %q", res.Message, want)
 	}
 }
@@ -146,10 +146,10 @@ func TestNodeResourcesScores(t *testing.T) {
 	// pod asks for 1 CPU and 2Gi.
 	nodes := []corev1.Node{ct.Node("a").Obj(), ct.Node("b").Obj()}
 	pods := []corev1.Pod{ct.Pod("default", "existing").On("a").Requests("2", "8Gi").Obj(), schedulertest.IncomingPod().Requests("1", "2Gi").Obj()}
-	withStrategy := func(st configv1.ScoringStrategy) *scheduler.Engine {
+	withStrategy := func(st configv1.ScoringStrategy) *engine.Engine {
 		p := profile.DefaultProfile()
 		schedulertest.SetArgs(t, &p, noderesources.FitName, &configv1.NodeResourcesFitArgs{ScoringStrategy: &st})
-		e, err := scheduler.NewEngine(p)
+		e, err := engine.New(p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,7 +157,7 @@ func TestNodeResourcesScores(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		engine *scheduler.Engine
+		engine *engine.Engine
 		plugin string
 		want   []int64
 	}{{

@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/podtopologyspread"
 	"github.com/kube-rebalancer/rebalancer/scheduler/schedulertest"
 )
@@ -196,7 +196,7 @@ func TestPodTopologySpreadFilter(t *testing.T) {
 			if got := schedulertest.FeasibleNodes(t, e, s); !slices.Equal(got, tc.feasible) {
 				t.Errorf("feasible %v, want %v", got, tc.feasible)
 			}
-			if res := e.Schedule(s, schedulertest.Incoming(t, s), scheduler.Options{}); res.Message != tc.message {
+			if res := e.Schedule(s, schedulertest.Incoming(t, s), engine.Options{}); res.Message != tc.message {
 				t.Errorf("message\n %q\nwant\n %q", res.Message, tc.message)
 			}
 		})
@@ -226,7 +226,7 @@ func TestPodTopologySpreadSystemDefaultsSpreadReplicas(t *testing.T) {
 	}
 	pods := []corev1.Pod{replica("web-1").On("a").Obj(), replica("web-2").On("a").Obj(), replica("web-3").On("b").Obj(), replica("incoming").Pending().Obj()}
 	s := schedulertest.NewSnapshot(t, nodes, pods)
-	res := schedulertest.DefaultEngine(t).Schedule(s, schedulertest.Incoming(t, s), scheduler.Options{Explain: true})
+	res := schedulertest.DefaultEngine(t).Schedule(s, schedulertest.Incoming(t, s), engine.Options{Explain: true})
 	if res.Node != "c" {
 		t.Errorf("the replica went to %q, want c, the node and zone without replicas", res.Node)
 	}
@@ -237,7 +237,7 @@ func TestPodTopologySpreadSystemDefaultsSpreadReplicas(t *testing.T) {
 
 	// A bare pod has no controller to spread by: the plugin does not score it.
 	s = schedulertest.NewSnapshot(t, nodes, []corev1.Pod{replica("web-1").On("a").Obj(), schedulertest.IncomingPod().Label("app", "web").Obj()})
-	res = schedulertest.DefaultEngine(t).Schedule(s, schedulertest.Incoming(t, s), scheduler.Options{Explain: true})
+	res = schedulertest.DefaultEngine(t).Schedule(s, schedulertest.Incoming(t, s), engine.Options{Explain: true})
 	if _, scored := res.Nodes[0].Scores[podtopologyspread.Name]; scored {
 		t.Errorf("a bare pod got a PodTopologySpread score")
 	}

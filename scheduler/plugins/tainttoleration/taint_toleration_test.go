@@ -7,7 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/tainttoleration"
 	"github.com/kube-rebalancer/rebalancer/scheduler/schedulertest"
 )
@@ -90,7 +90,7 @@ func TestTaintToleration(t *testing.T) {
 				pod = schedulertest.IncomingPod()
 			}
 			s := schedulertest.NewSnapshot(t, []corev1.Node{tc.node.Obj()}, []corev1.Pod{pod.Obj()})
-			res := schedulertest.DefaultEngine(t).Schedule(s, schedulertest.Incoming(t, s), scheduler.Options{})
+			res := schedulertest.DefaultEngine(t).Schedule(s, schedulertest.Incoming(t, s), engine.Options{})
 			if got := res.Node == "node1"; got != tc.feasible {
 				t.Fatalf("placed on node1: %v, want %v (message %q)", got, tc.feasible, res.Message)
 			}
@@ -111,7 +111,7 @@ func TestTaintTolerationPrefersNodesWithoutPreferNoScheduleTaints(t *testing.T) 
 	pod := schedulertest.IncomingPod().
 		Toleration(corev1.Toleration{Key: "k2", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectPreferNoSchedule}).Obj()
 	s := schedulertest.NewSnapshot(t, nodes, []corev1.Pod{pod})
-	res := schedulertest.DefaultEngine(t).Schedule(s, schedulertest.Incoming(t, s), scheduler.Options{Explain: true})
+	res := schedulertest.DefaultEngine(t).Schedule(s, schedulertest.Incoming(t, s), engine.Options{Explain: true})
 	if res.Node != "c-one-tolerated-taint" {
 		t.Fatalf("chose %q, want c-one-tolerated-taint", res.Node)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 	"github.com/kube-rebalancer/rebalancer/scheduler/schedulertest"
 )
@@ -163,7 +163,7 @@ func TestPodVolumesFollowTheProfile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e, err := scheduler.NewEngine(profiles[0])
+			e, err := engine.New(profiles[0])
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -15,7 +15,7 @@ import (
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 	"github.com/kube-rebalancer/rebalancer/planner"
 	"github.com/kube-rebalancer/rebalancer/policy"
-	"github.com/kube-rebalancer/rebalancer/scheduler"
+	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
 
 	// Registers the built-in strategies, which the policies configure.
@@ -43,7 +43,7 @@ func Plan(t *testing.T, snap *cluster.Snapshot, policyYAML string) *planner.Plan
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := scheduler.NewEngine(profile.DefaultProfile())
+	e, err := engine.New(profile.DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}
