@@ -270,7 +270,7 @@ func needsPlace(p *cluster.Pod) bool {
 // off its node, and applies the answer to the working snapshot. When no
 // node fits, the pod goes back where it was.
 func (c *cycle) place(p *cluster.Pod, from *cluster.Node, accept func(*cluster.Node) (bool, string), targets []int32) engine.Result {
-	opts := engine.Options{Accept: c.acceptor(p, accept), Candidates: targets}
+	opts := engine.Options{Accept: c.acceptor(p, accept), AcceptOnly: targets}
 	if from != nil {
 		opts.Exclude = []string{from.Name}
 		c.snap.Remove(p)

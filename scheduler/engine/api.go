@@ -18,15 +18,15 @@ type Options struct {
 	// move"). Reason is counted in the "0/N nodes are available" message
 	// like a plugin's reason.
 	Accept func(node *cluster.Node) (ok bool, reason string)
-	// Candidates, when set, lists in increasing order the indexes
+	// AcceptOnly, when set, lists in increasing order the indexes
 	// (cluster.Node.Index) of the only nodes Accept may accept: Accept
 	// refuses every other node, whatever its state. The search then looks
-	// at the candidates alone, which is what a strategy that only moves
+	// at those nodes alone, which is what a strategy that only moves
 	// pods to a few nodes needs on a large cluster; the decision is the
-	// one a search of every node makes, and when no candidate is feasible
+	// one a search of every node makes, and when none of them is feasible
 	// every node is looked at again, so that the message counts each
 	// node's reason as it would without the list.
-	Candidates []int32
+	AcceptOnly []int32
 	// Explain asks for the per-node detail in Result.Nodes.
 	Explain bool
 }

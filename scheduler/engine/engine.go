@@ -273,7 +273,7 @@ func (c *cycle) setExcluded(opts Options) {
 // the engine starts at a place derived from the pod's name instead, so that
 // the same calls give the same answers.
 //
-// With Options.Candidates the nodes Accept refuses anyway are passed by:
+// With Options.AcceptOnly the nodes Accept refuses anyway are passed by:
 // the candidates are visited in the order of the full search, so the same
 // nodes are found feasible and the search stops at the same one. Only when
 // none is feasible are all nodes looked at, for the message's reasons.
@@ -286,8 +286,8 @@ func (c *cycle) filterNodes(only map[string]bool, opts Options) int {
 	}
 	static, dynamic := c.staticFilters(c.active)
 	c.index = c.staticIndexFor(static, only)
-	if opts.Candidates != nil && !opts.Explain {
-		cands := opts.Candidates
+	if opts.AcceptOnly != nil && !opts.Explain {
+		cands := opts.AcceptOnly
 		first, _ := slices.BinarySearch(cands, int32(start))
 		evaluated := 0
 		c.feasible = c.feasible[:0]
@@ -339,7 +339,7 @@ func (c *cycle) filterNodes(only map[string]bool, opts Options) int {
 
 // filterOthers records the verdict of every node that is not a candidate,
 // after the candidates were filtered and none was feasible, and reports
-// whether none of them is feasible either, as Options.Candidates promises.
+// whether none of them is feasible either, as Options.AcceptOnly promises.
 // When one is, the caller searches every node as if there were no
 // candidates.
 func (c *cycle) filterOthers(cands []int32, only map[string]bool, static []framework.NodeCheck, dynamic []int, opts Options) bool {

@@ -50,7 +50,7 @@ func TestStaticIndexChangesNoDecision(t *testing.T) {
 				work.Remove(pod)
 				opts.Exclude = []string{from.Name}
 			}
-			opts.Candidates = cands
+			opts.AcceptOnly = cands
 			with := e.Schedule(work, pod, opts)
 			indexStaticChecks = false
 			without := e.Schedule(work, pod, opts)

@@ -11,10 +11,10 @@ import (
 )
 
 // A strategy that only moves pods to a few nodes lists them in
-// Options.Candidates: the decision and, when no node fits, the message must
+// Options.AcceptOnly: the decision and, when no node fits, the message must
 // be those of a search of every node, while Accept is asked about the
 // candidates alone when one of them fits.
-func TestCandidatesGiveTheDecisionOfAFullSearch(t *testing.T) {
+func TestAcceptOnlyGivesTheDecisionOfAFullSearch(t *testing.T) {
 	// 400 nodes, so that the default profile stops after 188 feasible
 	// nodes: every tenth cordoned, every seventh tainted, the others
 	// filled unevenly so that scores differ.
@@ -84,7 +84,7 @@ func TestCandidatesGiveTheDecisionOfAFullSearch(t *testing.T) {
 			full := e.Schedule(s, incoming(t, s), Options{Exclude: tc.exclude, Accept: accept})
 			asked = 0
 			clear(askedAbout)
-			got := e.Schedule(s, incoming(t, s), Options{Exclude: tc.exclude, Accept: accept, Candidates: candidates})
+			got := e.Schedule(s, incoming(t, s), Options{Exclude: tc.exclude, Accept: accept, AcceptOnly: candidates})
 			if got.Node != full.Node || got.Score != full.Score || got.RunnerUp != full.RunnerUp ||
 				got.RunnerUpScore != full.RunnerUpScore || got.Feasible != full.Feasible || got.Message != full.Message {
 				t.Errorf("with candidates: %+v\nwithout:         %+v", got, full)
