@@ -171,6 +171,23 @@ type placement struct {
 	// Preemption, for a pod that fits nowhere under a profile that runs
 	// DefaultPreemption, is what kube-scheduler's preemption would do.
 	Preemption *placePreemption `json:"preemption,omitempty"`
+	// NotSimulated lists, one sentence each, what of the pod the decision
+	// did not take into account, so that a node is never chosen silently
+	// past it.
+	NotSimulated []string `json:"notSimulated,omitempty"`
+}
+
+// notSimulated says what of the pod the engine does not simulate.
+func notSimulated(p *corev1.Pod) []string {
+	if len(p.Spec.ResourceClaims) == 0 {
+		return nil
+	}
+	names := make([]string, len(p.Spec.ResourceClaims))
+	for i, c := range p.Spec.ResourceClaims {
+		names[i] = c.Name
+	}
+	return []string{fmt.Sprintf("spec.resourceClaims (%s): the devices of DRA claims are not simulated, "+
+		"so the node was chosen by everything else and may have no device to give", strings.Join(names, ", "))}
 }
 
 // placePreemption explains preemption for a pod that fits nowhere: the
@@ -240,7 +257,7 @@ func place(objs cluster.Objects, pod *corev1.Pod, eng *engine.Engine) (placement
 	// nothing there until it is bound.
 	snap.Remove(p)
 	res := eng.Schedule(snap, p, engine.Options{Explain: true})
-	out := placement{Result: res, Defaults: defaults}
+	out := placement{Result: res, Defaults: defaults, NotSimulated: notSimulated(p.Pod)}
 	if res.Node != "" {
 		out.Permit = eng.Permit(snap, p, res.Node)
 	} else {
@@ -364,8 +381,16 @@ func printPlacement(out io.Writer, pod *corev1.Pod, res placement) error {
 	if res.RunnerUp != "" {
 		line += fmt.Sprintf("; runner-up %s (score %d)", res.RunnerUp, res.RunnerUpScore)
 	}
-	if _, err := fmt.Fprintln(out, line); err != nil || res.Permit == nil {
+	if _, err := fmt.Fprintln(out, line); err != nil {
 		return err
+	}
+	for _, n := range res.NotSimulated {
+		if _, err := fmt.Fprintf(out, "not simulated: %s\n", n); err != nil {
+			return err
+		}
+	}
+	if res.Permit == nil {
+		return nil
 	}
 	return printPermit(out, res.Permit)
 }

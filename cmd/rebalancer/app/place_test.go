@@ -429,3 +429,53 @@ func placedPreemption(t *testing.T, out string) (node, preemption string) {
 	}
 	return res.Node, got.String()
 }
+
+// The engine does not simulate devices: place says so of a pod with DRA
+// claims, in both outputs, rather than choosing a node silently.
+func TestPlaceSaysWhatItDoesNotSimulate(t *testing.T) {
+	tests := []struct {
+		name string
+		pod  string
+		want string
+	}{
+		{"a pod with DRA claims", `apiVersion: v1
+kind: Pod
+metadata: {name: trainer, namespace: shop}
+spec:
+  resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]
+  containers: [{name: app, image: app:1, resources: {requests: {cpu: "1"}, claims: [{name: gpu}]}}]
+`, "spec.resourceClaims (gpu): the devices of DRA claims are not simulated, so the node was chosen by everything else and may have no device to give"},
+		{"a pod without", `apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: shop}
+spec:
+  containers: [{name: app, image: app:1, resources: {requests: {cpu: "1"}}}]
+`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pod := writeFile(t, "pod.yaml", tt.pod)
+			out, code, err := execute(t, "place", "--snapshot", example, pod, "-o", "json")
+			if code != exitOK {
+				t.Fatal(err)
+			}
+			var res struct {
+				Node         string   `json:"node"`
+				NotSimulated []string `json:"notSimulated"`
+			}
+			if err := json.Unmarshal([]byte(out), &res); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(res.NotSimulated, "; "); got != tt.want || res.Node == "" {
+				t.Errorf("node %q, notSimulated %q; want a node and %q", res.Node, got, tt.want)
+			}
+			table, code, err := execute(t, "place", "--snapshot", example, pod)
+			if code != exitOK {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(table, "not simulated: "+tt.want); got != (tt.want != "") {
+				t.Errorf("the table says %q", table)
+			}
+		})
+	}
+}
