@@ -51,7 +51,7 @@ func (s *Snapshot) SetPod(obj *corev1.Pod, w Workload) *Pod {
 	i, _ := slices.BinarySearchFunc(s.pods, key, func(p *Pod, key string) int { return strings.Compare(p.Key, key) })
 	p := newPod(obj, i)
 	p.Workload = w
-	p.specID = s.specs.of(obj)
+	p.specIDs = s.specs.of(obj)
 	if obj.Spec.Priority == nil && obj.Spec.PriorityClassName != "" {
 		if v, ok := s.PriorityClassValue(obj.Spec.PriorityClassName); ok {
 			p.Priority = v
@@ -97,7 +97,7 @@ func (s *Snapshot) refreshPod(p *Pod, obj *corev1.Pod) {
 	s.unbind(p)
 	fresh := newPod(obj, p.id)
 	fresh.Workload, fresh.Usage = p.Workload, p.Usage
-	fresh.specID = s.specs.of(obj)
+	fresh.specIDs = s.specs.of(obj)
 	if obj.Spec.Priority == nil && obj.Spec.PriorityClassName != "" {
 		fresh.Priority = p.Priority
 	}

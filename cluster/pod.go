@@ -61,8 +61,8 @@ type Pod struct {
 
 	// id indexes the snapshot's placement table.
 	id int
-	// specID: see SchedulingSpecID.
-	specID uint64
+	// specIDs: see SchedulingSpecID and PlacementSpecID.
+	specIDs specIDPair
 	// controller is the pod's controller reference, and the flags what
 	// its metadata and volumes say, found once: strategies ask of every pod
 	// they look at, and these answers then cost no read of the pod's

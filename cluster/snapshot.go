@@ -202,7 +202,7 @@ func New(objs Objects, now time.Time) (*Snapshot, error) {
 	podUsage := podSamples(objs.PodMetrics)
 	for i, p := range pods {
 		pod := newPodWith(p, i, scratch)
-		pod.specID = s.specs.of(p)
+		pod.specIDs = s.specs.of(p)
 		pod.Usage = podUsage[p.Namespace+"/"+p.Name]
 		if _, dup := s.podIndex[pod.Key]; dup {
 			return nil, fmt.Errorf("pod %s appears twice", pod.Key)

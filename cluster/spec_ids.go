@@ -33,7 +33,7 @@ type specIDs struct {
 	// and a snapshot's objects never change, so the same memory holds the
 	// same value and its key need not be written again. The entries keep
 	// that memory alive, so it cannot come to hold another value.
-	byMemory map[specMemory]uint64
+	byMemory map[specMemory]specIDPair
 }
 
 // specMemory is where a spec's values are in memory.
@@ -47,11 +47,14 @@ type specMemory struct {
 }
 
 func newSpecIDs() *specIDs {
-	return &specIDs{byValue: make(map[string]uint64), byMemory: make(map[specMemory]uint64)}
+	return &specIDs{byValue: make(map[string]uint64), byMemory: make(map[specMemory]specIDPair)}
 }
 
-// of returns the ID of the pod's spec: equal for equal values.
-func (s *specIDs) of(p *corev1.Pod) uint64 {
+// specIDPair is a pod's PlacementSpecID and SchedulingSpecID.
+type specIDPair struct{ placement, scheduling uint64 }
+
+// of returns the IDs of the pod's spec: equal for equal values.
+func (s *specIDs) of(p *corev1.Pod) specIDPair {
 	mem := specMemory{
 		affinity:    p.Spec.Affinity,
 		tolerations: first(p.Spec.Tolerations),
@@ -64,26 +67,35 @@ func (s *specIDs) of(p *corev1.Pod) uint64 {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if id, ok := s.byMemory[mem]; ok {
-		return id
+	if ids, ok := s.byMemory[mem]; ok {
+		return ids
 	}
 	// The JSON form is canonical: map keys sorted, and empty and absent
 	// values alike, as they are to a scheduler.
-	key, err := json.Marshal([4]any{p.Spec.NodeSelector, p.Spec.Affinity, p.Spec.Tolerations, p.Spec.TopologySpreadConstraints})
-	if err != nil {
-		// Not reachable for API types; a spec of its own keeps answers
-		// correct.
-		return specIDsIssued.Add(1)
-	}
-	id, ok := s.byValue[string(key)]
-	if !ok {
-		id = specIDsIssued.Add(1)
-		s.byValue[string(key)] = id
-	}
+	var ids specIDPair
+	ids.placement = s.byJSON("placement", [3]any{p.Spec.NodeSelector, p.Spec.Affinity, p.Spec.Tolerations})
+	ids.scheduling = s.byJSON("scheduling", [2]any{ids.placement, p.Spec.TopologySpreadConstraints})
 	if len(s.byMemory) >= maxSpecMemory {
 		clear(s.byMemory)
 	}
-	s.byMemory[mem] = id
+	s.byMemory[mem] = ids
+	return ids
+}
+
+// byJSON returns the ID of v's JSON form among the IDs of that kind.
+func (s *specIDs) byJSON(kind string, v any) uint64 {
+	b, err := json.Marshal(v)
+	if err != nil {
+		// Not reachable for API types; an ID of its own keeps answers
+		// correct.
+		return specIDsIssued.Add(1)
+	}
+	key := kind + "\x00" + string(b)
+	id, ok := s.byValue[key]
+	if !ok {
+		id = specIDsIssued.Add(1)
+		s.byValue[key] = id
+	}
 	return id
 }
 
@@ -98,4 +110,8 @@ func first[T any](s []T) *T {
 // topology spread constraints: two pods of one snapshot, or of snapshots
 // forked or changed from one another, have the same ID exactly when those
 // values are equal. Pods of unrelated snapshots never have the same ID.
-func (p *Pod) SchedulingSpecID() uint64 { return p.specID }
+func (p *Pod) SchedulingSpecID() uint64 { return p.specIDs.scheduling }
+
+// PlacementSpecID is SchedulingSpecID without the spread constraints: it
+// names what decides which nodes may take the pod at all.
+func (p *Pod) PlacementSpecID() uint64 { return p.specIDs.placement }

@@ -23,16 +23,17 @@ func TestSchedulingSpecID(t *testing.T) {
 			})
 	}
 	tests := []struct {
-		name string
-		pod  *clustertest.PodBuilder
-		same bool
+		name          string
+		pod           *clustertest.PodBuilder
+		same          bool
+		samePlacement bool
 	}{
-		{"a replica with equal values", web("web-2").Label("other", "labels").Requests("2", "1Gi"), true},
-		{"another node selector", web("web-2").Edit(func(p *corev1.Pod) { p.Spec.NodeSelector["kubernetes.io/os"] = "windows" }), false},
-		{"another required node affinity", web("web-2").RequireNodeLabelIn("disktype", "hdd"), false},
-		{"another toleration", web("web-2").Edit(func(p *corev1.Pod) { p.Spec.Tolerations[0].Value = "batch" }), false},
-		{"no toleration", web("web-2").Edit(func(p *corev1.Pod) { p.Spec.Tolerations = nil }), false},
-		{"another spread constraint", web("web-2").Edit(func(p *corev1.Pod) { p.Spec.TopologySpreadConstraints[0].MaxSkew = 2 }), false},
+		{"a replica with equal values", web("web-2").Label("other", "labels").Requests("2", "1Gi"), true, true},
+		{"another node selector", web("web-2").Edit(func(p *corev1.Pod) { p.Spec.NodeSelector["kubernetes.io/os"] = "windows" }), false, false},
+		{"another required node affinity", web("web-2").RequireNodeLabelIn("disktype", "hdd"), false, false},
+		{"another toleration", web("web-2").Edit(func(p *corev1.Pod) { p.Spec.Tolerations[0].Value = "batch" }), false, false},
+		{"no toleration", web("web-2").Edit(func(p *corev1.Pod) { p.Spec.Tolerations = nil }), false, false},
+		{"another spread constraint", web("web-2").Edit(func(p *corev1.Pod) { p.Spec.TopologySpreadConstraints[0].MaxSkew = 2 }), false, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -40,6 +41,9 @@ func TestSchedulingSpecID(t *testing.T) {
 			a, b := s.Pod("default/web-1"), s.Pod("default/web-2")
 			if got := a.SchedulingSpecID() == b.SchedulingSpecID(); got != tt.same {
 				t.Errorf("same SchedulingSpecID = %v, want %v", got, tt.same)
+			}
+			if got := a.PlacementSpecID() == b.PlacementSpecID(); got != tt.samePlacement {
+				t.Errorf("same PlacementSpecID = %v, want %v", got, tt.samePlacement)
 			}
 			// A pod the snapshot takes in later is numbered as one it was made with.
 			added := tt.pod.Obj()

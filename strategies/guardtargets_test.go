@@ -23,11 +23,11 @@ type candidatesOf struct {
 func (c *candidatesOf) Schedule(snap *cluster.Snapshot, pod *cluster.Pod, opts engine.Options) engine.Result {
 	if _, ok := c.seen[pod.Key]; !ok {
 		names := []string{}
-		for _, i := range opts.Candidates {
+		for _, i := range opts.AcceptOnly {
 			names = append(names, snap.Nodes()[i].Name)
 		}
 		c.seen[pod.Key] = strings.Join(names, " ")
-		if opts.Candidates == nil {
+		if opts.AcceptOnly == nil {
 			c.seen[pod.Key] = "every node"
 		}
 	}

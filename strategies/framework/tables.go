@@ -34,7 +34,7 @@ type sharedTables struct {
 		byGroup  []groupArgs
 	}
 	// lastPlacement is the answer for the last pod asked about, by its
-	// cluster.Pod.SchedulingSpecID: a workload's pods come in a row.
+	// cluster.Pod.PlacementSpecID: a workload's pods come in a row.
 	lastPlacement struct {
 		spec uint64
 		pl   *Placement
@@ -99,11 +99,11 @@ func (c *Cycle) Placement(p *cluster.Pod) *Placement {
 }
 
 func (c *Cycle) placementBySpec(p *cluster.Pod) *Placement {
-	if last := &c.shared.lastPlacement; last.spec != 0 && last.spec == p.SchedulingSpecID() {
+	if last := &c.shared.lastPlacement; last.spec != 0 && last.spec == p.PlacementSpecID() {
 		return last.pl
 	}
 	pl := c.placementByKey(p)
-	c.shared.lastPlacement.spec, c.shared.lastPlacement.pl = p.SchedulingSpecID(), pl
+	c.shared.lastPlacement.spec, c.shared.lastPlacement.pl = p.PlacementSpecID(), pl
 	return pl
 }
 

@@ -11,7 +11,7 @@ type caches struct {
 	antiTerms   map[string][]antiTerm
 	antiTermsOf cluster.PodTable[[]antiTerm]
 	// lastAntiTerms is the answer for the last pod asked about, by its
-	// namespace and cluster.Pod.SchedulingSpecID: a workload's pods come
+	// namespace and cluster.Pod.PlacementSpecID: a workload's pods come
 	// in a row.
 	lastAntiTerms struct {
 		namespace string

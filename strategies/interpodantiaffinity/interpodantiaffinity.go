@@ -88,11 +88,11 @@ func parseAntiTerms(in *framework.Cycle, p *cluster.Pod) []antiTerm {
 	// Replicas come in a row: the previous pod's answer is this one's
 	// without writing a key.
 	last := &cycleCaches.Of(in).lastAntiTerms
-	if last.spec != 0 && last.namespace == p.Namespace && last.spec == p.SchedulingSpecID() {
+	if last.spec != 0 && last.namespace == p.Namespace && last.spec == p.PlacementSpecID() {
 		return last.parsed
 	}
 	out := parseAntiTermsByKey(in, p, terms)
-	last.namespace, last.spec, last.parsed = p.Namespace, p.SchedulingSpecID(), out
+	last.namespace, last.spec, last.parsed = p.Namespace, p.PlacementSpecID(), out
 	return out
 }
 
