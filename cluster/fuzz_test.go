@@ -3,7 +3,9 @@ package cluster
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -39,7 +41,12 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n1, labels: &l {zone: a}}\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n2, labels: *l}\n"))
 	f.Add([]byte("apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  labels:\n    <<: {zone: a, pool: p}\n    zone: b\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		objs, _, err := Decode(bytes.NewReader(data))
+		objs, ignored, err := decode(bytes.NewReader(data), 1)
+		// Items decoded by workers give what one goroutine gives.
+		parallel, parallelIgnored, parallelErr := decode(bytes.NewReader(data), 3)
+		if fmt.Sprint(parallelErr) != fmt.Sprint(err) || !reflect.DeepEqual(parallel, objs) || !reflect.DeepEqual(parallelIgnored, ignored) {
+			t.Fatalf("decoded by workers: %v; in order: %v", parallelErr, err)
+		}
 		if err == nil {
 			_, _ = New(objs, time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC))
 			return

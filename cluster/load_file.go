@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	goruntime "runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -73,6 +74,13 @@ func ReadFile(path string) (objs Objects, ignored map[string]int, err error) {
 // List) with every field of it that does not decode, as kube-apiserver
 // reports an invalid object.
 func Decode(r io.Reader) (objs Objects, ignored map[string]int, err error) {
+	return decode(r, goruntime.GOMAXPROCS(0))
+}
+
+// decode is Decode with decoders workers decoding the items of Lists
+// (see listDecoder); with fewer than two, items are decoded as they are
+// read.
+func decode(r io.Reader, decoders int) (objs Objects, ignored map[string]int, err error) {
 	ignored = make(map[string]int)
 	src, err := readSeeker(r)
 	if err != nil {
@@ -90,9 +98,15 @@ func Decode(r io.Reader) (objs Objects, ignored map[string]int, err error) {
 	br := bufio.NewReaderSize(src, 64*1024)
 	var bad objectErrors
 	objs.shared = newSharer()
-	defer func() { objs.shared = nil }()
-	if looksLikeJSON(br) {
-		objs.shared.json = true
+	isJSON := looksLikeJSON(br)
+	objs.shared.json = isJSON
+	workers := startItemWorkers(isJSON, decoders)
+	objs.workers = workers
+	defer func() {
+		workers.stop()
+		objs.shared, objs.workers = nil, nil
+	}()
+	if isJSON {
 		err = objs.decodeJSON(src, origin, ignored, &bad)
 	} else {
 		err = objs.decodeYAML(&lineReader{src: src, origin: origin, br: br}, ignored, &bad)
@@ -222,7 +236,10 @@ func (o *Objects) streamJSONList(s *jsonStream, doc int, ignored map[string]int,
 		// decoded: kubectl writes them after the items.
 		itemsKind string
 		mixed     bool
+		list      = o.listDecoder(ignored, bad)
 	)
+	// Whatever happens next, the items given so far are added first.
+	defer list.flush()
 	for s.dec.More() {
 		tok, err := s.dec.Token()
 		key, isKey := tok.(string)
@@ -247,7 +264,7 @@ func (o *Objects) streamJSONList(s *jsonStream, doc int, ignored map[string]int,
 					itemsKind = apiVersion + " " + kind
 				}
 				mixed = mixed || itemsKind != apiVersion+" "+kind
-				o.addListItem(raw, apiVersion, kind, doc, items, ignored, bad)
+				list.add(raw, false, apiVersion, kind, doc, items)
 			}
 			if _, err := s.dec.Token(); err != nil {
 				return false, false
@@ -309,17 +326,6 @@ func decodedAs(items int, mixed bool, itemsKind, apiVersion, kind string) bool {
 	return strings.TrimSuffix(was, "List") == "" && strings.TrimSuffix(kind, "List") == ""
 }
 
-// addListItem adds an item of a List whose kind and apiVersion are known.
-func (o *Objects) addListItem(raw json.RawMessage, apiVersion, kind string, doc, i int, ignored map[string]int, bad *objectErrors) {
-	// A typed list (PodList) leaves kind and apiVersion off its items.
-	if itemKind, isList := strings.CutSuffix(kind, "List"); isList && itemKind != "" {
-		raw = withDefaultType(raw, apiVersion, itemKind)
-	}
-	if err := o.addObject(raw, ignored, !bad.full()); err != nil {
-		bad.report(item(doc, i), err)
-	}
-}
-
 // decodeYAML reads a stream of YAML documents, a List as kubectl writes it
 // item by item. The error is the stream's, when it cannot be read; bad
 // holds what is wrong with its content.
@@ -344,13 +350,12 @@ func (o *Objects) decodeYAML(lines *lineReader, ignored map[string]int, bad *obj
 		}
 		if list, ok := splitBlockList(data); ok {
 			cp := o.checkpoint(ignored, bad)
-			anchored := false
+			d := o.listDecoder(ignored, bad)
 			for i, it := range list.items {
-				if anchored = o.addYAMLItem(it, list.apiVersion, list.kind, doc, i, ignored, bad); anchored {
-					break
-				}
+				d.add(it, true, list.apiVersion, list.kind, doc, i)
 			}
-			if !anchored {
+			d.flush()
+			if !d.anchored {
 				o.listed(strings.TrimSuffix(list.kind, "List"))
 				continue
 			}
@@ -384,17 +389,19 @@ func (o *Objects) streamYAMLList(lines *lineReader, doc int, ignored map[string]
 		mixed     bool
 		shaped    = true
 		empty     = true
-		anchored  bool
+		list      = o.listDecoder(ignored, bad)
 	)
+	// Whatever happens next, the items given so far are added first.
+	defer list.flush()
 	emit := func(it []byte) {
-		if anchored {
+		if list.anchored {
 			return
 		}
 		if items == 0 {
 			itemsKind = s.apiVersion + " " + s.kind
 		}
 		mixed = mixed || itemsKind != s.apiVersion+" "+s.kind
-		anchored = o.addYAMLItem(it, s.apiVersion, s.kind, doc, items, ignored, bad)
+		list.add(it, true, s.apiVersion, s.kind, doc, items)
 		items++
 	}
 	for {
@@ -434,7 +441,9 @@ func (o *Objects) streamYAMLList(lines *lineReader, doc int, ignored map[string]
 		return head, nil
 	}
 	itemKind := strings.TrimSuffix(s.kind, "List")
-	if shaped && s.end(emit) && !anchored && decodedAs(items, mixed, itemsKind, s.apiVersion, s.kind) {
+	ended := shaped && s.end(emit)
+	list.flush()
+	if ended && !list.anchored && decodedAs(items, mixed, itemsKind, s.apiVersion, s.kind) {
 		o.listed(itemKind)
 		return nil, nil
 	}
@@ -445,22 +454,6 @@ func (o *Objects) streamYAMLList(lines *lineReader, doc int, ignored map[string]
 		return nil, err
 	}
 	return lines.readDocument(nil)
-}
-
-// addYAMLItem adds an item of a List whose kind and apiVersion are known.
-// anchored is an item that refers to an anchor outside it, which only the
-// whole List can resolve: it is left for the caller to read so.
-func (o *Objects) addYAMLItem(it []byte, apiVersion, kind string, doc, i int, ignored map[string]int, bad *objectErrors) (anchored bool) {
-	raw, err := yamlToJSON(it, strings.TrimSuffix(kind, "List"))
-	if err != nil {
-		if isUnknownAnchor(err) {
-			return true
-		}
-		bad.report(item(doc, i), err)
-		return false
-	}
-	o.addListItem(raw, apiVersion, kind, doc, i, ignored, bad)
-	return false
 }
 
 // document and item say where an object without a name is: documents are
@@ -581,7 +574,12 @@ func withDefaultType(item json.RawMessage, apiVersion, kind string) json.RawMess
 // reads that does not decode is an error; with explain, one that names
 // every field that does not decode (an *invalidObject).
 func (o *Objects) addObject(raw json.RawMessage, ignored map[string]int, explain bool) error {
-	obj, gvk, err := dumpDecoder.Decode(raw, nil, nil)
+	return o.addDecoded(raw, decodeObject(raw, o.shared != nil && o.shared.json), ignored, explain)
+}
+
+// addDecoded adds the object that decodeObject made of raw, as addObject.
+func (o *Objects) addDecoded(raw json.RawMessage, d decodedObject, ignored map[string]int, explain bool) error {
+	obj, gvk, err := d.obj, d.gvk, d.err
 	if err != nil {
 		var h struct{ APIVersion, Kind string }
 		if err := json.Unmarshal(raw, &h); err != nil {
@@ -612,21 +610,11 @@ func (o *Objects) addObject(raw json.RawMessage, ignored map[string]int, explain
 		}
 		return explainDecodeError(raw, h.Kind, reflect.TypeOf(typed), err)
 	}
-	errs := checkDecoded(raw, obj)
-	if o.shared != nil && o.shared.json {
-		if path := duplicateJSONKey(raw); path != nil {
-			errs = append(errs, duplicate(path))
-		}
-	}
-	if len(errs) > 0 {
+	if len(d.errs) > 0 {
 		bad := newInvalidObject(raw, gvk.Kind, nil)
-		bad.errs = errs
+		bad.errs = d.errs
 		return bad
 	}
-	if m, ok := obj.(metav1.Object); ok {
-		m.SetManagedFields(nil) // nothing reads them, and they are much of every object
-	}
-	Trim(obj)
 	switch t := obj.(type) {
 	case *corev1.Node:
 		o.Nodes = append(o.Nodes, *t)
@@ -644,10 +632,8 @@ func (o *Objects) addObject(raw json.RawMessage, ignored map[string]int, explain
 	case *appsv1.ReplicaSet:
 		o.ReplicaSets = append(o.ReplicaSets, *t)
 	case *appsv1.StatefulSet:
-		TrimStatefulSet(t)
 		o.StatefulSets = append(o.StatefulSets, *t)
 	case *appsv1.Deployment:
-		TrimDeployment(t)
 		o.Deployments = append(o.Deployments, *t)
 	case *nodev1.RuntimeClass:
 		o.RuntimeClasses = append(o.RuntimeClasses, *t)
@@ -675,4 +661,18 @@ func (o *Objects) addObject(raw json.RawMessage, ignored map[string]int, explain
 		ignored[gvk.Kind]++
 	}
 	return nil
+}
+
+// trimDecoded drops from a decoded object what nothing reads.
+func trimDecoded(obj runtime.Object) {
+	if m, ok := obj.(metav1.Object); ok {
+		m.SetManagedFields(nil) // nothing reads them, and they are much of every object
+	}
+	Trim(obj)
+	switch t := obj.(type) {
+	case *appsv1.StatefulSet:
+		TrimStatefulSet(t)
+	case *appsv1.Deployment:
+		TrimDeployment(t)
+	}
 }

@@ -68,8 +68,10 @@ type Objects struct {
 	ListedKinds map[string]bool
 
 	// shared is what a decoding shares among the pods it read (see
-	// sharer); nil once the decoding is done.
-	shared *sharer
+	// sharer), and workers decode the items of its Lists (see
+	// listDecoder); nil once the decoding is done.
+	shared  *sharer
+	workers *itemWorkers
 }
 
 // The values of the built-in priority classes, used when a snapshot does not
