@@ -7,6 +7,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // PDB is a PodDisruptionBudget of the snapshot with its parsed selector.
@@ -40,6 +41,23 @@ func (p *PDB) DisruptionsAllowed() int32 {
 		return 0
 	}
 	return p.Status.DisruptionsAllowed
+}
+
+// NeverAllows returns why the budget allows no disruption even while every
+// pod it covers is healthy, or "": a maxUnavailable of 0, or a minAvailable
+// that asks for every pod the disruption controller expects. No later run
+// finds it otherwise while the budget stands.
+func (p *PDB) NeverAllows() string {
+	if mu := p.Spec.MaxUnavailable; mu != nil {
+		if v, err := intstr.GetScaledValueFromIntOrPercent(mu, 100, true); err == nil && v == 0 {
+			return "maxUnavailable: " + mu.String()
+		}
+	}
+	st := p.Status
+	if ma := p.Spec.MinAvailable; ma != nil && st.ObservedGeneration >= p.Generation && st.ExpectedPods > 0 && st.DesiredHealthy >= st.ExpectedPods {
+		return fmt.Sprintf("minAvailable: %s, all %d of its pods", ma.String(), st.ExpectedPods)
+	}
+	return ""
 }
 
 // AllowsUnhealthyEviction reports whether the API server lets a pod that is

@@ -64,6 +64,9 @@ func (b *budgets) blocked(snap *cluster.Snapshot, p *cluster.Pod) string {
 					pdb.Key, pdb.Status.ObservedGeneration, pdb.Generation)
 			}
 			if pdb.DisruptionsAllowed() <= 0 {
+				if why := pdb.NeverAllows(); why != "" {
+					return fmt.Sprintf("PodDisruptionBudget %s can never allow a disruption (%s): no run evicts this pod while the budget stands", pdb.Key, why)
+				}
 				return fmt.Sprintf("PodDisruptionBudget %s allows no disruption now (status.disruptionsAllowed 0)", pdb.Key)
 			}
 			return fmt.Sprintf("PodDisruptionBudget %s allows no more disruptions in this step (%d allowed, all used)", pdb.Key, pdb.DisruptionsAllowed())

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
@@ -177,6 +178,45 @@ func TestImplicitBudgets(t *testing.T) {
 			}
 			if got := skipped(plan); got != tt.skipped {
 				t.Errorf("skipped:\n%s\nwant:\n%s", got, tt.skipped)
+			}
+		})
+	}
+}
+
+// A budget that allows no disruption even with every pod healthy says so,
+// so that its skip does not read as if the next run might move the pod.
+func TestBudgetThatCanNeverAllowADisruption(t *testing.T) {
+	budget := func(edit func(*policyv1.PodDisruptionBudget)) policyv1.PodDisruptionBudget {
+		pdb := ct.PDB("shop", "web", 0)
+		edit(&pdb)
+		return pdb
+	}
+	zero, zeroPercent, one := intstr.FromInt32(0), intstr.FromString("0%"), intstr.FromInt32(1)
+	tests := []struct {
+		name string
+		pdb  policyv1.PodDisruptionBudget
+		want string
+	}{
+		{"maxUnavailable: 0", budget(func(p *policyv1.PodDisruptionBudget) { p.Spec.MinAvailable, p.Spec.MaxUnavailable = nil, &zero }),
+			"PodDisruptionBudget shop/web can never allow a disruption (maxUnavailable: 0): no run evicts this pod while the budget stands"},
+		{"maxUnavailable: 0%", budget(func(p *policyv1.PodDisruptionBudget) { p.Spec.MinAvailable, p.Spec.MaxUnavailable = nil, &zeroPercent }),
+			"PodDisruptionBudget shop/web can never allow a disruption (maxUnavailable: 0%): no run evicts this pod while the budget stands"},
+		{"minAvailable: 1 of a single replica", budget(func(p *policyv1.PodDisruptionBudget) {
+			p.Spec.MinAvailable, p.Status.ExpectedPods, p.Status.DesiredHealthy, p.Status.CurrentHealthy = &one, 1, 1, 1
+		}), "PodDisruptionBudget shop/web can never allow a disruption (minAvailable: 1, all 1 of its pods): no run evicts this pod while the budget stands"},
+		{"minAvailable: 1 of three, two not healthy now", budget(func(p *policyv1.PodDisruptionBudget) {
+			p.Spec.MinAvailable, p.Status.ExpectedPods, p.Status.DesiredHealthy, p.Status.CurrentHealthy = &one, 3, 1, 1
+		}), "PodDisruptionBudget shop/web allows no disruption now (status.disruptionsAllowed 0)"},
+		{"maxUnavailable: 1, spent now", budget(func(p *policyv1.PodDisruptionBudget) { p.Spec.MinAvailable, p.Spec.MaxUnavailable = nil, &one }),
+			"PodDisruptionBudget shop/web allows no disruption now (status.disruptionsAllowed 0)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			snap := ct.Snapshot(t, ct.Node("n1"), ct.Node("n2"), ct.DeploymentReplicaSet("shop", "web"), tt.pdb,
+				ct.Pod("shop", "web-1").On("n1").Requests("100m", "").Deployment("web"))
+			plan := propose(t, loadPolicy(t, ""), snap, nil, "shop/web-1")
+			if got, want := skipped(plan), "shop/web-1: pdb: "+tt.want; got != want {
+				t.Errorf("skipped:\n%s\nwant:\n%s", got, want)
 			}
 		})
 	}
