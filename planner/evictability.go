@@ -23,14 +23,6 @@ const EvictAnnotation = "rebalancer.dev/evict"
 // PodDisruptionBudgets hold whatever it says.
 const DeschedulerEvictAnnotation = "descheduler.alpha.kubernetes.io/evict"
 
-// The annotations by which the cluster autoscaler and Karpenter are told to
-// leave a pod in place: rebalancer, which works to the same end when it
-// empties nodes for them, honours them too.
-const (
-	safeToEvictAnnotation  = "cluster-autoscaler.kubernetes.io/safe-to-evict"
-	doNotDisruptAnnotation = "karpenter.sh/do-not-disrupt"
-)
-
 // systemClusterCritical is the PriorityClass whose value is the default
 // threshold of protected priorities.
 const systemClusterCritical = "system-cluster-critical"
@@ -158,15 +150,15 @@ func priorityThreshold(snap *cluster.Snapshot, ev *policy.Evictable) (threshold 
 // autoscalerProtection returns why an autoscaler's annotation keeps the pod
 // in place, or "". The values are compared as the autoscalers compare them.
 func autoscalerProtection(p *cluster.Pod, now time.Time) string {
-	if p.Annotations[safeToEvictAnnotation] == "false" {
-		return fmt.Sprintf("annotated %s: \"false\" for the cluster autoscaler; allow with evictable.doNotDisruptPods", safeToEvictAnnotation)
+	if p.Annotations[cluster.SafeToEvictAnnotation] == "false" {
+		return fmt.Sprintf("annotated %s: \"false\" for the cluster autoscaler; allow with evictable.doNotDisruptPods", cluster.SafeToEvictAnnotation)
 	}
-	value, ok := p.Annotations[doNotDisruptAnnotation]
+	value, ok := p.Annotations[cluster.DoNotDisruptAnnotation]
 	if !ok {
 		return ""
 	}
 	if value == "true" {
-		return fmt.Sprintf("annotated %s: \"true\" for Karpenter; allow with evictable.doNotDisruptPods", doNotDisruptAnnotation)
+		return fmt.Sprintf("annotated %s: \"true\" for Karpenter; allow with evictable.doNotDisruptPods", cluster.DoNotDisruptAnnotation)
 	}
 	// As Karpenter reads it: a positive duration protects the pod for that
 	// long from its start (for ever while it has not started), and any
@@ -177,14 +169,14 @@ func autoscalerProtection(p *cluster.Pod, now time.Time) string {
 	}
 	if p.Status.StartTime == nil {
 		return fmt.Sprintf("annotated %s: %q for Karpenter, which protects it for %s from its start, and it has not started; allow with evictable.doNotDisruptPods",
-			doNotDisruptAnnotation, value, d)
+			cluster.DoNotDisruptAnnotation, value, d)
 	}
 	until := p.Status.StartTime.Add(d)
 	if !now.Before(until) {
 		return ""
 	}
 	return fmt.Sprintf("annotated %s: %q for Karpenter, which protects it until %s (%s after it started); allow with evictable.doNotDisruptPods",
-		doNotDisruptAnnotation, value, until.UTC().Format(time.RFC3339), d)
+		cluster.DoNotDisruptAnnotation, value, until.UTC().Format(time.RFC3339), d)
 }
 
 // The labels and annotation by which the coscheduling plugin of

@@ -170,20 +170,13 @@ func (s highNodeUtilization) compact(in *framework.Cycle, args *Args, g highUtil
 	return emptied
 }
 
-// The node annotations by which the cluster autoscaler and Karpenter are
-// told to keep a node: emptying it would free nothing.
-const (
-	scaleDownDisabledAnnotation = "cluster-autoscaler.kubernetes.io/scale-down-disabled"
-	doNotDisruptAnnotation      = "karpenter.sh/do-not-disrupt"
-)
-
 // keptByAutoscaler returns why the autoscaler keeps the node, or "".
 func keptByAutoscaler(n *cluster.Node) string {
 	switch {
-	case n.Annotations[scaleDownDisabledAnnotation] == "true":
-		return "annotated " + scaleDownDisabledAnnotation + `: "true": the cluster autoscaler keeps it, so emptying it frees nothing`
-	case n.Annotations[doNotDisruptAnnotation] == "true":
-		return "annotated " + doNotDisruptAnnotation + `: "true": Karpenter keeps it, so emptying it frees nothing`
+	case n.Annotations[cluster.ScaleDownDisabledAnnotation] == "true":
+		return "annotated " + cluster.ScaleDownDisabledAnnotation + `: "true": the cluster autoscaler keeps it, so emptying it frees nothing`
+	case n.Annotations[cluster.DoNotDisruptAnnotation] == "true":
+		return "annotated " + cluster.DoNotDisruptAnnotation + `: "true": Karpenter keeps it, so emptying it frees nothing`
 	}
 	return ""
 }
