@@ -76,6 +76,9 @@ func New(cfg Config) *Runner {
 	if cfg.Print == nil {
 		cfg.Print = func(*report.Report) error { return nil }
 	}
+	if cfg.History != nil {
+		cfg.History.KeepObservations = true
+	}
 	return &Runner{cfg: cfg}
 }
 

@@ -38,6 +38,10 @@ type HistoryStore struct {
 	Heal bool
 	// Now is the clock; nil: time.Now.
 	Now func() time.Time
+	// KeepObservations makes Read also keep the counts of consecutive
+	// observations the state holds (Observations); the runs read them, the
+	// scheduler has no use for them.
+	KeepObservations bool
 
 	mu sync.Mutex
 	// firstSeen holds, by recorded ID, when Read first found each eviction
@@ -78,10 +82,12 @@ func (h *HistoryStore) Read(ctx context.Context) ([]cluster.Eviction, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading ConfigMap %s/%s: %w", h.Namespace, h.Name, err)
 	}
-	if obs, err := cluster.DecodeObservations(cm); err == nil {
-		h.keepObservations(obs)
-	} else {
-		klog.ErrorS(err, "Ignoring the recorded observations: every node's count of consecutive observations starts again")
+	if h.KeepObservations {
+		if obs, err := cluster.DecodeObservations(cm); err == nil {
+			h.keepObservations(obs)
+		} else {
+			klog.ErrorS(err, "Ignoring the recorded observations: every node's count of consecutive observations starts again")
+		}
 	}
 	evs, err := cluster.DecodeEvictions(cm)
 	var bad *cluster.StateError
@@ -113,7 +119,7 @@ func (h *HistoryStore) keepObservations(obs []cluster.Observation) {
 }
 
 // Observations returns the counts of consecutive observations that the
-// last Read found in the state.
+// last Read found in the state, with KeepObservations.
 func (h *HistoryStore) Observations() []cluster.Observation {
 	h.mu.Lock()
 	defer h.mu.Unlock()
