@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/strategies/framework"
 )
 
@@ -34,6 +35,11 @@ type Plan struct {
 	// Notes are what the strategies said beside their moves: nodes they
 	// left out (their usage unknown), or why they did nothing.
 	Notes []Note `json:"notes,omitempty"`
+	// Observations are the counts of consecutive observations the
+	// utilization strategies made (metricsUtilization.consecutiveObservations),
+	// by strategy and node, for the next run to go on from; none when no
+	// strategy counts them.
+	Observations []cluster.Observation `json:"observations,omitempty"`
 }
 
 // Note is what a strategy said of a node it left out, or of itself when it

@@ -26,6 +26,9 @@ type Planner struct {
 	// History holds the evictions of earlier cycles, for the policy's
 	// cooldown.
 	History []cluster.Eviction
+	// Observations holds the counts of consecutive observations of earlier
+	// runs (Plan.Observations of the last one).
+	Observations []cluster.Observation
 	// NoCache makes the planner and the strategies work out every answer
 	// afresh instead of keeping it for the cycle: the pods' steady verdicts, a
 	// sibling's "fits nowhere", the strategies' tables. Plans must be the
@@ -40,7 +43,14 @@ type Planner struct {
 // applied to a fork of it.
 func (pl *Planner) Plan(snap *cluster.Snapshot) *Plan {
 	c := pl.newCycle(snap)
-	in := &framework.Cycle{Snapshot: c.snap, Policy: pl.Policy, Placer: pl.Placer, Mover: c, NoCache: pl.NoCache}
+	in := &framework.Cycle{Snapshot: c.snap, Policy: pl.Policy, Placer: pl.Placer, Mover: c, NoCache: pl.NoCache, Earlier: pl.Observations}
+	// Before any rule or move: an observation is of the cluster as read.
+	for _, name := range pl.Policy.Enabled() {
+		if o, ok := framework.Get(name).(framework.Observer); ok {
+			o.Observe(in)
+		}
+	}
+	c.plan.Observations = in.Observations()
 	c.guard = framework.NewGuard(in)
 	c.runRounds(in)
 	if c.Exhausted() {

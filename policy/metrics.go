@@ -32,6 +32,21 @@ type MetricsUtilization struct {
 	Source string `json:"source,omitempty"`
 	// Prometheus holds the query for source Prometheus.
 	Prometheus *PrometheusQuery `json:"prometheus,omitempty"`
+	// ConsecutiveObservations is how many observations in a row (samples
+	// newer than the last one counted, one run apart) a node must be over-
+	// or under-utilized in before the strategy treats it so, as
+	// koordinator's anomalyCondition.consecutiveAbnormalities: a short
+	// burst then moves nothing. Unset: 1, each run judges on its own
+	// sample.
+	ConsecutiveObservations *int32 `json:"consecutiveObservations,omitempty"`
+}
+
+// Observations returns consecutiveObservations, 1 when unset.
+func (m *MetricsUtilization) Observations() int32 {
+	if m == nil || m.ConsecutiveObservations == nil {
+		return 1
+	}
+	return *m.ConsecutiveObservations
 }
 
 // PrometheusQuery is a PromQL query returning one sample per node, labelled
@@ -59,6 +74,9 @@ func (m *MetricsUtilization) Validate(path *field.Path) field.ErrorList {
 		return nil
 	}
 	var errs field.ErrorList
+	if c := m.ConsecutiveObservations; c != nil && *c < 1 {
+		errs = append(errs, field.Invalid(path.Child("consecutiveObservations"), *c, "must be at least 1 (1: each run judges a node on its latest sample alone)"))
+	}
 	switch m.Source {
 	case "":
 		if !m.MetricsServer {
@@ -225,6 +243,17 @@ func (p *RebalancePolicy) validateMetricsSources() field.ErrorList {
 		}
 	}
 	return errs
+}
+
+// CountsObservations reports whether a strategy of the policy asks for
+// consecutive observations: only then do runs keep counts for each other.
+func (p *Policy) CountsObservations() bool {
+	for _, n := range p.Global().Strategies.List() {
+		if m, ok := n.Args.(interface{ Metrics() *MetricsUtilization }); ok && m.Metrics().Observations() > 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // MetricsNeeded says which usage the enabled strategies read: the metrics

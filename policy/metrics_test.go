@@ -58,6 +58,17 @@ func TestLoadValidatesMetricsUtilization(t *testing.T) {
 			},
 		},
 		{
+			name: "a node counts as over-utilized after three observations in a row",
+			yaml: "strategies:\n  LowNodeUtilization:\n    thresholds: {cpu: 20}\n    targetThresholds: {cpu: 50}\n    metricsUtilization: {source: KubernetesMetrics, consecutiveObservations: 3}\n",
+		},
+		{
+			name: "no fewer than one observation",
+			yaml: "strategies:\n  HighNodeUtilization:\n    thresholds: {cpu: 20}\n    metricsUtilization: {metricsServer: true, consecutiveObservations: 0}\n",
+			want: []string{
+				"strategies.HighNodeUtilization.metricsUtilization.consecutiveObservations: 0 must be at least 1 (1: each run judges a node on its latest sample alone)",
+			},
+		},
+		{
 			name: "a Prometheus server's url, token and TLS",
 			yaml: "metricsProviders:\n- source: Prometheus\n  prometheus:\n    url: prometheus:9090\n    authToken: {secretReference: {name: t}, file: /t}\n    tls: {caFile: /ca.crt, insecureSkipVerify: true}\n- source: Prometheus\n  prometheus: {url: 'https://p', authToken: {secretReference: {namespace: kube-system}}}\n",
 			want: []string{

@@ -27,6 +27,10 @@ type Planning struct {
 	// snapshot, so that nothing is written for a policy that is refused;
 	// nil: no earlier evictions.
 	History func(*cluster.Snapshot) ([]cluster.Eviction, error)
+	// Observations returns the counts of consecutive observations earlier
+	// runs made (the state ConfigMap's, or a loop's own), asked only when a
+	// strategy of the policy counts them, after History; nil: none.
+	Observations func() []cluster.Observation
 	// LogLevel is the verbosity of the log line that sums up the plan.
 	LogLevel klog.Level
 	// StrategyTime, when set, is told how long each run of a strategy took
@@ -49,8 +53,12 @@ func (p Planning) Plan(snap *cluster.Snapshot) (*planner.Plan, error) {
 			return nil, err
 		}
 	}
+	var earlier []cluster.Observation
+	if p.Observations != nil && p.Policy.CountsObservations() {
+		earlier = p.Observations()
+	}
 	start := time.Now()
-	plan := (&planner.Planner{Policy: p.Policy, Placer: p.Placer, History: past, StrategyTime: p.StrategyTime}).Plan(snap)
+	plan := (&planner.Planner{Policy: p.Policy, Placer: p.Placer, History: past, Observations: earlier, StrategyTime: p.StrategyTime}).Plan(snap)
 	klog.V(p.LogLevel).InfoS("Planned", "nodes", len(snap.Nodes()), "pods", len(snap.Pods()),
 		"moves", len(plan.Moves), "skipped", len(plan.Skipped), "took", time.Since(start).Round(time.Millisecond))
 	return plan, nil

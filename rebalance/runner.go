@@ -57,6 +57,12 @@ type Config struct {
 // Runner runs rebalancing cycles.
 type Runner struct {
 	cfg Config
+	// observed holds the counts of consecutive observations the last cycle
+	// made; observedOnly is set when the state does not hold them (a dry
+	// run, no state, or a write that failed), so that the next cycle goes
+	// on from these.
+	observed     []cluster.Observation
+	observedOnly bool
 }
 
 // New returns a Runner for the configuration.
@@ -69,6 +75,9 @@ func New(cfg Config) *Runner {
 	}
 	if cfg.Print == nil {
 		cfg.Print = func(*report.Report) error { return nil }
+	}
+	if cfg.History != nil {
+		cfg.History.KeepObservations = true
 	}
 	return &Runner{cfg: cfg}
 }
@@ -221,11 +230,13 @@ func (r *Runner) cycle(ctx context.Context) (*report.Report, error) {
 	history := func(snap *cluster.Snapshot) ([]cluster.Eviction, error) { return r.readHistory(ctx, snap) }
 	took := map[string]time.Duration{}
 	plan, err := Planning{Policy: r.cfg.Policy, Placer: r.cfg.Placer, Source: "the cluster", History: history,
+		Observations: r.earlierObservations,
 		StrategyTime: func(name string, d time.Duration) { took[name] += d }}.Plan(snap)
 	if err != nil {
 		return nil, err
 	}
 	r.observePlan(snap, plan, took)
+	r.keepObservations(ctx, plan)
 
 	var (
 		rep     *report.Report
@@ -256,6 +267,35 @@ func (r *Runner) observePlan(snap *cluster.Snapshot, plan *planner.Plan, took ma
 		n := snap.Node(name)
 		return n != nil && n.Ready()
 	})
+}
+
+// earlierObservations returns the counts the next plan goes on from: the
+// state's, as the cycle's read of it found them, or this runner's own when
+// the state does not hold its last ones.
+func (r *Runner) earlierObservations() []cluster.Observation {
+	if r.observedOnly || r.cfg.History == nil {
+		return r.observed
+	}
+	return r.cfg.History.Observations()
+}
+
+// keepObservations keeps the plan's counts of consecutive observations for
+// the next cycle: in memory, and in the state ConfigMap for a run that may
+// write (a dry run writes nothing: its counts last as long as its loop).
+func (r *Runner) keepObservations(ctx context.Context, plan *planner.Plan) {
+	stored := r.cfg.History != nil && len(r.cfg.History.Observations()) > 0
+	if !r.cfg.Policy.CountsObservations() && !stored && len(r.observed) == 0 {
+		return
+	}
+	r.observed, r.observedOnly = plan.Observations, true
+	if r.cfg.DryRun || r.cfg.History == nil {
+		return
+	}
+	if err := r.cfg.History.RecordObservations(ctx, plan.Observations); err != nil {
+		klog.ErrorS(err, "Could not record the counts of consecutive observations; the next cycle of this process goes on from its own, a new process starts them again")
+		return
+	}
+	r.observedOnly = false
 }
 
 // readHistory reads the evictions earlier runs recorded and forgets those

@@ -38,11 +38,17 @@ type HistoryStore struct {
 	Heal bool
 	// Now is the clock; nil: time.Now.
 	Now func() time.Time
+	// KeepObservations makes Read also keep the counts of consecutive
+	// observations the state holds (Observations); the runs read them, the
+	// scheduler has no use for them.
+	KeepObservations bool
 
 	mu sync.Mutex
 	// firstSeen holds, by recorded ID, when Read first found each eviction
 	// dated ahead of the clock and did not rewrite it: it counts from then.
 	firstSeen map[string]time.Time
+	// observations are those the last Read found.
+	observations []cluster.Observation
 }
 
 // ReasonStateReplaced is the event reason on a state ConfigMap that was
@@ -68,12 +74,20 @@ func (h *HistoryStore) now() time.Time {
 // even by a run that evicts nothing: every later reader then sees the date
 // the first run saw.
 func (h *HistoryStore) Read(ctx context.Context) ([]cluster.Eviction, error) {
+	h.keepObservations(nil)
 	cm, err := h.Client.CoreV1().ConfigMaps(h.Namespace).Get(ctx, h.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading ConfigMap %s/%s: %w", h.Namespace, h.Name, err)
+	}
+	if h.KeepObservations {
+		if obs, err := cluster.DecodeObservations(cm); err == nil {
+			h.keepObservations(obs)
+		} else {
+			klog.ErrorS(err, "Ignoring the recorded observations: every node's count of consecutive observations starts again")
+		}
 	}
 	evs, err := cluster.DecodeEvictions(cm)
 	var bad *cluster.StateError
@@ -96,6 +110,33 @@ func (h *HistoryStore) Read(ctx context.Context) ([]cluster.Eviction, error) {
 		klog.ErrorS(err, "Could not rewrite the recorded evictions that needed healing; this run reads them as made no later than now")
 	}
 	return h.asSeen(evs, now), nil
+}
+
+func (h *HistoryStore) keepObservations(obs []cluster.Observation) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.observations = obs
+}
+
+// Observations returns the counts of consecutive observations that the
+// last Read found in the state, with KeepObservations.
+func (h *HistoryStore) Observations() []cluster.Observation {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.observations
+}
+
+// RecordObservations replaces the counts of consecutive observations the
+// state holds; none removes them.
+func (h *HistoryStore) RecordObservations(ctx context.Context, obs []cluster.Observation) error {
+	return h.modify(ctx, func(cm *corev1.ConfigMap) error {
+		dropped, err := cluster.EncodeObservations(cm, obs)
+		if dropped > 0 {
+			klog.InfoS("The state ConfigMap keeps only the highest counts of consecutive observations that fit in it; the other nodes count again",
+				"configMap", h.Namespace+"/"+h.Name, "dropped", dropped, "kept", len(obs)-dropped)
+		}
+		return err
+	})
 }
 
 // asSeen dates each eviction recorded after now at the moment this store
@@ -189,6 +230,12 @@ func (h *HistoryStore) update(ctx context.Context, now time.Time, change func([]
 		old, err := cluster.DecodeEvictions(cm)
 		if err != nil {
 			old = nil
+		}
+		if _, err := cluster.DecodeObservations(cm); err != nil {
+			// Unusable as the evictions are: replaced with none.
+			if _, err := cluster.EncodeObservations(cm, nil); err != nil {
+				return err
+			}
 		}
 		kept, healing := cluster.HealEvictions(change(old), now, h.Keep)
 		if healing.Any() {

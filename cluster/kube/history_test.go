@@ -199,3 +199,43 @@ func TestForgetFindsWhatReadRedated(t *testing.T) {
 		t.Errorf("stored %v after forgetting it", s)
 	}
 }
+
+// The counts of consecutive observations share the state with the
+// evictions and the last-run record: recorded, read back by a store that
+// keeps them, removed when there are none, and replaced with the rest of a
+// state that cannot be used.
+func TestObservationsInTheState(t *testing.T) {
+	ctx := context.Background()
+	client := stateWith(t, cluster.Eviction{Pod: "shop/web-0", From: "hot", Strategy: "LowNodeUtilization", At: historyNow.Add(-time.Minute)})
+	store := testStore(client, true)
+	store.KeepObservations = true
+	obs := []cluster.Observation{{Strategy: "LowNodeUtilization", Node: "hot", Class: cluster.ObservedOver, Count: 2, At: historyNow}}
+	if err := store.RecordObservations(ctx, obs); err != nil {
+		t.Fatal(err)
+	}
+	evs, err := store.Read(ctx)
+	if err != nil || len(evs) != 1 {
+		t.Fatalf("Read() = %v, %v; want the one eviction", evs, err)
+	}
+	if got := store.Observations(); len(got) != 1 || got[0] != obs[0] {
+		t.Errorf("Observations() = %+v, want %+v", got, obs)
+	}
+	if err := store.RecordObservations(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Read(ctx); err != nil || store.Observations() != nil {
+		t.Errorf("after recording none: Observations() = %+v (%v), want none", store.Observations(), err)
+	}
+
+	broken := fake.NewClientset(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "rebalancer", Name: "rebalancer-state"},
+		Data: map[string]string{"format": "v9", "observations.json": "[]"}})
+	store = testStore(broken, true)
+	store.KeepObservations = true
+	if _, err := store.Read(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cm, _ := broken.CoreV1().ConfigMaps("rebalancer").Get(ctx, "rebalancer-state", metav1.GetOptions{})
+	if _, ok := cm.Data["observations.json"]; ok || cm.Data["format"] != "v1" {
+		t.Errorf("a state of a newer format healed to %v, want a v1 state without its counts", cm.Data)
+	}
+}

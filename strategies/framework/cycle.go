@@ -16,9 +16,13 @@ type Cycle struct {
 	// Placer answers fit questions with the same rules that place pods.
 	Placer engine.Placer
 	Mover  Mover
+	// Earlier holds the counts of consecutive observations earlier runs
+	// made (see Observe).
+	Earlier []cluster.Observation
 
-	settings map[string]*policy.Settings
-	nodes    []*cluster.Node
+	observations observations
+	settings     map[string]*policy.Settings
+	nodes        []*cluster.Node
 
 	// edits counts the changes made to the working snapshot and to the
 	// forks strategies simulate on, so that what is derived from placements

@@ -10,7 +10,9 @@
 // keeps other strategies' moves within the strategy's condition, with
 // Preparer and NodeRefuser for rules that look at the cycle first or refuse
 // whole nodes), PlacementFree (the strategy need not run again after moves),
-// and, on the Mover, GroupChecker.
+// Observer (the strategy looks at the cluster as read, before any move, and
+// counts consecutive observations with Cycle.Observe), and, on the Mover,
+// GroupChecker.
 //
 // A cycle keeps what it derives once for every strategy from what moves do
 // not change (pod groups, topology domains, placements: tables.go); each

@@ -39,6 +39,31 @@ func (highNodeUtilization) GuardRule(in *framework.Cycle) framework.GuardRule {
 	return newHighUtilizationRule(in)
 }
 
+// streaks holds the cycle's counts of consecutive observations.
+var streaks = framework.NewSlot[nodeutilization.Streaks]()
+
+// Observe counts, with metricsUtilization.consecutiveObservations above 1,
+// each node under-utilized in the cluster as read; one not ready,
+// unmeasured or not under its thresholds has no count.
+func (s highNodeUtilization) Observe(in *framework.Cycle) {
+	args, _ := in.Policy.Global().Strategies.Get(Name).(*Args)
+	if args == nil {
+		return
+	}
+	st := streaks.Of(in)
+	if *st = nodeutilization.NewStreaks(in.Snapshot, args.MetricsUtilization.Observations()); !st.Counting() {
+		return
+	}
+	for _, g := range highUtilizationGroups(args, in.Nodes()) {
+		b := g.bands
+		for _, n := range g.Nodes(in.Snapshot) {
+			if n.Ready() && b.Meter.Unmeasured(in.Snapshot, n) == "" && b.IsBelow(n) {
+				st.Observe(in, Name, b.Meter, n, cluster.ObservedUnder)
+			}
+		}
+	}
+}
+
 func (s highNodeUtilization) Run(in *framework.Cycle) {
 	args, _ := in.Policy.Global().Strategies.Get(Name).(*Args)
 	if args == nil || !nodeutilization.MeterFor(args.MetricsUtilization).Measurable(in, Name) {
@@ -86,6 +111,7 @@ func highUtilizationGroups(args *Args, nodes []*cluster.Node) []highUtilizationG
 func (s highNodeUtilization) compact(in *framework.Cycle, args *Args, g highUtilizationGroup, commit bool) map[string]bool {
 	emptied := make(map[string]bool)
 	var under []*cluster.Node
+	st := streaks.Of(in)
 	for _, n := range g.Nodes(in.Snapshot) {
 		class := nodeutilization.ClassTarget
 		switch {
@@ -95,7 +121,11 @@ func (s highNodeUtilization) compact(in *framework.Cycle, args *Args, g highUtil
 			class = nodeutilization.ClassUnmeasured
 		// A cordoned node takes no pods but gives them: lightly used,
 		// it is the first to empty.
-		case g.bands.IsBelow(n):
+		case !g.bands.IsBelow(n):
+		// Below its thresholds, but not in enough observations yet: a
+		// node like the others, which may take pods.
+		case commit && !st.Confirmed(in, Name, n, cluster.ObservedUnder), !commit && !st.Has(n, cluster.ObservedUnder):
+		default:
 			under, class = append(under, n), nodeutilization.ClassUnder
 		}
 		if commit {

@@ -33,3 +33,6 @@ var descheduler = policy.DeschedulerPlugin{
 	V1alpha1Params: "nodeResourceUtilizationThresholds",
 	V1alpha1Args:   map[string]string{"namespaces": "evictableNamespaces", "thresholds": "thresholds", "numberOfNodes": "numberOfNodes"},
 }
+
+// A count of consecutive observations is taken from the cluster as read.
+var _ framework.Observer = highNodeUtilization{}

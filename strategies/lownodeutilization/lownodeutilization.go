@@ -31,6 +31,35 @@ func (lowNodeUtilization) GuardRule(in *framework.Cycle) framework.GuardRule {
 	return newLowUtilizationRule(in)
 }
 
+// streaks holds the cycle's counts of consecutive observations.
+var streaks = framework.NewSlot[nodeutilization.Streaks]()
+
+// Observe counts, with metricsUtilization.consecutiveObservations above 1,
+// each node over- or under-utilized in the cluster as read; one not ready,
+// unmeasured or within its band has no count.
+func (s lowNodeUtilization) Observe(in *framework.Cycle) {
+	args, _ := in.Policy.Global().Strategies.Get(Name).(*Args)
+	if args == nil {
+		return
+	}
+	st := streaks.Of(in)
+	if *st = nodeutilization.NewStreaks(in.Snapshot, args.MetricsUtilization.Observations()); !st.Counting() {
+		return
+	}
+	for _, g := range lowUtilizationGroups(args, in.Nodes()) {
+		b := g.bands
+		for _, n := range g.Nodes(in.Snapshot) {
+			switch {
+			case !n.Ready() || b.Meter.Unmeasured(in.Snapshot, n) != "":
+			case b.IsUnder(n):
+				st.Observe(in, Name, b.Meter, n, cluster.ObservedUnder)
+			case b.IsOver(n):
+				st.Observe(in, Name, b.Meter, n, cluster.ObservedOver)
+			}
+		}
+	}
+}
+
 func (s lowNodeUtilization) Run(in *framework.Cycle) {
 	// Thresholds classify nodes, which every namespace shares, so they are
 	// always the global ones; overrides only decide which pods may move.
@@ -75,6 +104,7 @@ func (s lowNodeUtilization) balance(in *framework.Cycle, args *Args, g lowUtiliz
 		// only nodes accept takes.
 		targets []int32
 	)
+	st := streaks.Of(in)
 	for _, n := range g.Nodes(in.Snapshot) {
 		class := nodeutilization.ClassTarget
 		switch {
@@ -83,10 +113,14 @@ func (s lowNodeUtilization) balance(in *framework.Cycle, args *Args, g lowUtiliz
 		case b.Meter.SkipUnmeasured(in, s.Name(), n):
 			class = nodeutilization.ClassUnmeasured
 		case b.IsUnder(n):
-			under, class = append(under, n.Name), nodeutilization.ClassUnder
-			targets = append(targets, int32(n.Index()))
+			if st.Confirmed(in, Name, n, cluster.ObservedUnder) {
+				under, class = append(under, n.Name), nodeutilization.ClassUnder
+				targets = append(targets, int32(n.Index()))
+			}
 		case b.IsOver(n):
-			over, class = append(over, n.Name), nodeutilization.ClassOver
+			if st.Confirmed(in, Name, n, cluster.ObservedOver) {
+				over, class = append(over, n.Name), nodeutilization.ClassOver
+			}
 		}
 		nodeutilization.LogClassified(s.Name(), g.Pool, n, class, b, true)
 	}

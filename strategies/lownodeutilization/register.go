@@ -37,3 +37,6 @@ var descheduler = policy.DeschedulerPlugin{
 	V1alpha1Args: map[string]string{"namespaces": "evictableNamespaces", "thresholds": "thresholds", "targetThresholds": "targetThresholds",
 		"useDeviationThresholds": "useDeviationThresholds", "numberOfNodes": "numberOfNodes"},
 }
+
+// A count of consecutive observations is taken from the cluster as read.
+var _ framework.Observer = lowNodeUtilization{}

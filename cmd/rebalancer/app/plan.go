@@ -96,6 +96,10 @@ Without --policy, the built-in default policy runs:
 			if historyErr != nil {
 				historyErr = fmt.Errorf("%s: %w", snapshot, historyErr)
 			}
+			observations, err := objs.Observations()
+			if err != nil {
+				return snapshotError(snapshot, err)
+			}
 			liftMemoryLimit()
 			// Decoding left garbage up to the dump's limit: collected now,
 			// planning starts from the snapshot alone and its own
@@ -104,7 +108,8 @@ Without --policy, the built-in default policy runs:
 			// peaked above 1 GiB of RSS.
 			runtime.GC()
 			plan, err := rebalance.Planning{Policy: pol, Placer: placer, Source: snapshot, LogLevel: 1,
-				History: func(*cluster.Snapshot) ([]cluster.Eviction, error) { return history, historyErr }}.Plan(snap)
+				History:      func(*cluster.Snapshot) ([]cluster.Eviction, error) { return history, historyErr },
+				Observations: func() []cluster.Observation { return observations }}.Plan(snap)
 			if err != nil {
 				return err
 			}

@@ -3,6 +3,7 @@ package app
 import (
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -132,5 +133,66 @@ status: {allocatable: {cpu: "-4"}}
 	}
 	if got := err.Error(); got != strings.Join(want, "\n") {
 		t.Errorf("error:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+}
+
+// A dump's state ConfigMap carries the counts of consecutive observations
+// as it carries the evictions: hot was over-utilized, and idle
+// under-utilized, in two earlier runs, and this dump's samples are newer,
+// so the plan of the dump moves as the third run would. Without the
+// state, each node is in its first observation.
+func TestPlanGoesOnFromADumpsObservations(t *testing.T) {
+	const dump = `apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: hot}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}, conditions: [{type: Ready, status: "True"}]}}
+- {apiVersion: v1, kind: Node, metadata: {name: idle}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}, conditions: [{type: Ready, status: "True"}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: web-0, namespace: shop, creationTimestamp: "2026-11-20T10:00:00Z"}, spec: {nodeName: hot, containers: [{name: app, image: web, resources: {requests: {cpu: 400m}}}]}, status: {phase: Running}}
+- {apiVersion: v1, kind: Pod, metadata: {name: web-1, namespace: shop, creationTimestamp: "2026-11-20T10:00:00Z"}, spec: {nodeName: hot, containers: [{name: app, image: web, resources: {requests: {cpu: 400m}}}]}, status: {phase: Running}}
+- {apiVersion: metrics.k8s.io/v1beta1, kind: NodeMetrics, metadata: {name: hot}, timestamp: "2026-11-20T11:59:50Z", window: 15s, usage: {cpu: 3200m, memory: 1Gi}}
+- {apiVersion: metrics.k8s.io/v1beta1, kind: NodeMetrics, metadata: {name: idle}, timestamp: "2026-11-20T11:59:50Z", window: 15s, usage: {cpu: 100m, memory: 1Gi}}
+`
+	const state = `- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: rebalancer-state, namespace: rebalancer, labels: {app.kubernetes.io/managed-by: rebalancer}}
+  data:
+    format: v1
+    observations.json: '[{"strategy":"LowNodeUtilization","node":"hot","class":"over","count":2,"at":"2026-11-20T11:57:50Z"},{"strategy":"LowNodeUtilization","node":"idle","class":"under","count":2,"at":"2026-11-20T11:57:50Z"}]'
+`
+	pol := writeFile(t, "policy.yaml", "apiVersion: rebalancer.dev/v1alpha1\nkind: RebalancePolicy\nevictable: {barePods: true}\n"+
+		"strategies:\n  LowNodeUtilization:\n    thresholds: {cpu: 20}\n    targetThresholds: {cpu: 50}\n"+
+		"    metricsUtilization: {source: KubernetesMetrics, consecutiveObservations: 3}\n")
+	for _, tt := range []struct {
+		name      string
+		dump      string
+		wantMoves int
+		wantNote  string
+	}{
+		{name: "with the state", dump: dump + state, wantMoves: 2},
+		{name: "without", dump: dump, wantNote: "hot: over-utilized in 1 of 3 consecutive observations: not treated as over-utilized yet"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, code, err := execute(t, "plan", "--snapshot", writeFile(t, "dump.yaml", tt.dump), "--policy", pol, "--now", "2026-11-20T12:00:00Z", "-o", "json")
+			if code != exitOK {
+				t.Fatal(err)
+			}
+			var doc struct {
+				Moves []struct{ Pod string }
+				Notes []struct{ Node, Text string }
+			}
+			if err := json.Unmarshal([]byte(out), &doc); err != nil {
+				t.Fatal(err)
+			}
+			if len(doc.Moves) != tt.wantMoves {
+				t.Errorf("%d moves, want %d: %s", len(doc.Moves), tt.wantMoves, out)
+			}
+			var notes []string
+			for _, n := range doc.Notes {
+				notes = append(notes, n.Node+": "+n.Text)
+			}
+			if tt.wantNote != "" && !slices.Contains(notes, tt.wantNote) {
+				t.Errorf("notes %q, want %q among them", notes, tt.wantNote)
+			}
+		})
 	}
 }

@@ -39,6 +39,13 @@ func Load(t *testing.T, policyYAML string) *policy.Policy {
 // under a policy given as YAML after the header.
 func Plan(t *testing.T, snap *cluster.Snapshot, policyYAML string) *planner.Plan {
 	t.Helper()
+	return PlanAfter(t, snap, policyYAML, nil)
+}
+
+// PlanAfter is Plan for a run that follows one whose plan counted the
+// earlier observations (planner.Plan.Observations).
+func PlanAfter(t *testing.T, snap *cluster.Snapshot, policyYAML string, earlier []cluster.Observation) *planner.Plan {
+	t.Helper()
 	pol, err := policy.Load([]byte("apiVersion: rebalancer.dev/v1alpha1\nkind: RebalancePolicy\ncooldown: 0s\n"+policyYAML), "policy.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +54,7 @@ func Plan(t *testing.T, snap *cluster.Snapshot, policyYAML string) *planner.Plan
 	if err != nil {
 		t.Fatal(err)
 	}
-	return (&planner.Planner{Policy: pol, Placer: e}).Plan(snap)
+	return (&planner.Planner{Policy: pol, Placer: e, Observations: earlier}).Plan(snap)
 }
 
 // Moves lists "pod from→to", sorted, so that a test states exactly what
