@@ -178,26 +178,6 @@ func loadJSON(j []byte, file string) (*Policy, error) {
 	return p, nil
 }
 
-// Deprecations lists the former names the policy uses, each with the name
-// that replaces it.
-func (p *Policy) Deprecations() []string {
-	var out []string
-	add := func(limits *field.Path, former, child string, set bool) {
-		if set {
-			out = append(out, fmt.Sprintf("%s is deprecated: write %s, the same bound on each step (%s bounds the whole run)",
-				limits.Child(former), limits.Child("perStep", child), limits.Child("perRun", child)))
-		}
-	}
-	limits := field.NewPath("limits")
-	add(limits, "perNode", "node", p.Limits.PerNode != nil)
-	add(limits, "perNamespace", "namespace", p.Limits.PerNamespace != nil)
-	add(limits, "perWorkload", "workload", p.Limits.PerWorkload != nil)
-	for i, o := range p.Overrides {
-		add(field.NewPath("overrides").Index(i).Child("limits"), "perNamespace", "namespace", o.Limits.PerNamespace != nil)
-	}
-	return out
-}
-
 // withoutDropped leaves out the errors of values decodeAll dropped for
 // their type: a dropped value is unset, which validation may call missing.
 func withoutDropped(errs field.ErrorList, types []typeProblem) field.ErrorList {
@@ -333,20 +313,6 @@ func (p *Policy) SelectsNode(nodeLabels map[string]string) bool {
 // rebalancer evict pods of the namespace.
 func (p *Policy) AllowsNamespace(namespace string) bool {
 	return p.Namespaces.Allows(namespace)
-}
-
-// HasPerRunLimits reports whether a per-run bound on nodes, namespaces or
-// workloads is set, globally or by an override.
-func (p *Policy) HasPerRunLimits() bool {
-	if r := p.Limits.PerRun; r != nil && (r.Node != nil || r.Namespace != nil || r.Workload != nil) {
-		return true
-	}
-	for _, s := range p.allSettings() {
-		if s.PerRunNamespaceLimit != nil {
-			return true
-		}
-	}
-	return false
 }
 
 // Global returns the settings of pods that no override matches.

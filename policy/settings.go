@@ -235,19 +235,6 @@ func merge(base, over map[string]any) map[string]any {
 	return out
 }
 
-func (l *OverrideLimits) validate(path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if l.PerRun != nil {
-		errs = append(errs, validateLimit(l.PerRun.Namespace, path.Child("perRun", "namespace"))...)
-	}
-	stepSet := false
-	if l.PerStep != nil {
-		errs = append(errs, validateLimit(l.PerStep.Namespace, path.Child("perStep", "namespace"))...)
-		stepSet = l.PerStep.Namespace != nil
-	}
-	return append(errs, validateFormer(l.PerNamespace, stepSet, path, "perNamespace", "namespace")...)
-}
-
 // withoutPath drops the errors at or under path.
 func withoutPath(errs field.ErrorList, path *field.Path) field.ErrorList {
 	p := path.String()

@@ -5,7 +5,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // APIVersion and Kind identify a RebalancePolicy document.
@@ -100,93 +99,6 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// Limits bound the number of evictions of one cycle. An absent limit is no
-// limit; 0 forbids evictions.
-type Limits struct {
-	// Total bounds the evictions of the whole cycle.
-	Total *int32 `json:"total,omitempty"`
-	// PerRun bounds the evictions of the whole cycle, every step together,
-	// from any one node, namespace or workload: what the descheduler's
-	// maxNoOfPodsToEvictPerNode and maxNoOfPodsToEvictPerNamespace mean. A
-	// move past one is skipped; it never opens a step.
-	PerRun *LimitBounds `json:"perRun,omitempty"`
-	// PerStep bounds what is evicted at once, in any one step: a move past
-	// one waits for the next step, after the replacements of this one are
-	// Ready.
-	PerStep *LimitBounds `json:"perStep,omitempty"`
-
-	// PerNode is the former name of perStep.node.
-	PerNode *int32 `json:"perNode,omitempty"`
-	// PerNamespace is the former name of perStep.namespace.
-	PerNamespace *int32 `json:"perNamespace,omitempty"`
-	// PerWorkload is the former name of perStep.workload.
-	PerWorkload *int32 `json:"perWorkload,omitempty"`
-}
-
-// LimitBounds bound the evictions from one node, in one namespace and of
-// one workload, over a run or a step.
-type LimitBounds struct {
-	// Node bounds the evictions from any one node.
-	Node *int32 `json:"node,omitempty"`
-	// Namespace bounds the evictions in any one namespace.
-	Namespace *int32 `json:"namespace,omitempty"`
-	// Workload bounds the evictions of the pods of any one workload
-	// (Deployment, StatefulSet, …): a count, or a percentage of the
-	// workload's replicas rounded up, as a PodDisruptionBudget's
-	// maxUnavailable is ("25%" of 1 replica is 1).
-	Workload *intstr.IntOrString `json:"workload,omitempty"`
-}
-
-// Bound is one limit as it applies: at most Max (a count, or a percentage
-// of a workload's replicas), set by the field Field names.
-type Bound[T any] struct {
-	Max   *T
-	Field string
-}
-
-// Bounds are the limits of a run or of a step, with the fields that set
-// them.
-type Bounds struct {
-	Node     Bound[int32]
-	Workload Bound[intstr.IntOrString]
-}
-
-// Step returns the per-step bounds on nodes and workloads: perStep's, or
-// the former flat fields'. The namespace's is in Settings, which overrides
-// may change.
-func (l *Limits) Step() Bounds {
-	var b Bounds
-	switch {
-	case l.PerStep != nil && l.PerStep.Node != nil:
-		b.Node = Bound[int32]{l.PerStep.Node, "limits.perStep.node"}
-	case l.PerNode != nil:
-		b.Node = Bound[int32]{l.PerNode, "limits.perNode"}
-	}
-	switch {
-	case l.PerStep != nil && l.PerStep.Workload != nil:
-		b.Workload = Bound[intstr.IntOrString]{l.PerStep.Workload, "limits.perStep.workload"}
-	case l.PerWorkload != nil:
-		v := intstr.FromInt32(*l.PerWorkload)
-		b.Workload = Bound[intstr.IntOrString]{&v, "limits.perWorkload"}
-	}
-	return b
-}
-
-// Run returns the per-run bounds on nodes and workloads. The namespace's is
-// in Settings, which overrides may change.
-func (l *Limits) Run() Bounds {
-	var b Bounds
-	if r := l.PerRun; r != nil {
-		if r.Node != nil {
-			b.Node = Bound[int32]{r.Node, "limits.perRun.node"}
-		}
-		if r.Workload != nil {
-			b.Workload = Bound[intstr.IntOrString]{r.Workload, "limits.perRun.workload"}
-		}
-	}
-	return b
-}
-
 // Evictable holds the soft protections: each keeps a kind of pod in place
 // unless the policy allows it. Mirror and static pods, DaemonSet pods and
 // pods already terminating are never evicted, whatever these say.
@@ -275,23 +187,6 @@ type Override struct {
 	Strategies Strategies     `json:"strategies,omitempty"`
 	Evictable  Evictable      `json:"evictable,omitempty"`
 	Limits     OverrideLimits `json:"limits,omitempty"`
-}
-
-// OverrideLimits are the limits an override may set: those of its
-// namespaces.
-type OverrideLimits struct {
-	// PerRun.Namespace bounds the evictions in each of its namespaces over
-	// a run.
-	PerRun *NamespaceBound `json:"perRun,omitempty"`
-	// PerStep.Namespace bounds them in each step.
-	PerStep *NamespaceBound `json:"perStep,omitempty"`
-	// PerNamespace is the former name of perStep.namespace.
-	PerNamespace *int32 `json:"perNamespace,omitempty"`
-}
-
-// NamespaceBound is the bound an override may set on its namespaces.
-type NamespaceBound struct {
-	Namespace *int32 `json:"namespace,omitempty"`
 }
 
 // Scheduler configures the simulation of the schedulers that place the

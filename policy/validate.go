@@ -2,13 +2,10 @@ package policy
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -120,66 +117,6 @@ func (e *Evictable) validate(path *field.Path) field.ErrorList {
 		}
 	}
 	return append(errs, ValidateSelector(e.LabelSelector, path.Child("labelSelector"))...)
-}
-
-func (l *Limits) validate(path *field.Path) field.ErrorList {
-	var step LimitBounds
-	if l.PerStep != nil {
-		step = *l.PerStep
-	}
-	errs := validateFormer(l.PerNode, step.Node != nil, path, "perNode", "node")
-	errs = append(errs, validateFormer(l.PerNamespace, step.Namespace != nil, path, "perNamespace", "namespace")...)
-	errs = append(errs, validateFormer(l.PerWorkload, step.Workload != nil, path, "perWorkload", "workload")...)
-	errs = append(errs, validateLimit(l.Total, path.Child("total"))...)
-	errs = append(errs, l.PerRun.validate(path.Child("perRun"))...)
-	return append(errs, l.PerStep.validate(path.Child("perStep"))...)
-}
-
-func (b *LimitBounds) validate(path *field.Path) field.ErrorList {
-	if b == nil {
-		return nil
-	}
-	errs := validateLimit(b.Node, path.Child("node"))
-	errs = append(errs, validateLimit(b.Namespace, path.Child("namespace"))...)
-	return append(errs, ValidateIntOrPercent(b.Workload, path.Child("workload"))...)
-}
-
-// validateFormer checks a former flat limit (limits.perNode), which names
-// the same bound as its perStep field: one of the two may be set.
-func validateFormer(v *int32, newSet bool, path *field.Path, former, child string) field.ErrorList {
-	errs := validateLimit(v, path.Child(former))
-	if v != nil && newSet {
-		errs = append(errs, field.Forbidden(path.Child(former),
-			fmt.Sprintf("is the former name of %s, which is set too: keep %s", path.Child("perStep", child), path.Child("perStep", child))))
-	}
-	return errs
-}
-
-// ValidateIntOrPercent checks a count or a percentage: a whole number of 0
-// or more, or "N%" with N from 0 to 100.
-func ValidateIntOrPercent(v *intstr.IntOrString, path *field.Path) field.ErrorList {
-	if v == nil {
-		return nil
-	}
-	if v.Type == intstr.Int {
-		return validateLimit(&v.IntVal, path)
-	}
-	digits, ok := strings.CutSuffix(v.StrVal, "%")
-	n, err := strconv.Atoi(digits)
-	if !ok || err != nil || digits == "" || digits[0] == '+' || digits[0] == '-' {
-		return field.ErrorList{field.Invalid(path, v.StrVal, "is neither a whole number nor a percentage (\"25%\")")}
-	}
-	if n > 100 {
-		return field.ErrorList{field.Invalid(path, v.StrVal, "is above 100%")}
-	}
-	return nil
-}
-
-func validateLimit(v *int32, path *field.Path) field.ErrorList {
-	if v != nil && *v < 0 {
-		return field.ErrorList{field.Invalid(path, *v, "is negative (leave it out for no limit)")}
-	}
-	return nil
 }
 
 // ValidateNamespaces checks a namespaces list: include or exclude, each
