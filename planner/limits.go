@@ -24,11 +24,14 @@ type counts struct {
 	runByWorkload  map[cluster.Workload]int32
 }
 
-func newCounts() *counts {
-	c := &counts{
-		runByNode:      make(map[string]int32),
-		runByNamespace: make(map[string]int32),
-		runByWorkload:  make(map[cluster.Workload]int32),
+// newCounts starts a cycle's counts; the per-run ones only when a per-run
+// limit reads them, as they grow with every move of the cycle.
+func newCounts(perRun bool) *counts {
+	c := &counts{}
+	if perRun {
+		c.runByNode = make(map[string]int32)
+		c.runByNamespace = make(map[string]int32)
+		c.runByWorkload = make(map[cluster.Workload]int32)
 	}
 	c.newStep()
 	return c
@@ -59,15 +62,22 @@ func (c *counts) totalReached(l policy.Limits) string {
 
 func (c *counts) add(p *cluster.Pod, from *cluster.Node) {
 	c.total++
+	perRun := c.runByNode != nil
 	if from != nil {
 		c.byNode[from.Name]++
-		c.runByNode[from.Name]++
+		if perRun {
+			c.runByNode[from.Name]++
+		}
 	}
 	c.byNamespace[p.Namespace]++
-	c.runByNamespace[p.Namespace]++
+	if perRun {
+		c.runByNamespace[p.Namespace]++
+	}
 	if !p.Workload.IsZero() {
 		c.byWorkload[p.Workload]++
-		c.runByWorkload[p.Workload]++
+		if perRun {
+			c.runByWorkload[p.Workload]++
+		}
 	}
 }
 

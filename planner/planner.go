@@ -58,7 +58,7 @@ func (pl *Planner) newCycle(snap *cluster.Snapshot) *cycle {
 	return &cycle{
 		planner:        pl,
 		snap:           snap.Fork(),
-		counts:         newCounts(),
+		counts:         newCounts(pl.Policy.HasPerRunLimits()),
 		limits:         newLimits(pl.Policy),
 		budgets:        newBudgets(implicitBudgetsOf(pl.Policy)),
 		step:           1,
