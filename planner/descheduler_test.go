@@ -526,3 +526,75 @@ func TestDeschedulerProfilesWithTheirOwnEvictors(t *testing.T) {
 		})
 	}
 }
+
+// The descheduler's limits hold for its whole run, and a descheduler policy
+// evicts as many pods as the descheduler would: no later step (here the
+// workloads' implicit budgets make several) takes more from a node or
+// namespace that reached its limit. The RebalancePolicy that
+// says the same names them limits.perRun.
+func TestDeschedulerLimitsHoldForTheRun(t *testing.T) {
+	const (
+		v1alpha2 = "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\n"
+		v1alpha1 = "apiVersion: descheduler/v1alpha1\nkind: DeschedulerPolicy\n"
+		native   = "apiVersion: rebalancer.dev/v1alpha1\nkind: RebalancePolicy\ncooldown: 0s\nevictable: {jobPods: true, doNotDisruptPods: true}\n" +
+			"strategies:\n  RemovePodsHavingTooManyRestarts: {podRestartThreshold: 10}\n"
+		profiles = "profiles:\n- name: default\n  pluginConfig:\n  - name: RemovePodsHavingTooManyRestarts\n    args: {podRestartThreshold: 10}\n" +
+			"  plugins: {deschedule: {enabled: [RemovePodsHavingTooManyRestarts]}}\n"
+		strategies = "strategies:\n  RemovePodsHavingTooManyRestarts:\n    enabled: true\n    params:\n      podsHavingTooManyRestarts: {podRestartThreshold: 10}\n"
+	)
+	// n1 runs six crash-looping pods, three of shop and three of blog; n2
+	// and n3 have room for all.
+	objs := []any{ct.Node("n1"), ct.Node("n2"), ct.Node("n3"), ct.DeploymentReplicaSet("shop", "web"), ct.DeploymentReplicaSet("blog", "web")}
+	for i := range 3 {
+		objs = append(objs,
+			ct.Pod("shop", fmt.Sprintf("web-%d", i)).On("n1").Requests("100m", "64Mi").Deployment("web").Restarts(20),
+			ct.Pod("blog", fmt.Sprintf("web-%d", i)).On("n1").Requests("100m", "64Mi").Deployment("web").Restarts(20))
+	}
+	snap := ct.Snapshot(t, objs...)
+	tests := []struct {
+		name string
+		// limits is the descheduler's top-level limits, native their
+		// RebalancePolicy form.
+		limits string
+		native string
+		// v1alpha1 has no maxNoOfPodsToEvictTotal.
+		noV1alpha1 bool
+		evicted    int
+	}{
+		{name: "no limits", evicted: 6},
+		{name: "per node", limits: "maxNoOfPodsToEvictPerNode: 2\n", native: "limits: {perRun: {node: 2}}\n", evicted: 2},
+		{name: "per namespace", limits: "maxNoOfPodsToEvictPerNamespace: 1\n", native: "limits: {perRun: {namespace: 1}}\n", evicted: 2},
+		{name: "total", limits: "maxNoOfPodsToEvictTotal: 3\n", native: "limits: {total: 3}\n", noV1alpha1: true, evicted: 3},
+		{name: "per node above the total", limits: "maxNoOfPodsToEvictPerNode: 4\nmaxNoOfPodsToEvictTotal: 3\n",
+			native: "limits: {total: 3, perRun: {node: 4}}\n", noV1alpha1: true, evicted: 3},
+		{name: "per namespace below per node", limits: "maxNoOfPodsToEvictPerNode: 5\nmaxNoOfPodsToEvictPerNamespace: 2\n",
+			native: "limits: {perRun: {node: 5, namespace: 2}}\n", evicted: 4},
+		{name: "zero per node", limits: "maxNoOfPodsToEvictPerNode: 0\n", native: "limits: {perRun: {node: 0}}\n", evicted: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan := func(doc string) *Plan {
+				t.Helper()
+				pol, err := policy.Load([]byte(doc), "policy.yaml")
+				if err != nil {
+					t.Fatal(err)
+				}
+				return (&Planner{Policy: pol, Placer: newEngine(t)}).Plan(snap)
+			}
+			nativePlan := plan(native + tt.native)
+			if got := len(nativePlan.Moves); got != tt.evicted {
+				t.Errorf("the RebalancePolicy evicts %d, the descheduler %d:\n%s", got, tt.evicted, moves(nativePlan))
+			}
+			want := moves(nativePlan)
+			if got := moves(plan(v1alpha2 + tt.limits + profiles)); got != want {
+				t.Errorf("descheduler/v1alpha2 plans\n%s\nthe RebalancePolicy\n%s", got, want)
+			}
+			if tt.noV1alpha1 {
+				return
+			}
+			if got := moves(plan(v1alpha1 + tt.limits + strategies)); got != want {
+				t.Errorf("descheduler/v1alpha1 plans\n%s\nthe RebalancePolicy\n%s", got, want)
+			}
+		})
+	}
+}

@@ -68,7 +68,8 @@ func (pl *Planner) newCycle(snap *cluster.Snapshot) *cycle {
 	return &cycle{
 		planner:        pl,
 		snap:           snap.Fork(),
-		counts:         newCounts(),
+		counts:         newCounts(pl.Policy.HasPerRunLimits()),
+		limits:         newLimits(pl.Policy),
 		budgets:        newBudgets(implicitBudgetsOf(pl.Policy)),
 		step:           1,
 		moved:          make(map[*cluster.Pod]bool),
@@ -87,6 +88,7 @@ type cycle struct {
 	planner *Planner
 	snap    *cluster.Snapshot
 	counts  *counts
+	limits  *limits
 	budgets *budgets
 	// step is the current step of the plan, from 1: the moves of a step
 	// are made together, and the next step waits until their replacements
@@ -177,8 +179,8 @@ func (c *cycle) Evictable(strategy string, p *cluster.Pod) string {
 
 // check returns why the strategy cannot evict the pod now, with its
 // category: the strategy's evictable settings say which pods it may move.
-// Of its reasons only the pod's own move and the total limit change with
-// the moves; the others are found once a strategy and pod (steadyVerdictsOf).
+// Of its reasons only the pod's own move and the per-run limits change
+// with the moves; the others are found once a strategy and pod (steadyVerdictsOf).
 func (c *cycle) check(strategy string, p *cluster.Pod) (Category, string) {
 	if c.moved[p] {
 		return "", "already moved this cycle"
@@ -188,6 +190,9 @@ func (c *cycle) check(strategy string, p *cluster.Pod) (Category, string) {
 		return s.first.cat, s.first.why
 	}
 	if why := c.counts.totalReached(c.planner.Policy.Limits); why != "" {
+		return LimitReached, why
+	}
+	if why := c.runExceeded(p); why != "" {
 		return LimitReached, why
 	}
 	return s.last.cat, s.last.why
@@ -248,7 +253,7 @@ func implicitBudgetsOf(pol *policy.Policy) *implicitBudgets {
 func (c *cycle) admit(p *cluster.Pod, from *cluster.Node) int {
 	pol := c.planner.Policy
 	s := pol.For(p.Namespace, c.snap.NamespaceLabels(p.Namespace))
-	if c.counts.stepExceeded(pol.Limits, s.PerNamespaceLimit, p, from) != "" || c.budgets.blocked(c.snap, p) != "" {
+	if c.stepExceeded(c.counts, s, p, from) != "" || c.budgets.blocked(c.snap, p) != "" {
 		c.step++
 		c.counts.newStep()
 		c.budgets = c.budgets.next()

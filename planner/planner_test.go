@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -142,6 +143,65 @@ func TestLimits(t *testing.T) {
 			skips:  "",
 		},
 		{
+			name:   "per node, per step, under its new name",
+			policy: "limits: {perStep: {node: 2}}",
+			moved:  "shop/web-n1-0,shop/web-n1-1,shop/api-n1-0@2,shop/web-n2-0@2,blog/web-n2-0@2,blog/web-n2-1@3,shop/api-n1-1@3",
+			skips:  "",
+		},
+		{
+			// The descheduler's maxNoOfPodsToEvictPerNode: n1's third pod
+			// waits for the next run, not for a next step.
+			name:   "per node, per run",
+			policy: "limits: {perRun: {node: 2}}",
+			moved:  "shop/web-n1-0,shop/web-n1-1,shop/web-n2-0,blog/web-n2-0",
+			skips: "shop/api-n1-0: limit: per-run limit of 2 evictions from node n1 reached (limits.perRun.node)\n" +
+				"blog/web-n2-1: limit: per-run limit of 2 evictions from node n2 reached (limits.perRun.node)\n" +
+				"shop/api-n1-1: limit: per-run limit of 2 evictions from node n1 reached (limits.perRun.node)",
+		},
+		{
+			name:   "per node, per run and paced one a step",
+			policy: "limits: {perRun: {node: 2}, perStep: {node: 1}}",
+			moved:  "shop/web-n1-0,shop/web-n1-1@2,shop/web-n2-0@2,blog/web-n2-0@3",
+			skips: "shop/api-n1-0: limit: per-run limit of 2 evictions from node n1 reached (limits.perRun.node)\n" +
+				"blog/web-n2-1: limit: per-run limit of 2 evictions from node n2 reached (limits.perRun.node)\n" +
+				"shop/api-n1-1: limit: per-run limit of 2 evictions from node n1 reached (limits.perRun.node)",
+		},
+		{
+			name:   "per namespace, per run",
+			policy: "limits: {perRun: {namespace: 2}}",
+			moved:  "shop/web-n1-0,shop/web-n1-1,blog/web-n2-0,blog/web-n2-1",
+			skips: "shop/api-n1-0: limit: per-run limit of 2 evictions in namespace shop reached (limits.perRun.namespace)\n" +
+				"shop/web-n2-0: limit: per-run limit of 2 evictions in namespace shop reached (limits.perRun.namespace)\n" +
+				"shop/api-n1-1: limit: per-run limit of 2 evictions in namespace shop reached (limits.perRun.namespace)",
+		},
+		{
+			// The override replaces the per-run bound and keeps the
+			// per-step one it does not set.
+			name:   "per namespace, per run, tuned by an override",
+			policy: "limits: {perRun: {namespace: 2}, perStep: {namespace: 1}}\noverrides:\n- namespaces: [blog]\n  limits: {perRun: {namespace: 1}}",
+			moved:  "shop/web-n1-0,shop/web-n1-1@2,blog/web-n2-0@2",
+			skips: "shop/api-n1-0: limit: per-run limit of 2 evictions in namespace shop reached (limits.perRun.namespace)\n" +
+				"shop/web-n2-0: limit: per-run limit of 2 evictions in namespace shop reached (limits.perRun.namespace)\n" +
+				"blog/web-n2-1: limit: per-run limit of 1 eviction in namespace blog reached (limits.perRun.namespace)\n" +
+				"shop/api-n1-1: limit: per-run limit of 2 evictions in namespace shop reached (limits.perRun.namespace)",
+		},
+		{
+			// No Deployment object in the snapshot: shop's web counts its
+			// six pods as replicas (25%: 2), api and blog's web three (1).
+			name:   "per workload, per run, a percentage of the replicas",
+			policy: "limits: {perRun: {workload: 25%}}",
+			moved:  "shop/web-n1-0,shop/web-n1-1,shop/api-n1-0,blog/web-n2-0",
+			skips: "shop/web-n2-0: limit: per-run limit of 2 evictions of Deployment shop/web reached (limits.perRun.workload: 25% of 6 replicas: 2)\n" +
+				"blog/web-n2-1: limit: per-run limit of 1 eviction of Deployment blog/web reached (limits.perRun.workload: 25% of 3 replicas: 1)\n" +
+				"shop/api-n1-1: limit: per-run limit of 1 eviction of Deployment shop/api reached (limits.perRun.workload: 25% of 3 replicas: 1)",
+		},
+		{
+			name:   "per workload, per step, a percentage",
+			policy: "limits: {perStep: {workload: 25%}}",
+			moved:  "shop/web-n1-0,shop/web-n1-1,shop/api-n1-0,shop/web-n2-0@2,blog/web-n2-0@2,blog/web-n2-1@3,shop/api-n1-1@3",
+			skips:  "",
+		},
+		{
 			name:   "zero forbids evictions",
 			policy: "limits: {total: 0}",
 			moved:  "",
@@ -164,6 +224,53 @@ func TestLimits(t *testing.T) {
 			}
 			if got := skipped(plan); got != tt.skips {
 				t.Errorf("skipped:\n%s\nwant:\n%s", got, tt.skips)
+			}
+		})
+	}
+}
+
+// A workload limit given as a percentage is of the workload's replicas,
+// rounded up as a PodDisruptionBudget's maxUnavailable is: every percentage
+// above 0% lets at least one pod go.
+func TestWorkloadLimitPercentages(t *testing.T) {
+	tests := []struct {
+		name     string
+		limit    string
+		replicas int32
+		// statefulSet: the pods are a StatefulSet's, else a Deployment's.
+		statefulSet bool
+		moved       int
+	}{
+		{name: "25% of 1 replica is 1", limit: "25%", replicas: 1, moved: 1},
+		{name: "25% of 4 replicas is 1", limit: "25%", replicas: 4, moved: 1},
+		{name: "25% of 5 replicas is 2", limit: "25%", replicas: 5, moved: 2},
+		{name: "50% of 3 replicas is 2", limit: "50%", replicas: 3, moved: 2},
+		{name: "100% of 3 replicas is 3", limit: "100%", replicas: 3, moved: 3},
+		{name: "0% is none", limit: "0%", replicas: 4, moved: 0},
+		{name: "a count is a count", limit: "3", replicas: 8, moved: 3},
+		{name: "a StatefulSet's spec.replicas", limit: "30%", replicas: 6, statefulSet: true, moved: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objs := []any{ct.Node("n1"), ct.Node("n2"), ct.Node("n3")}
+			if tt.statefulSet {
+				objs = append(objs, ct.StatefulSet("shop", "db", tt.replicas))
+			} else {
+				objs = append(objs, ct.Deployment("shop", "web", tt.replicas, appsv1.DeploymentStrategy{}), ct.DeploymentReplicaSet("shop", "web"))
+			}
+			var keys []string
+			for i := range tt.replicas {
+				b := ct.Pod("shop", fmt.Sprintf("web-%d", i)).On("n1").Requests("100m", "64Mi").Deployment("web")
+				if tt.statefulSet {
+					b = ct.Pod("shop", fmt.Sprintf("db-%d", i)).On("n1").Requests("100m", "64Mi").OwnedBy("StatefulSet", "db")
+				}
+				objs = append(objs, b)
+				keys = append(keys, b.Obj().Namespace+"/"+b.Obj().Name)
+			}
+			pol := loadPolicy(t, "implicitBudgets: false\nlimits: {perRun: {workload: "+tt.limit+"}}")
+			plan := propose(t, pol, ct.Snapshot(t, objs...), nil, keys...)
+			if got := len(plan.Moves); got != tt.moved {
+				t.Errorf("moved %d of %d replicas, want %d\n%s", got, tt.replicas, tt.moved, skipped(plan))
 			}
 		})
 	}

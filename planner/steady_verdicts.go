@@ -84,7 +84,7 @@ func (c *cycle) workOutSteadyVerdicts(strategy string, p *cluster.Pod) steadyVer
 	// The per-step limits and the budgets allow the pod in a later step
 	// when they do not in this one; only what no step allows refuses it.
 	var none counts
-	if why := none.stepExceeded(pol.Limits, s.PerNamespaceLimit, p, c.boundNode(p)); why != "" {
+	if why := c.stepExceeded(&none, s, p, c.boundNode(p)); why != "" {
 		return steadyVerdicts{last: verdict{LimitReached, why}}
 	}
 	// Nil maps: a fresh step's budgets, read only.

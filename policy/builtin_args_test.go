@@ -24,8 +24,8 @@ func TestDefaultPolicy(t *testing.T) {
 	if got := p.Enabled(); strings.Join(got, ",") != "RemoveDuplicates,LowNodeUtilization" {
 		t.Errorf("Enabled() = %v, want RemoveDuplicates then LowNodeUtilization", got)
 	}
-	if p.Limits.PerNode == nil || *p.Limits.PerNode != 5 || p.Limits.Total == nil || *p.Limits.Total != 50 {
-		t.Errorf("default limits = %+v, want perNode 5 and total 50", p.Limits)
+	if b := p.Limits.Step().Node; b.Max == nil || *b.Max != 5 || b.Field != "limits.perStep.node" || p.Limits.Total == nil || *p.Limits.Total != 50 {
+		t.Errorf("default limits = %+v, want perStep.node 5 and total 50", p.Limits)
 	}
 }
 

@@ -135,14 +135,16 @@ func (t *translation) topLevel(nodeSelector *string, perNode, perNamespace, tota
 			t.from("nodeSelector", path)
 		}
 	}
-	limits := map[string]any{}
+	// The descheduler's limits hold for its whole run: rebalancer's
+	// per-run bounds.
+	limits, perRun := map[string]any{}, map[string]any{}
 	for _, l := range []struct {
 		to   string
 		from string
 		v    *int64
 	}{
-		{"perNode", "maxNoOfPodsToEvictPerNode", perNode},
-		{"perNamespace", "maxNoOfPodsToEvictPerNamespace", perNamespace},
+		{"perRun.node", "maxNoOfPodsToEvictPerNode", perNode},
+		{"perRun.namespace", "maxNoOfPodsToEvictPerNamespace", perNamespace},
 		{"total", "maxNoOfPodsToEvictTotal", total},
 	} {
 		if l.v == nil {
@@ -155,18 +157,19 @@ func (t *translation) topLevel(nodeSelector *string, perNode, perNamespace, tota
 		case *l.v > math.MaxInt32:
 			t.errs = append(t.errs, field.Invalid(path, *l.v, fmt.Sprintf("is above %d", math.MaxInt32)))
 		default:
-			limits[l.to] = *l.v
+			if child, ok := strings.CutPrefix(l.to, "perRun."); ok {
+				perRun[child] = *l.v
+			} else {
+				limits[l.to] = *l.v
+			}
 			t.from("limits."+l.to, path)
 		}
 	}
+	if len(perRun) > 0 {
+		limits["perRun"] = perRun
+	}
 	if len(limits) > 0 {
 		t.doc["limits"] = limits
-		for _, k := range []string{"perNode", "perNamespace"} {
-			if _, ok := limits[k]; ok {
-				t.note("limits."+k, "rebalancer applies this limit to each step of a cycle, the descheduler to the whole cycle: "+
-					"a run evicts this many, waits for the replacements to be Ready, and may go on with a next step")
-			}
-		}
 	}
 	// The descheduler judges every cycle afresh.
 	t.doc["cooldown"] = "0s"

@@ -1,6 +1,8 @@
 package policy_test
 
 import (
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -274,5 +276,81 @@ strategies:
 				t.Errorf("Convert() = %s\nwant it to end with %s", got, tt.want)
 			}
 		})
+	}
+}
+
+// The descheduler's limits hold for its whole run: a descheduler policy
+// gets rebalancer's per-run bounds, in either version, and no per-step one.
+func TestDeschedulerLimitsHoldPerRun(t *testing.T) {
+	tests := []struct {
+		name string
+		yaml string
+		want policy.Limits
+	}{
+		{
+			name: "v1alpha2",
+			yaml: "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\n" +
+				"maxNoOfPodsToEvictPerNode: 3\nmaxNoOfPodsToEvictPerNamespace: 10\nmaxNoOfPodsToEvictTotal: 20\n" +
+				"profiles:\n- name: default\n  plugins: {balance: {enabled: [RemoveDuplicates]}}\n",
+			want: policy.Limits{Total: new(int32(20)), PerRun: &policy.LimitBounds{Node: new(int32(3)), Namespace: new(int32(10))}},
+		},
+		{
+			name: "v1alpha1",
+			yaml: "apiVersion: descheduler/v1alpha1\nkind: DeschedulerPolicy\nmaxNoOfPodsToEvictPerNode: 3\n" +
+				"strategies:\n  RemoveDuplicates: {enabled: true}\n",
+			want: policy.Limits{PerRun: &policy.LimitBounds{Node: new(int32(3))}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := policy.Load([]byte(tt.yaml), "policy.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(p.Limits, tt.want) {
+				t.Errorf("limits = %s, want %s", jsonOf(t, p.Limits), jsonOf(t, tt.want))
+			}
+			if d := p.Deprecations(); len(d) > 0 {
+				t.Errorf("deprecations %q, want none", d)
+			}
+		})
+	}
+}
+
+func jsonOf(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// The former flat limits load with their meaning of today, a step's, and
+// each is named with its new name.
+func TestFormerLimitNames(t *testing.T) {
+	p, err := policy.Load([]byte("apiVersion: rebalancer.dev/v1alpha1\nkind: RebalancePolicy\n"+
+		"limits: {perNode: 3, perNamespace: 10, perWorkload: 2}\noverrides:\n- namespaces: [a]\n  limits: {perNamespace: 1}\n"), "policy.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"limits.perNode is deprecated: write limits.perStep.node, the same bound on each step (limits.perRun.node bounds the whole run)",
+		"limits.perNamespace is deprecated: write limits.perStep.namespace, the same bound on each step (limits.perRun.namespace bounds the whole run)",
+		"limits.perWorkload is deprecated: write limits.perStep.workload, the same bound on each step (limits.perRun.workload bounds the whole run)",
+		"overrides[0].limits.perNamespace is deprecated: write overrides[0].limits.perStep.namespace, the same bound on each step (overrides[0].limits.perRun.namespace bounds the whole run)",
+	}
+	if got := p.Deprecations(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Deprecations() =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	step := p.Limits.Step()
+	if *step.Node.Max != 3 || step.Node.Field != "limits.perNode" || step.Workload.Max.IntValue() != 2 || step.Workload.Field != "limits.perWorkload" {
+		t.Errorf("Step() = %+v, want node 3 and workload 2 by their former names", step)
+	}
+	if s := p.For("a", nil); *s.PerNamespaceLimit != 1 || s.PerNamespaceField != "limits.perNamespace" || s.PerRunNamespaceLimit != nil {
+		t.Errorf("namespace a: per step %d (%s), per run %v; want 1 by its former name, and no per-run bound", *s.PerNamespaceLimit, s.PerNamespaceField, s.PerRunNamespaceLimit)
+	}
+	if p.HasPerRunLimits() {
+		t.Error("HasPerRunLimits() = true for a policy of per-step limits")
 	}
 }

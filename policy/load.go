@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/klog/v2"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kube-rebalancer/rebalancer/internal/inputfile"
@@ -170,6 +171,9 @@ func loadJSON(j []byte, file string) (*Policy, error) {
 	problems.Problems = append(problems.Problems, newError(file, errs).Problems...)
 	if len(problems.Problems) > 0 {
 		return nil, problems
+	}
+	for _, d := range p.Deprecations() {
+		klog.Warningf("%s: %s", file, d)
 	}
 	return p, nil
 }

@@ -129,6 +129,27 @@ strategies:
 			},
 		},
 		{
+			name: "a former limit beside its new name",
+			yaml: header + "limits: {perNode: 2, perWorkload: 1, perStep: {node: 1, workload: 1}}\noverrides:\n- namespaces: [a]\n  limits: {perNamespace: 1, perStep: {namespace: 2}}\n",
+			want: []string{
+				"policy.yaml: limits.perNode: is the former name of limits.perStep.node, which is set too: keep limits.perStep.node",
+				"policy.yaml: limits.perWorkload: is the former name of limits.perStep.workload, which is set too: keep limits.perStep.workload",
+				"policy.yaml: overrides[0].limits.perNamespace: is the former name of overrides[0].limits.perStep.namespace, which is set too: keep overrides[0].limits.perStep.namespace",
+			},
+		},
+		{
+			name: "limits per run and per step out of range",
+			yaml: header + "limits: {perRun: {node: -1, workload: 101%}, perStep: {namespace: -2, workload: \"1.5%\"}}\noverrides:\n- namespaces: [a]\n  limits: {perRun: {namespace: -3, node: 1}}\n",
+			want: []string{
+				"policy.yaml: overrides[0].limits.perRun.node: unknown field",
+				"policy.yaml: limits.perRun.node: -1 is negative (leave it out for no limit)",
+				`policy.yaml: limits.perRun.workload: "101%" is above 100%`,
+				"policy.yaml: limits.perStep.namespace: -2 is negative (leave it out for no limit)",
+				`policy.yaml: limits.perStep.workload: "1.5%" is neither a whole number nor a percentage ("25%")`,
+				"policy.yaml: overrides[0].limits.perRun.namespace: -3 is negative (leave it out for no limit)",
+			},
+		},
+		{
 			name: "a grace period too large to count",
 			yaml: header + "gracePeriodSeconds: 9223372036854775807\n",
 			want: []string{

@@ -15,9 +15,13 @@ import (
 type Settings struct {
 	Evictable Evictable
 	// PerNamespaceLimit bounds the evictions in each namespace these settings
-	// apply to; nil is no limit.
+	// apply to in one step; nil is no limit. PerNamespaceField names the
+	// field that set it, for messages.
 	PerNamespaceLimit *int32
-	Strategies        Strategies
+	PerNamespaceField string
+	// PerRunNamespaceLimit bounds them over a whole run.
+	PerRunNamespaceLimit *int32
+	Strategies           Strategies
 
 	// byStrategy holds the evictable settings of each strategy that
 	// overlays its own (see EvictableFor).
@@ -40,7 +44,15 @@ func (p *RebalancePolicy) settings() Settings {
 	// A deep copy: the overrides overlay this and must not share its maps.
 	mustOverlay(p.Strategies, nil, &st)
 	ev := p.Evictable
-	return Settings{Evictable: ev, PerNamespaceLimit: p.Limits.PerNamespace, Strategies: st}
+	s := Settings{Evictable: ev, Strategies: st}
+	s.PerNamespaceLimit, s.PerNamespaceField = p.Limits.PerNamespace, "limits.perNamespace"
+	if b := p.Limits.PerStep; b != nil && b.Namespace != nil {
+		s.PerNamespaceLimit, s.PerNamespaceField = b.Namespace, "limits.perStep.namespace"
+	}
+	if b := p.Limits.PerRun; b != nil {
+		s.PerRunNamespaceLimit = b.Namespace
+	}
+	return s
 }
 
 // compile parses the selectors of the settings.
@@ -110,12 +122,18 @@ func resolveOverride(o *Override, written Settings, path *field.Path) (override,
 		errs = append(errs, field.Forbidden(path.Child("evictable", "namespaceSelector"),
 			"an override applies to the namespaces its namespaces or namespaceSelector chooses: narrow those, or set evictable.namespaceSelector globally"))
 	}
-	errs = append(errs, validateLimit(o.Limits.PerNamespace, path.Child("limits", "perNamespace"))...)
+	errs = append(errs, o.Limits.validate(path.Child("limits"))...)
 	errs = append(errs, nodeLevelErrors(o.Strategies, written.Strategies, path.Child("strategies"))...)
 
-	s := Settings{PerNamespaceLimit: written.PerNamespaceLimit}
-	if o.Limits.PerNamespace != nil {
-		s.PerNamespaceLimit = o.Limits.PerNamespace
+	s := Settings{PerNamespaceLimit: written.PerNamespaceLimit, PerNamespaceField: written.PerNamespaceField, PerRunNamespaceLimit: written.PerRunNamespaceLimit}
+	switch {
+	case o.Limits.PerStep != nil && o.Limits.PerStep.Namespace != nil:
+		s.PerNamespaceLimit, s.PerNamespaceField = o.Limits.PerStep.Namespace, "limits.perStep.namespace"
+	case o.Limits.PerNamespace != nil:
+		s.PerNamespaceLimit, s.PerNamespaceField = o.Limits.PerNamespace, "limits.perNamespace"
+	}
+	if o.Limits.PerRun != nil && o.Limits.PerRun.Namespace != nil {
+		s.PerRunNamespaceLimit = o.Limits.PerRun.Namespace
 	}
 	mustOverlay(written.Evictable, o.Evictable, &s.Evictable)
 	if sc := o.Evictable.SystemCritical; sc != nil && *sc && o.Evictable.PriorityThreshold == nil {

@@ -99,20 +99,6 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// Limits bound the number of evictions of one cycle. An absent limit is no
-// limit; 0 forbids evictions.
-type Limits struct {
-	// PerNode bounds the evictions from any one node in a step of a cycle.
-	PerNode *int32 `json:"perNode,omitempty"`
-	// PerNamespace bounds the evictions in any one namespace in a step.
-	PerNamespace *int32 `json:"perNamespace,omitempty"`
-	// PerWorkload bounds, in a step, the evictions of pods of any one workload
-	// (Deployment, StatefulSet, …).
-	PerWorkload *int32 `json:"perWorkload,omitempty"`
-	// Total bounds the evictions of the whole cycle.
-	Total *int32 `json:"total,omitempty"`
-}
-
 // Evictable holds the soft protections: each keeps a kind of pod in place
 // unless the policy allows it. Mirror and static pods, DaemonSet pods and
 // pods already terminating are never evicted, whatever these say.
@@ -201,11 +187,6 @@ type Override struct {
 	Strategies Strategies     `json:"strategies,omitempty"`
 	Evictable  Evictable      `json:"evictable,omitempty"`
 	Limits     OverrideLimits `json:"limits,omitempty"`
-}
-
-// OverrideLimits are the limits an override may set.
-type OverrideLimits struct {
-	PerNamespace *int32 `json:"perNamespace,omitempty"`
 }
 
 // Scheduler configures the simulation of the schedulers that place the

@@ -21,11 +21,7 @@ func (p *RebalancePolicy) validate() field.ErrorList {
 	}
 	errs = append(errs, ValidateSelector(p.NodeSelector, field.NewPath("nodeSelector"))...)
 	errs = append(errs, ValidateNamespaces(p.Namespaces, field.NewPath("namespaces"))...)
-	limits := field.NewPath("limits")
-	errs = append(errs, validateLimit(p.Limits.PerNode, limits.Child("perNode"))...)
-	errs = append(errs, validateLimit(p.Limits.PerNamespace, limits.Child("perNamespace"))...)
-	errs = append(errs, validateLimit(p.Limits.PerWorkload, limits.Child("perWorkload"))...)
-	errs = append(errs, validateLimit(p.Limits.Total, limits.Child("total"))...)
+	errs = append(errs, p.Limits.validate(field.NewPath("limits"))...)
 	if g := p.GracePeriodSeconds; g != nil {
 		switch {
 		case *g < 0:
@@ -121,13 +117,6 @@ func (e *Evictable) validate(path *field.Path) field.ErrorList {
 		}
 	}
 	return append(errs, ValidateSelector(e.LabelSelector, path.Child("labelSelector"))...)
-}
-
-func validateLimit(v *int32, path *field.Path) field.ErrorList {
-	if v != nil && *v < 0 {
-		return field.ErrorList{field.Invalid(path, *v, "is negative (leave it out for no limit)")}
-	}
-	return nil
 }
 
 // ValidateNamespaces checks a namespaces list: include or exclude, each

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kube-rebalancer/rebalancer/policy"
 	// Registers the built-in strategies, whose arguments the schema lists.
@@ -33,6 +34,7 @@ var (
 	evictableType     = reflect.TypeFor[policy.Evictable]()
 	commonType        = reflect.TypeFor[policy.Common]()
 	rawMessageType    = reflect.TypeFor[json.RawMessage]()
+	intOrStringType   = reflect.TypeFor[intstr.IntOrString]()
 )
 
 // Policy returns the schema of the chart's `policy` value: a
@@ -90,6 +92,8 @@ func of(t reflect.Type, inOverride bool) map[string]any {
 		return ref("priorityThreshold")
 	case rawMessageType:
 		return map[string]any{"type": "object"}
+	case intOrStringType:
+		return intOrPercent()
 	case strategiesType:
 		return strategies(inOverride)
 	}
@@ -118,6 +122,18 @@ func of(t reflect.Type, inOverride bool) map[string]any {
 		return object(t, inOverride)
 	}
 	panic(fmt.Sprintf("policyschema: no rule for %s (%s)", t, t.Kind()))
+}
+
+// intOrPercent is an IntOrString of the policy: a count or a percentage
+// from 0% to 100%, marked as Kubernetes' OpenAPI marks the type.
+func intOrPercent() map[string]any {
+	return map[string]any{
+		"x-kubernetes-int-or-string": true,
+		"anyOf": []any{
+			map[string]any{"type": "integer", "minimum": 0, "maximum": 2147483647},
+			map[string]any{"type": "string", "pattern": "^(100|[1-9]?[0-9])%$"},
+		},
+	}
 }
 
 // strategies is the schema of a strategies object: one property per

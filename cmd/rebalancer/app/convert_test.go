@@ -76,8 +76,7 @@ strategies:
       podLifeTime:
         maxPodLifeTimeSeconds: 86400
         podStatusPhases: ["Pending"]
-`, contains: []string{"    node: node1", "  perNode: 10", "      - Pending",
-			"  # rebalancer applies this limit to each step of a cycle, the descheduler to the whole cycle: a run evicts this many, waits for the replacements to be Ready, and may go on with a next step"}},
+`, contains: []string{"    node: node1", "  perRun:", "    node: 10", "      - Pending"}},
 		{name: "profiles whose evictors differ", policy: `apiVersion: "descheduler/v1alpha2"
 kind: "DeschedulerPolicy"
 profiles:
