@@ -423,3 +423,40 @@ func TestChartRunLease(t *testing.T) {
 		t.Errorf("default CronJob args %q name the run Lease", defaults)
 	}
 }
+
+// Values written for an earlier chart name a per-step bound by its former
+// flat name; the chart's default names it perStep. An upgrade with such
+// values keeps the user's bound instead of refusing one bound set twice.
+func TestChartKeepsFormerLimitNames(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		set          []string
+		wantNode     int32
+		wantNodeFrom string
+		wantWorkload string
+	}{
+		{"chart default", nil, 5, "limits.perStep.node", ""},
+		{"former perNode replaces the default", []string{"policy.limits.perNode=3"}, 3, "limits.perNode", ""},
+		{"former perWorkload beside the default", []string{"policy.limits.perWorkload=2"}, 5, "limits.perStep.node", "2"},
+		{"current name", []string{"policy.limits.perStep.node=2"}, 2, "limits.perStep.node", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var args []string
+			for _, s := range tc.set {
+				args = append(args, "--set", s)
+			}
+			p := loadRenderedPolicy(t, helmTemplate(t, "rb", "ops", args...), "rb-rebalancer-policy")
+			step := p.Limits.Step()
+			if step.Node.Max == nil || *step.Node.Max != tc.wantNode || step.Node.Field != tc.wantNodeFrom {
+				t.Errorf("per-step node bound %v from %q, want %d from %q", step.Node.Max, step.Node.Field, tc.wantNode, tc.wantNodeFrom)
+			}
+			got := ""
+			if step.Workload.Max != nil {
+				got = step.Workload.Max.String()
+			}
+			if got != tc.wantWorkload {
+				t.Errorf("per-step workload bound %q, want %q", got, tc.wantWorkload)
+			}
+		})
+	}
+}

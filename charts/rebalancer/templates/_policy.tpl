@@ -5,6 +5,23 @@ from here, so that what is checked is what runs.
 */}}
 {{- define "rebalancer.policyData" -}}
 {{- $policy := deepCopy .Values.policy }}
+{{- /*
+Values written for an earlier chart set limits.perNode (or perNamespace,
+perWorkload); the chart's own default now names that bound
+limits.perStep.node. The user's value wins, under the name they wrote, so
+that an upgrade keeps their policy instead of refusing a bound set twice.
+*/}}
+{{- with $policy.limits }}
+{{- $limits := . }}
+{{- range $former, $current := dict "perNode" "node" "perNamespace" "namespace" "perWorkload" "workload" }}
+{{- if and (hasKey $limits $former) (kindIs "map" $limits.perStep) }}
+{{- $_ := unset $limits.perStep $current }}
+{{- end }}
+{{- end }}
+{{- if and (kindIs "map" $limits.perStep) (empty $limits.perStep) }}
+{{- $_ := unset $limits "perStep" }}
+{{- end }}
+{{- end }}
 {{- if and .Values.scheduler.enabled (not (hasKey $policy "scheduler")) }}
 {{- /*
 Plans simulate the scheduler that will place the replacements, so that
