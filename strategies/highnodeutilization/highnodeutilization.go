@@ -60,6 +60,8 @@ func (s highNodeUtilization) Run(in *framework.Cycle) {
 type highUtilizationGroup struct {
 	nodeutilization.NodeGroup
 	bands nodeutilization.Bands
+	// ceiling is the group's targetThresholds; nil when it has none.
+	ceiling []nodeutilization.Limit
 }
 
 // highUtilizationGroups returns the node pools, then the nodes of no pool
@@ -68,11 +70,12 @@ func highUtilizationGroups(args *Args, nodes []*cluster.Node) []highUtilizationG
 	pools := args.Pools()
 	var out []highUtilizationGroup
 	for i, g := range nodeutilization.GroupByPool(pools, len(args.Thresholds) > 0, nodes) {
-		t := args.Thresholds
+		t, ceiling := args.Thresholds, args.TargetThresholds
 		if i < len(pools) {
-			t = args.NodePools[i].Thresholds
+			t, ceiling = args.NodePools[i].Thresholds, args.NodePools[i].TargetThresholds
 		}
-		out = append(out, highUtilizationGroup{NodeGroup: g, bands: nodeutilization.NewBands(nodeutilization.MeterFor(args.MetricsUtilization), t, t, false, nil)})
+		out = append(out, highUtilizationGroup{NodeGroup: g, bands: nodeutilization.NewBands(nodeutilization.MeterFor(args.MetricsUtilization), t, t, false, nil),
+			ceiling: nodeutilization.LimitsOf(ceiling)})
 	}
 	return out
 }
@@ -133,6 +136,11 @@ func (s highNodeUtilization) compact(in *framework.Cycle, args *Args, g highUtil
 		if why == "" {
 			pods, why = s.leaving(in, args, g.bands, n)
 		}
+		if why == "" {
+			if why = belowMinImprovement(g.bands, args, n); why != "" && commit {
+				skipBelowMinImprovement(in, n.Name, pods, why)
+			}
+		}
 		if why == "" && budget >= 0 && len(pods) > budget {
 			why = "limits.total would be reached"
 		}
@@ -144,7 +152,7 @@ func (s highNodeUtilization) compact(in *framework.Cycle, args *Args, g highUtil
 			continue
 		}
 		if len(pods) > 0 {
-			chosen, stuck, ok := s.place(in, fork, targets, n, pods, emptied)
+			chosen, stuck, ok := s.place(in, fork, targets, n, pods, emptied, g.ceiling != nil)
 			if !ok {
 				if commit {
 					// The node's pods stay for the one that has nowhere to
@@ -237,7 +245,7 @@ type stuckPod struct {
 // can take it first, and keeps the placements on the fork. When a pod
 // finds none, the node's pods go back and place reports false and that
 // pod.
-func (highNodeUtilization) place(in *framework.Cycle, fork *cluster.Snapshot, targets *targetList, n *cluster.Node, pods []*cluster.Pod, emptied map[string]bool) (map[*cluster.Pod]string, stuckPod, bool) {
+func (highNodeUtilization) place(in *framework.Cycle, fork *cluster.Snapshot, targets *targetList, n *cluster.Node, pods []*cluster.Pod, emptied map[string]bool, ceiling bool) (map[*cluster.Pod]string, stuckPod, bool) {
 	chosen := make(map[*cluster.Pod]string, len(pods))
 	// undo puts the pods back one by one, so that the list, which update
 	// keeps sorted when one node's load changes at a time, stays sorted.
@@ -280,7 +288,11 @@ func (highNodeUtilization) place(in *framework.Cycle, fork *cluster.Snapshot, ta
 		}
 		if target == "" {
 			undo()
-			return nil, stuckPod{p, framework.NoFit, "fits on no node HighNodeUtilization packs onto"}, false
+			why := "fits on no node HighNodeUtilization packs onto"
+			if ceiling {
+				why += " without going above its targetThresholds"
+			}
+			return nil, stuckPod{p, framework.NoFit, why}, false
 		}
 		if err := fork.Place(p, target); err != nil {
 			panic(err)
@@ -401,6 +413,11 @@ type highUtilizationRule struct {
 	in      *framework.Cycle
 	done    bool
 	emptied map[string]bool
+	// The ceiling (targetThresholds) holds for every move, by node index:
+	// a pod moved above it by any strategy would eat the headroom it
+	// keeps. ceilings is nil when no group has one.
+	meter    nodeutilization.Meter
+	ceilings [][]nodeutilization.Limit
 }
 
 func newHighUtilizationRule(in *framework.Cycle) framework.GuardRule {
@@ -408,9 +425,37 @@ func newHighUtilizationRule(in *framework.Cycle) framework.GuardRule {
 		return nil
 	}
 	r := &highUtilizationRule{in: in}
+	r.setCeilings()
 	cycleCaches.Of(in).rule = r
 	return r
 }
+
+func (r *highUtilizationRule) setCeilings() {
+	args, _ := r.in.Policy.Global().Strategies.Get(Name).(*Args)
+	if args == nil {
+		return
+	}
+	r.meter = nodeutilization.MeterFor(args.MetricsUtilization)
+	for _, g := range highUtilizationGroups(args, r.in.Nodes()) {
+		if g.ceiling == nil {
+			continue
+		}
+		if r.ceilings == nil {
+			r.ceilings = make([][]nodeutilization.Limit, len(r.in.Snapshot.Nodes()))
+		}
+		for _, name := range g.Names {
+			r.ceilings[r.in.Snapshot.Node(name).Index()] = g.ceiling
+		}
+	}
+}
+
+// aboveCeiling reports whether moving p onto n takes n above its group's
+// targetThresholds.
+func (r *highUtilizationRule) aboveCeiling(p *cluster.Pod, n *cluster.Node) bool {
+	return r.ceilings != nil && nodeutilization.Exceeds(r.meter, r.ceilings[n.Index()], n, p)
+}
+
+const ceilingRefusal = "node(s) would go above HighNodeUtilization's target utilization"
 
 var (
 	_ framework.Preparer  = (*highUtilizationRule)(nil)
@@ -444,8 +489,11 @@ func (r *highUtilizationRule) settle(emptied map[string]bool) {
 	r.done, r.emptied = true, emptied
 }
 
-func (r *highUtilizationRule) Check(_ framework.View, strategy string, _ *cluster.Pod, n *cluster.Node) (bool, string) {
+func (r *highUtilizationRule) Check(_ framework.View, strategy string, p *cluster.Pod, n *cluster.Node) (bool, string) {
 	if strategy == Name {
+		if r.aboveCeiling(p, n) {
+			return false, ceilingRefusal
+		}
 		return true, ""
 	}
 	if !r.done {
@@ -453,6 +501,9 @@ func (r *highUtilizationRule) Check(_ framework.View, strategy string, _ *cluste
 	}
 	if r.emptied[n.Name] {
 		return false, "node(s) are being emptied by HighNodeUtilization"
+	}
+	if r.aboveCeiling(p, n) {
+		return false, ceilingRefusal
 	}
 	return true, ""
 }
