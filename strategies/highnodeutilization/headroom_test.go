@@ -3,6 +3,7 @@ package highnodeutilization_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
@@ -128,4 +129,26 @@ func TestHighNodeUtilizationMinImprovement(t *testing.T) {
 	const why = "cpu at 17.5% is 2.5 points below its threshold of 20%; minImprovement is 5"
 	strategytest.Equal(t, "notes", notes, []string{"n2: not emptied: " + why})
 	strategytest.Equal(t, "skips", skips, []string{"shop/b-n2-0 below-min-improvement: would empty n2: " + why})
+}
+
+// The ceiling holds for every strategy's moves: RemoveDuplicates may not
+// send a replica to n2, which it would take to 65%.
+func TestHighNodeUtilizationTargetThresholdsGuardOtherStrategies(t *testing.T) {
+	objs := strategytest.Objects(
+		[]any{ct.Node("n1"), ct.Node("n2"), ct.Node("n3")},
+		strategytest.CPUPods("n1", "base", "2"), // 50%
+		strategytest.Pods("n1", "web", 3, "400m"),
+		strategytest.CPUPods("n2", "busy", "2200m"), // 55%
+		strategytest.CPUPods("n3", "calm", "1200m"), // 30%
+	)
+	const policy = "strategies:\n  RemoveDuplicates: {}\n  HighNodeUtilization:\n    thresholds: {cpu: 20}\n"
+	p := strategytest.Plan(t, strategytest.Build(t, objs), policy)
+	strategytest.Equal(t, "moves without targetThresholds", strategytest.Moves(p), []string{"shop/web-n1-0 n1→n3", "shop/web-n1-1 n1→n2"})
+
+	p = strategytest.Plan(t, strategytest.Build(t, objs), policy+"    targetThresholds: {cpu: 60}\n")
+	strategytest.Equal(t, "moves", strategytest.Moves(p), []string{"shop/web-n1-0 n1→n3"})
+	_, skips := notesAndSkips(p)
+	if len(skips) != 1 || !strings.Contains(skips[0], "shop/web-n1-1 no-fit: ") || !strings.Contains(skips[0], "1 node(s) would go above HighNodeUtilization's target utilization") {
+		t.Errorf("skips %q, want web-n1-1 with n2 above HighNodeUtilization's target utilization", skips)
+	}
 }
