@@ -195,13 +195,13 @@ func (s lowNodeUtilization) relieve(in *framework.Cycle, args *Args, g lowUtiliz
 		if !b.Relieves(p, hot) {
 			continue // moving it would not bring the node closer to its target
 		}
-		if why := belowMinImprovement(b, args, in.Snapshot.Node(name), p, hot); why != "" {
-			need.Hold(p, framework.Outcome{Category: framework.BelowMinImprovement, Reason: why})
-			continue
-		}
 		if !in.Evictable(Name, p) {
 			// Let the planner say why, before any search for a target.
 			need.Move(framework.Candidate{Pod: p, Reason: fmt.Sprintf("%s is over-utilized%s", name, g.In())})
+			continue
+		}
+		if why := belowMinImprovement(b, args, in.Snapshot.Node(name), p, hot); why != "" {
+			need.Hold(p, framework.Outcome{Category: framework.BelowMinImprovement, Reason: why})
 			continue
 		}
 		if !fitsSomewhere(b, in, under, room, p) {

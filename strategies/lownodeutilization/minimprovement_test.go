@@ -56,6 +56,19 @@ func TestLowNodeUtilizationMinImprovement(t *testing.T) {
 			},
 		},
 		{
+			// The bare pod comes first in line (its namespace sorts
+			// first): what keeps it from any eviction is its reason.
+			name:   "minImprovement: a pod that may not be evicted is skipped for that, not for its size",
+			pods:   append(strategytest.CPUPods("hot", "web", hundreds[1:]...), ct.Pod("default", "debug").On("hot").Requests("100m", "")),
+			policy: lnu20x50 + "    minImprovement: 3\n",
+			skips: []string{
+				"default/debug protected: bare pod: no controller would recreate it; allow with evictable.barePods",
+				"shop/web-hot-0 below-min-improvement: would lower hot's cpu by 2.5 points; minImprovement is 3",
+				"shop/web-hot-1 below-min-improvement: would lower hot's cpu by 2.5 points; minImprovement is 3",
+				"shop/web-hot-10 below-min-improvement: would lower hot's cpu by 2.5 points; minImprovement is 3",
+			},
+		},
+		{
 			name:   "minImprovement equal to a pod's share moves it",
 			pods:   strategytest.CPUPods("hot", "web", hundreds...),
 			policy: lnu20x50 + "    minImprovement: 2.5\n",

@@ -24,6 +24,10 @@ func holdBelowMinImprovement(in *framework.Cycle, need *framework.Need, w cluste
 	ordered := slices.Clone(pods)
 	slices.SortStableFunc(ordered, framework.LeaveOrder)
 	for _, p := range ordered[:extra] {
+		if !in.Evictable(Name, p) {
+			need.Hold(p, framework.Outcome{}) // its own reason comes first
+			continue
+		}
 		need.Hold(p, framework.Outcome{Category: framework.BelowMinImprovement, Reason: why})
 	}
 	need.Done()

@@ -84,6 +84,10 @@ func holdBelowMinImprovement(in *framework.Cycle, g *spreadGroup, k int, d int32
 	slices.SortStableFunc(here, framework.LeaveOrder)
 	for _, p := range here {
 		tried[p] = true
+		if !in.Evictable(Name, p) {
+			w.Hold(p, framework.Outcome{}) // its own reason comes first
+			continue
+		}
 		w.Hold(p, framework.Outcome{Category: framework.BelowMinImprovement, Reason: why})
 	}
 }
