@@ -64,6 +64,20 @@ func (a *Args) OnlyThresholdingResources() bool {
 	return slices.Contains(a.EvictionModes, EvictionModeOnlyThresholdingResources)
 }
 
+// HasCeiling reports whether targetThresholds are set, at the top level or
+// for a pool.
+func (a *Args) HasCeiling() bool {
+	if len(a.TargetThresholds) > 0 {
+		return true
+	}
+	for _, p := range a.NodePools {
+		if len(p.TargetThresholds) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Pool is a node pool with the thresholds under which
 // its nodes are emptied.
 type Pool struct {

@@ -432,7 +432,7 @@ func newHighUtilizationRule(in *framework.Cycle) framework.GuardRule {
 
 func (r *highUtilizationRule) setCeilings() {
 	args, _ := r.in.Policy.Global().Strategies.Get(Name).(*Args)
-	if args == nil {
+	if args == nil || !args.HasCeiling() {
 		return
 	}
 	r.meter = nodeutilization.MeterFor(args.MetricsUtilization)
