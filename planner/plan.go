@@ -130,6 +130,8 @@ const (
 	NoFit        = framework.NoFit
 	Cooldown     = framework.Cooldown
 	Futile       = framework.Futile
+
+	BelowMinImprovement = framework.BelowMinImprovement
 )
 
 // NodeUsage is a node's requested share of its allocatable resources, in

@@ -77,8 +77,9 @@ func (s *skips) put(strategy string, k Skip) {
 // a pod one strategy could not move and a later one did is not left in
 // place. Of two strategies that skipped the same pod, a reason that keeps
 // the pod from being evicted at all (protected, pdb, limit, cooldown, ...)
-// wins over no-fit and futile, which only say that no node suited that
-// strategy's move: it is what a user must change for any strategy to move
+// wins over no-fit, futile and below-min-improvement, which only say that
+// no node suited that strategy's move, or that it was not worth it to that
+// strategy: it is what a user must change for any strategy to move
 // the pod.
 // Between reasons of the same kind, the strategy that runs first wins, as
 // its move would have been planned first. The list goes strategy by
@@ -97,8 +98,9 @@ func (s *skips) list(moved map[string]bool) []Skip {
 	slices.SortFunc(strategies, func(a, b string) int {
 		return cmp.Or(cmp.Compare(rank(a), rank(b)), cmp.Compare(a, b))
 	})
-	// Futile, like no-fit, is about where one strategy's move would lead.
-	placement := func(c Category) bool { return c == NoFit || c == Futile }
+	// Futile, like no-fit, is about where one strategy's move would lead;
+	// below-min-improvement about what that strategy would gain by it.
+	placement := func(c Category) bool { return c == NoFit || c == Futile || c == BelowMinImprovement }
 	better := func(a, b Skip) bool {
 		if placement(a.Category) != placement(b.Category) {
 			return placement(b.Category)

@@ -21,6 +21,9 @@ func TestSkippedPodsAreListedOnce(t *testing.T) {
 	protected := func(s, pod string) Skip {
 		return Skip{Pod: pod, Strategy: s, Category: Protected, Reason: "system-critical"}
 	}
+	belowMin := func(s, pod string) Skip {
+		return Skip{Pod: pod, Strategy: s, Category: BelowMinImprovement, Reason: "would lower n1's cpu by 0.8 points; minImprovement is 2"}
+	}
 	// run is one run of a strategy: what it skipped, and whether the
 	// cycle could evict nothing more when it ended.
 	type run struct {
@@ -43,6 +46,16 @@ func TestSkippedPodsAreListedOnce(t *testing.T) {
 			name: "a pod two strategies skipped, one for no-fit: the reason that keeps it from any eviction",
 			runs: []run{{dup, []Skip{noFit(dup, "shop/web-0")}, false}, {low, []Skip{pdb(low, "shop/web-0")}, false}},
 			want: []string{"shop/web-0 LowNodeUtilization pdb"},
+		},
+		{
+			name: "a pod one strategy found not worth moving and another could not evict: the reason that keeps it from any eviction",
+			runs: []run{{dup, []Skip{belowMin(dup, "shop/web-0")}, false}, {low, []Skip{pdb(low, "shop/web-0")}, false}},
+			want: []string{"shop/web-0 LowNodeUtilization pdb"},
+		},
+		{
+			name: "below-min-improvement and no-fit are of a kind: the first strategy in run order",
+			runs: []run{{dup, []Skip{belowMin(dup, "shop/web-0")}, false}, {low, []Skip{noFit(low, "shop/web-0")}, false}},
+			want: []string{"shop/web-0 RemoveDuplicates below-min-improvement"},
 		},
 		{
 			name: "two reasons that keep it from any eviction: the first strategy in run order",

@@ -152,9 +152,25 @@ strategies:
 			},
 		},
 		{
-			name: "high utilization: targetThresholds are not one of its arguments",
-			yaml: "strategies:\n  HighNodeUtilization: {thresholds: {cpu: 20}, targetThresholds: {cpu: 50}}\n",
-			want: []string{`strategies.HighNodeUtilization.targetThresholds: unknown field`},
+			name: "high utilization: targetThresholds are percentages above the thresholds",
+			yaml: "strategies:\n  HighNodeUtilization:\n    thresholds: {cpu: 20, memory: 30}\n    targetThresholds: {cpu: 120, memory: 30, pods: 80}\n    minImprovement: -1\n" +
+				"    nodePools:\n    - {name: gpu, nodeSelector: {matchLabels: {pool: gpu}}, thresholds: {cpu: 50}, targetThresholds: {cpu: 40}}\n",
+			want: []string{
+				`strategies.HighNodeUtilization.targetThresholds.cpu: 120 is above 100`,
+				`strategies.HighNodeUtilization.targetThresholds.memory: 30 is not above thresholds.memory (30)`,
+				`strategies.HighNodeUtilization.minImprovement: -1 is below 0`,
+				`strategies.HighNodeUtilization.nodePools[0].targetThresholds.cpu: 40 is not above thresholds.cpu (50)`,
+			},
+		},
+		{
+			name: "minImprovement: percentage points, or a count",
+			yaml: "strategies:\n  LowNodeUtilization: {thresholds: {cpu: 20}, targetThresholds: {cpu: 50}, minImprovement: 101}\n" +
+				"  RemoveDuplicates: {minImprovement: -1}\n  RemovePodsViolatingTopologySpreadConstraint: {minImprovement: -2}\n",
+			want: []string{
+				`strategies.RemoveDuplicates.minImprovement: -1 is negative`,
+				`strategies.RemovePodsViolatingTopologySpreadConstraint.minImprovement: -2 is negative`,
+				`strategies.LowNodeUtilization.minImprovement: 101 is above 100`,
+			},
 		},
 		{
 			name: "low and high utilization contradict each other",

@@ -53,6 +53,17 @@ func ValidateThresholds(t ResourceThresholds, path *field.Path) field.ErrorList 
 	return errs
 }
 
+// ValidatePoints checks a number of percentage points: between 0 and 100.
+func ValidatePoints(v float64, path *field.Path) field.ErrorList {
+	switch {
+	case v < 0:
+		return field.ErrorList{field.Invalid(path, v, "is below 0")}
+	case v > 100:
+		return field.ErrorList{field.Invalid(path, v, "is above 100")}
+	}
+	return nil
+}
+
 // ValidateThresholdPair checks a lower and an upper threshold map: both
 // required, each valid, listing the same resources, and (when ordered) the
 // upper one at least the lower one.

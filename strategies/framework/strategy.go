@@ -75,6 +75,10 @@ const (
 	// the replacement back on the node it left, or on a node the strategy
 	// would not move it to: the eviction would disrupt the pod for nothing.
 	Futile Category = "futile"
+	// BelowMinImprovement: the move would gain less than the strategy's
+	// minImprovement asks (the reason gives both figures): not worth the
+	// disruption.
+	BelowMinImprovement Category = "below-min-improvement"
 )
 
 // Mover is the planner as the strategies see it.

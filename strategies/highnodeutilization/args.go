@@ -1,6 +1,7 @@
 package highnodeutilization
 
 import (
+	"fmt"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -19,6 +20,12 @@ type Args struct {
 	// allocatable. With nodePools, these apply to the nodes no pool selects,
 	// and may be left out to leave those nodes alone.
 	Thresholds policy.ResourceThresholds `json:"thresholds,omitempty"`
+	// TargetThresholds: the nodes that take the emptied nodes' pods stay
+	// at or below these, in percent of allocatable, keeping headroom for
+	// bursts and daemons; a node whose pods do not all fit under them
+	// elsewhere is not emptied. Unset: targets fill up to what they can
+	// hold. With nodePools, these apply to the nodes no pool selects.
+	TargetThresholds policy.ResourceThresholds `json:"targetThresholds,omitempty"`
 	// NumberOfNodes: the strategy acts (in each pool) only when more than
 	// this many nodes are under-utilized.
 	NumberOfNodes int32 `json:"numberOfNodes,omitempty"`
@@ -37,6 +44,10 @@ type Args struct {
 	// metrics-server or Prometheus, instead of what they request (the
 	// descheduler offers it for LowNodeUtilization only).
 	MetricsUtilization *policy.MetricsUtilization `json:"metricsUtilization,omitempty"`
+	// MinImprovement, in percentage points: an under-utilized node is
+	// emptied only when every listed resource is at least this far below
+	// its threshold. 0 empties any node below the thresholds.
+	MinImprovement float64 `json:"minImprovement,omitempty"`
 }
 
 // Metrics returns metricsUtilization, nil when nodes are classified by
@@ -53,11 +64,26 @@ func (a *Args) OnlyThresholdingResources() bool {
 	return slices.Contains(a.EvictionModes, EvictionModeOnlyThresholdingResources)
 }
 
+// HasCeiling reports whether targetThresholds are set, at the top level or
+// for a pool.
+func (a *Args) HasCeiling() bool {
+	if len(a.TargetThresholds) > 0 {
+		return true
+	}
+	for _, p := range a.NodePools {
+		if len(p.TargetThresholds) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Pool is a node pool with the thresholds under which
 // its nodes are emptied.
 type Pool struct {
 	nodeutilization.NodePool `json:",inline"`
 	Thresholds               policy.ResourceThresholds `json:"thresholds,omitempty"`
+	TargetThresholds         policy.ResourceThresholds `json:"targetThresholds,omitempty"`
 }
 
 // Pools returns the node pools in order, each as the NodePool of its entry.
@@ -70,7 +96,7 @@ func (a *Args) Default() {}
 
 // NodeLevelFields names the arguments that classify nodes.
 func (a *Args) NodeLevelFields() []string {
-	return []string{"thresholds", "numberOfNodes", "nodePools", "evictionModes", "evictableNamespaces", "metricsUtilization"}
+	return []string{"thresholds", "targetThresholds", "numberOfNodes", "nodePools", "evictionModes", "evictableNamespaces", "metricsUtilization", "minImprovement"}
 }
 
 // ConflictsWith: LowNodeUtilization fills the least used nodes and
@@ -101,6 +127,9 @@ func (a *Args) Validate(path *field.Path) field.ErrorList {
 	errs = append(errs, policy.ValidateThresholds(a.Thresholds, path.Child("thresholds"))...)
 	errs = append(errs, a.MetricsUtilization.Validate(path.Child("metricsUtilization"))...)
 	errs = append(errs, policy.ValidateMetricThresholds(a.MetricsUtilization, a.Thresholds, path.Child("thresholds"))...)
+	errs = append(errs, validateCeiling(a.Thresholds, a.TargetThresholds, path)...)
+	errs = append(errs, policy.ValidateMetricThresholds(a.MetricsUtilization, a.TargetThresholds, path.Child("targetThresholds"))...)
+	errs = append(errs, policy.ValidatePoints(a.MinImprovement, path.Child("minImprovement"))...)
 	if a.NumberOfNodes < 0 {
 		errs = append(errs, field.Invalid(path.Child("numberOfNodes"), a.NumberOfNodes, "is negative"))
 	}
@@ -115,6 +144,22 @@ func (a *Args) Validate(path *field.Path) field.ErrorList {
 		}
 		errs = append(errs, policy.ValidateThresholds(p.Thresholds, pp.Child("thresholds"))...)
 		errs = append(errs, policy.ValidateMetricThresholds(a.MetricsUtilization, p.Thresholds, pp.Child("thresholds"))...)
+		errs = append(errs, validateCeiling(p.Thresholds, p.TargetThresholds, pp)...)
+		errs = append(errs, policy.ValidateMetricThresholds(a.MetricsUtilization, p.TargetThresholds, pp.Child("targetThresholds"))...)
+	}
+	return errs
+}
+
+// validateCeiling checks targetThresholds: each a percentage, and above
+// the threshold of the same resource, or no node could both be emptied
+// and take pods.
+func validateCeiling(low, high policy.ResourceThresholds, path *field.Path) field.ErrorList {
+	hp := path.Child("targetThresholds")
+	errs := policy.ValidateThresholds(high, hp)
+	for _, name := range high.Names() {
+		if l, ok := low[name]; ok && high[name] <= l && high[name] >= 0 {
+			errs = append(errs, field.Invalid(hp.Child(name), high[name], fmt.Sprintf("is not above thresholds.%s (%g)", name, l)))
+		}
 	}
 	return errs
 }

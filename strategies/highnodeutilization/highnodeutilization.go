@@ -85,6 +85,8 @@ func (s highNodeUtilization) Run(in *framework.Cycle) {
 type highUtilizationGroup struct {
 	nodeutilization.NodeGroup
 	bands nodeutilization.Bands
+	// ceiling is the group's targetThresholds; nil when it has none.
+	ceiling []nodeutilization.Limit
 }
 
 // highUtilizationGroups returns the node pools, then the nodes of no pool
@@ -93,11 +95,12 @@ func highUtilizationGroups(args *Args, nodes []*cluster.Node) []highUtilizationG
 	pools := args.Pools()
 	var out []highUtilizationGroup
 	for i, g := range nodeutilization.GroupByPool(pools, len(args.Thresholds) > 0, nodes) {
-		t := args.Thresholds
+		t, ceiling := args.Thresholds, args.TargetThresholds
 		if i < len(pools) {
-			t = args.NodePools[i].Thresholds
+			t, ceiling = args.NodePools[i].Thresholds, args.NodePools[i].TargetThresholds
 		}
-		out = append(out, highUtilizationGroup{NodeGroup: g, bands: nodeutilization.NewBands(nodeutilization.MeterFor(args.MetricsUtilization), t, t, false, nil)})
+		out = append(out, highUtilizationGroup{NodeGroup: g, bands: nodeutilization.NewBands(nodeutilization.MeterFor(args.MetricsUtilization), t, t, false, nil),
+			ceiling: nodeutilization.LimitsOf(ceiling)})
 	}
 	return out
 }
@@ -163,6 +166,11 @@ func (s highNodeUtilization) compact(in *framework.Cycle, args *Args, g highUtil
 		if why == "" {
 			pods, why = s.leaving(in, args, g.bands, n)
 		}
+		if why == "" {
+			if why = belowMinImprovement(g.bands, args, n); why != "" && commit {
+				skipBelowMinImprovement(in, n.Name, pods, why)
+			}
+		}
 		if why == "" && budget >= 0 && len(pods) > budget {
 			why = "limits.total would be reached"
 		}
@@ -174,7 +182,7 @@ func (s highNodeUtilization) compact(in *framework.Cycle, args *Args, g highUtil
 			continue
 		}
 		if len(pods) > 0 {
-			chosen, stuck, ok := s.place(in, fork, targets, n, pods, emptied)
+			chosen, stuck, ok := s.place(in, fork, targets, n, pods, emptied, g.ceiling != nil)
 			if !ok {
 				if commit {
 					// The node's pods stay for the one that has nowhere to
@@ -267,7 +275,7 @@ type stuckPod struct {
 // can take it first, and keeps the placements on the fork. When a pod
 // finds none, the node's pods go back and place reports false and that
 // pod.
-func (highNodeUtilization) place(in *framework.Cycle, fork *cluster.Snapshot, targets *targetList, n *cluster.Node, pods []*cluster.Pod, emptied map[string]bool) (map[*cluster.Pod]string, stuckPod, bool) {
+func (highNodeUtilization) place(in *framework.Cycle, fork *cluster.Snapshot, targets *targetList, n *cluster.Node, pods []*cluster.Pod, emptied map[string]bool, ceiling bool) (map[*cluster.Pod]string, stuckPod, bool) {
 	chosen := make(map[*cluster.Pod]string, len(pods))
 	// undo puts the pods back one by one, so that the list, which update
 	// keeps sorted when one node's load changes at a time, stays sorted.
@@ -310,7 +318,11 @@ func (highNodeUtilization) place(in *framework.Cycle, fork *cluster.Snapshot, ta
 		}
 		if target == "" {
 			undo()
-			return nil, stuckPod{p, framework.NoFit, "fits on no node HighNodeUtilization packs onto"}, false
+			why := "fits on no node HighNodeUtilization packs onto"
+			if ceiling {
+				why += " without going above its targetThresholds"
+			}
+			return nil, stuckPod{p, framework.NoFit, why}, false
 		}
 		if err := fork.Place(p, target); err != nil {
 			panic(err)
@@ -431,6 +443,11 @@ type highUtilizationRule struct {
 	in      *framework.Cycle
 	done    bool
 	emptied map[string]bool
+	// The ceiling (targetThresholds) holds for every move, by node index:
+	// a pod moved above it by any strategy would eat the headroom it
+	// keeps. ceilings is nil when no group has one.
+	meter    nodeutilization.Meter
+	ceilings [][]nodeutilization.Limit
 }
 
 func newHighUtilizationRule(in *framework.Cycle) framework.GuardRule {
@@ -438,9 +455,37 @@ func newHighUtilizationRule(in *framework.Cycle) framework.GuardRule {
 		return nil
 	}
 	r := &highUtilizationRule{in: in}
+	r.setCeilings()
 	cycleCaches.Of(in).rule = r
 	return r
 }
+
+func (r *highUtilizationRule) setCeilings() {
+	args, _ := r.in.Policy.Global().Strategies.Get(Name).(*Args)
+	if args == nil || !args.HasCeiling() {
+		return
+	}
+	r.meter = nodeutilization.MeterFor(args.MetricsUtilization)
+	for _, g := range highUtilizationGroups(args, r.in.Nodes()) {
+		if g.ceiling == nil {
+			continue
+		}
+		if r.ceilings == nil {
+			r.ceilings = make([][]nodeutilization.Limit, len(r.in.Snapshot.Nodes()))
+		}
+		for _, name := range g.Names {
+			r.ceilings[r.in.Snapshot.Node(name).Index()] = g.ceiling
+		}
+	}
+}
+
+// aboveCeiling reports whether moving p onto n takes n above its group's
+// targetThresholds.
+func (r *highUtilizationRule) aboveCeiling(p *cluster.Pod, n *cluster.Node) bool {
+	return r.ceilings != nil && nodeutilization.Exceeds(r.meter, r.ceilings[n.Index()], n, p)
+}
+
+const ceilingRefusal = "node(s) would go above HighNodeUtilization's target utilization"
 
 var (
 	_ framework.Preparer  = (*highUtilizationRule)(nil)
@@ -474,8 +519,11 @@ func (r *highUtilizationRule) settle(emptied map[string]bool) {
 	r.done, r.emptied = true, emptied
 }
 
-func (r *highUtilizationRule) Check(_ framework.View, strategy string, _ *cluster.Pod, n *cluster.Node) (bool, string) {
+func (r *highUtilizationRule) Check(_ framework.View, strategy string, p *cluster.Pod, n *cluster.Node) (bool, string) {
 	if strategy == Name {
+		if r.aboveCeiling(p, n) {
+			return false, ceilingRefusal
+		}
 		return true, ""
 	}
 	if !r.done {
@@ -483,6 +531,9 @@ func (r *highUtilizationRule) Check(_ framework.View, strategy string, _ *cluste
 	}
 	if r.emptied[n.Name] {
 		return false, "node(s) are being emptied by HighNodeUtilization"
+	}
+	if r.aboveCeiling(p, n) {
+		return false, ceilingRefusal
 	}
 	return true, ""
 }

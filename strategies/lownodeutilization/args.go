@@ -38,6 +38,11 @@ type Args struct {
 	// MetricsUtilization classifies nodes by what their pods use, read from
 	// metrics-server or Prometheus, instead of what they request.
 	MetricsUtilization *policy.MetricsUtilization `json:"metricsUtilization,omitempty"`
+	// MinImprovement, in percentage points: a pod leaves an over-utilized
+	// node only when its leaving lowers the node's utilization of a
+	// resource above target by at least this much. 0 moves any pod that
+	// relieves the node.
+	MinImprovement float64 `json:"minImprovement,omitempty"`
 }
 
 // Metrics returns metricsUtilization, nil when nodes are classified by
@@ -77,7 +82,7 @@ func (a *Args) Default() {}
 
 // NodeLevelFields names the arguments that classify nodes.
 func (a *Args) NodeLevelFields() []string {
-	return []string{"thresholds", "targetThresholds", "useDeviationThresholds", "numberOfNodes", "nodePools", "evictableNamespaces", "evictionLimits", "metricsUtilization"}
+	return []string{"thresholds", "targetThresholds", "useDeviationThresholds", "numberOfNodes", "nodePools", "evictableNamespaces", "evictionLimits", "metricsUtilization", "minImprovement"}
 }
 
 // UtilizationThresholds returns the thresholds under which nodes are
@@ -108,6 +113,7 @@ func (a *Args) Validate(path *field.Path) field.ErrorList {
 	if l := a.EvictionLimits; l != nil && l.Node != nil && *l.Node < 0 {
 		errs = append(errs, field.Invalid(path.Child("evictionLimits", "node"), *l.Node, "is negative"))
 	}
+	errs = append(errs, policy.ValidatePoints(a.MinImprovement, path.Child("minImprovement"))...)
 	pools := a.Pools()
 	for i, p := range a.NodePools {
 		pp := path.Child("nodePools").Index(i)

@@ -234,6 +234,10 @@ func (s lowNodeUtilization) relieve(in *framework.Cycle, args *Args, g lowUtiliz
 			need.Move(framework.Candidate{Pod: p, Reason: fmt.Sprintf("%s is over-utilized%s", name, g.In())})
 			continue
 		}
+		if why := belowMinImprovement(b, args, in.Snapshot.Node(name), p, hot); why != "" {
+			need.Hold(p, framework.Outcome{Category: framework.BelowMinImprovement, Reason: why})
+			continue
+		}
 		if !fitsSomewhere(b, in, under, room, p) {
 			// No under-utilized node has room for it below its target:
 			// asking the scheduler would only say so at length.

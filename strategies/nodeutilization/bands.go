@@ -235,3 +235,12 @@ func (b Bands) DescribeUnder(n *cluster.Node) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// Points formats percentage points with at most one decimal.
+func Points(v float64) string { return trimFloat(math.Round(v*10) / 10) }
+
+// Drop returns by how many percentage points the pod's leaving lowers the
+// node's utilization of r, as the meter counts it.
+func (b Bands) Drop(n *cluster.Node, p *cluster.Pod, r corev1.ResourceName) float64 {
+	return cluster.Percent(b.Meter.Pod(p, r), n.Allocatable.Get(r))
+}

@@ -14,6 +14,10 @@ type Args struct {
 	// ExcludeOwnerKinds leaves alone the pods whose controller is of one of
 	// these kinds (for example ReplicaSet or StatefulSet).
 	ExcludeOwnerKinds []string `json:"excludeOwnerKinds,omitempty"`
+	// MinImprovement: a node's extra duplicates move only when it holds at
+	// least this many more than its share, so that the moves lower its
+	// count by at least this much. 0 moves any extra one.
+	MinImprovement int32 `json:"minImprovement,omitempty"`
 }
 
 // Default fills in unset arguments; RemoveDuplicates has none to fill.
@@ -29,6 +33,9 @@ func (a *Args) Validate(path *field.Path) field.ErrorList {
 		if k == "" {
 			errs = append(errs, field.Required(path.Child("excludeOwnerKinds").Index(i), "an owner kind such as ReplicaSet"))
 		}
+	}
+	if a.MinImprovement < 0 {
+		errs = append(errs, field.Invalid(path.Child("minImprovement"), a.MinImprovement, "is negative"))
 	}
 	return errs
 }

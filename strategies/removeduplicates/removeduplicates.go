@@ -163,6 +163,9 @@ func (s removeDuplicates) spread(in *framework.Cycle, w cluster.Workload, group 
 		// The node needs len(pods)-share of them gone; the others are
 		// tried in turn only when one is refused.
 		need := in.Need(s.Name(), len(pods)-share)
+		if holdBelowMinImprovement(in, need, w, name, pods, share) {
+			continue
+		}
 		// sibling is the last of these pods that found no node, while
 		// nothing has moved since: its Accept was the same as the next
 		// one's.

@@ -24,6 +24,10 @@ type Args struct {
 	// balanced: DoNotSchedule, ScheduleAnyway or both. Default
 	// [DoNotSchedule].
 	Constraints []string `json:"constraints,omitempty"`
+	// MinImprovement: a constraint past its maxSkew is balanced only when
+	// the moves the strategy would make lower its skew by at least this
+	// much. 0 balances every constraint past its maxSkew.
+	MinImprovement int32 `json:"minImprovement,omitempty"`
 }
 
 // Default sets the constraints to [DoNotSchedule] when unset.
@@ -45,5 +49,9 @@ func (a *Args) Balances(whenUnsatisfiable string) bool {
 // Validate reports every invalid argument.
 func (a *Args) Validate(path *field.Path) field.ErrorList {
 	errs := a.Common.Validate(path)
-	return append(errs, policy.ValidateChoices(a.Constraints, []string{DoNotSchedule, ScheduleAnyway}, path.Child("constraints"))...)
+	errs = append(errs, policy.ValidateChoices(a.Constraints, []string{DoNotSchedule, ScheduleAnyway}, path.Child("constraints"))...)
+	if a.MinImprovement < 0 {
+		errs = append(errs, field.Invalid(path.Child("minImprovement"), a.MinImprovement, "is negative"))
+	}
+	return errs
 }

@@ -34,6 +34,8 @@ func (topologySpread) GuardRule(in *framework.Cycle) framework.GuardRule { retur
 type spreadGroup struct {
 	spec *spreadSpec
 	pods []*cluster.Pod
+	// minImprovement is the strategy's argument for the group's pods.
+	minImprovement int32
 }
 
 func (s topologySpread) Run(in *framework.Cycle) {
@@ -56,7 +58,7 @@ func (s topologySpread) Run(in *framework.Cycle) {
 		}
 		g := byKey[spec.key]
 		if g == nil {
-			g = &spreadGroup{spec: spec}
+			g = &spreadGroup{spec: spec, minImprovement: a.MinImprovement}
 			byKey[spec.key] = g
 			groups = append(groups, g)
 		}
@@ -77,6 +79,8 @@ func (s topologySpread) balance(in *framework.Cycle, g *spreadGroup) {
 	// shed, in the order the domains came up.
 	wants := make(map[[2]int32]*framework.Need)
 	var order [][2]int32
+	// judged marks the constraints whose gain was weighed this run.
+	var judged []bool
 	wantOf := func(key [2]int32) *framework.Need {
 		if w, ok := wants[key]; ok {
 			return w
@@ -96,6 +100,18 @@ func (s topologySpread) balance(in *framework.Cycle, g *spreadGroup) {
 		if k < 0 {
 			s.report(in, g, counts, skews, tried, wants, order)
 			return
+		}
+		if g.minImprovement > 0 {
+			if judged == nil {
+				judged = make([]bool, len(spec.constraints))
+			}
+			if !judged[k] {
+				judged[k] = true
+				if why := belowMinImprovement(&spec.constraints[k], counts[k], skews[k], g.minImprovement); why != "" {
+					holdBelowMinImprovement(in, g, k, d, counts[k], skews[k], tried, stuck, wantOf, why)
+					continue
+				}
+			}
 		}
 		key := [2]int32{int32(k), d}
 		p := s.choose(in, g, k, d, counts, skews, tried)
