@@ -243,8 +243,8 @@ func needed(b nodeutilization.Bands, n *cluster.Node, refused []framework.Refusa
 }
 
 // podsToMove returns the node's pods this strategy may move, in the order
-// they should leave: lowest priority first, then BestEffort before Burstable
-// before Guaranteed.
+// they should leave: the cheapest first (framework.Cheaper: cost, then
+// priority), then BestEffort before Burstable before Guaranteed.
 func (lowNodeUtilization) podsToMove(in *framework.Cycle, args *Args, n *cluster.Node) []*cluster.Pod {
 	var pods []*cluster.Pod
 	for _, p := range n.Pods() {
@@ -258,11 +258,8 @@ func (lowNodeUtilization) podsToMove(in *framework.Cycle, args *Args, n *cluster
 		}
 	}
 	slices.SortStableFunc(pods, func(a, c *cluster.Pod) int {
-		if a.Priority != c.Priority {
-			if a.Priority < c.Priority {
-				return -1
-			}
-			return 1
+		if d := framework.Cheaper(a, c); d != 0 {
+			return d
 		}
 		if qa, qc := framework.QoSRank(a.QoS), framework.QoSRank(c.QoS); qa != qc {
 			return qa - qc
