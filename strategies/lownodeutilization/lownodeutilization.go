@@ -176,7 +176,7 @@ func (s lowNodeUtilization) relieve(in *framework.Cycle, args *Args, g lowUtiliz
 	// What is over target on the node changes only with a move: it is
 	// worked out again only then, not for every pod.
 	var over framework.UntilChange[[]corev1.ResourceName]
-	for _, p := range s.podsToMove(in, args, in.Snapshot.Node(name)) {
+	for _, p := range s.podsToMove(in, args, b, in.Snapshot.Node(name)) {
 		if in.Done() {
 			return false
 		}
@@ -243,9 +243,8 @@ func needed(b nodeutilization.Bands, n *cluster.Node, refused []framework.Refusa
 }
 
 // podsToMove returns the node's pods this strategy may move, in the order
-// they should leave: the cheapest first (framework.Cheaper: cost, then
-// priority), then BestEffort before Burstable before Guaranteed.
-func (lowNodeUtilization) podsToMove(in *framework.Cycle, args *Args, n *cluster.Node) []*cluster.Pod {
+// they should leave (orderToLeave).
+func (lowNodeUtilization) podsToMove(in *framework.Cycle, args *Args, b nodeutilization.Bands, n *cluster.Node) []*cluster.Pod {
 	var pods []*cluster.Pod
 	for _, p := range n.Pods() {
 		// A terminating pod is on its way out: it relieves the node
@@ -257,15 +256,7 @@ func (lowNodeUtilization) podsToMove(in *framework.Cycle, args *Args, n *cluster
 			pods = append(pods, p)
 		}
 	}
-	slices.SortStableFunc(pods, func(a, c *cluster.Pod) int {
-		if d := framework.Cheaper(a, c); d != 0 {
-			return d
-		}
-		if qa, qc := framework.QoSRank(a.QoS), framework.QoSRank(c.QoS); qa != qc {
-			return qa - qc
-		}
-		return strings.Compare(a.Key, c.Key)
-	})
+	orderToLeave(b, n, pods)
 	return pods
 }
 

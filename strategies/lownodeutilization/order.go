@@ -1,0 +1,79 @@
+package lownodeutilization
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/strategies/framework"
+	"github.com/kube-rebalancer/rebalancer/strategies/nodeutilization"
+)
+
+// leaver is a pod of an over-utilized node with what its leaving would do
+// for the node, worked out once rather than at every comparison.
+type leaver struct {
+	pod *cluster.Pod
+	// relief adds up, over the resources above their target on the node,
+	// the share of the node's allocatable the pod's leaving takes off the
+	// excess: no more than the excess, so that a pod bigger than the node
+	// needs counts as one that is just enough.
+	relief float64
+	// size adds up the same shares without that bound: of two pods that
+	// relieve as much, the smaller takes less room on the targets.
+	size float64
+}
+
+// orderToLeave sorts an over-utilized node's pods in the order they should
+// leave: the cheapest first (cost, then priority), BestEffort before
+// Burstable before Guaranteed, then the pods that bring the node closest
+// to its targets, so that the fewest evictions reach the same balance
+// whatever the pods are called; by key last.
+func orderToLeave(b nodeutilization.Bands, n *cluster.Node, pods []*cluster.Pod) {
+	ls := make([]leaver, len(pods))
+	over := b.OverResources(n)
+	excess := make([]float64, len(over))
+	for i, r := range over {
+		if a := n.Allocatable.Get(r); a > 0 {
+			excess[i] = max(0, float64(b.Meter.Used(n, r))/float64(a)-b.High[r]/100)
+		}
+	}
+	for i, p := range pods {
+		ls[i].pod = p
+		if b.Meter == nodeutilization.ByScore {
+			continue // a query rates the node, not its pods
+		}
+		for k, r := range over {
+			a := n.Allocatable.Get(r)
+			if a <= 0 {
+				continue
+			}
+			share := float64(b.Meter.Pod(p, r)) / float64(a)
+			ls[i].relief += min(share, excess[k])
+			ls[i].size += share
+		}
+	}
+	slices.SortStableFunc(ls, compareLeavers)
+	for i := range ls {
+		pods[i] = ls[i].pod
+	}
+}
+
+func compareLeavers(a, c leaver) int {
+	if d := framework.Cheaper(a.pod, c.pod); d != 0 {
+		return d
+	}
+	if qa, qc := framework.QoSRank(a.pod.QoS), framework.QoSRank(c.pod.QoS); qa != qc {
+		return qa - qc
+	}
+	switch {
+	case a.relief > c.relief:
+		return -1
+	case a.relief < c.relief:
+		return 1
+	case a.size < c.size:
+		return -1
+	case a.size > c.size:
+		return 1
+	}
+	return strings.Compare(a.pod.Key, c.pod.Key)
+}
