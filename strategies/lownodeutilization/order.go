@@ -31,7 +31,13 @@ type leaver struct {
 func orderToLeave(b nodeutilization.Bands, n *cluster.Node, pods []*cluster.Pod) {
 	ls := make([]leaver, len(pods))
 	over := b.OverResources(n)
-	excess := make([]float64, len(over))
+	// Few resources are listed: the excess stays off the heap.
+	var buf [8]float64
+	excess := buf[:0]
+	if len(over) > len(buf) {
+		excess = make([]float64, 0, len(over))
+	}
+	excess = excess[:len(over)]
 	for i, r := range over {
 		if a := n.Allocatable.Get(r); a > 0 {
 			excess[i] = max(0, float64(b.Meter.Used(n, r))/float64(a)-b.High[r]/100)
