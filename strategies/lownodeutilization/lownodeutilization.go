@@ -176,7 +176,8 @@ func (s lowNodeUtilization) relieve(in *framework.Cycle, args *Args, g lowUtiliz
 	// What is over target on the node changes only with a move: it is
 	// worked out again only then, not for every pod.
 	var over framework.UntilChange[[]corev1.ResourceName]
-	for _, p := range s.podsToMove(in, args, b, in.Snapshot.Node(name)) {
+	pods := s.podsToMove(in, args, b, in.Snapshot.Node(name))
+	for i, p := range pods {
 		if in.Done() {
 			return false
 		}
@@ -205,12 +206,17 @@ func (s lowNodeUtilization) relieve(in *framework.Cycle, args *Args, g lowUtiliz
 			// asking the scheduler would only say so at length.
 			continue
 		}
-		need.Move(framework.Candidate{
+		if o := need.Move(framework.Candidate{
 			Pod:     p,
 			Reason:  fmt.Sprintf("%s is over-utilized%s (%s)", name, g.In(), b.DescribeOver(in.Snapshot.Node(name), hot)),
 			Accept:  accept(p),
 			Targets: under,
-		})
+		}); o.Moved {
+			// The excess shrank: the pods that now just cover it go
+			// before bigger ones, which would take more room on the
+			// targets for no fewer moves.
+			orderToLeave(b, in.Snapshot.Node(name), pods[i+1:])
+		}
 	}
 	return true
 }

@@ -27,7 +27,8 @@ type leaver struct {
 // leave: the cheapest first (cost, then priority), BestEffort before
 // Burstable before Guaranteed, then the pods that bring the node closest
 // to its targets, so that the fewest evictions reach the same balance
-// whatever the pods are called; by key last.
+// whatever the pods are called; by key last. relieve sorts what is left
+// again after each move: the excess it weighs them against has shrunk.
 func orderToLeave(b nodeutilization.Bands, n *cluster.Node, pods []*cluster.Pod) {
 	ls := make([]leaver, len(pods))
 	over := b.OverResources(n)
