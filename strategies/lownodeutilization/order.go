@@ -1,6 +1,7 @@
 package lownodeutilization
 
 import (
+	"math"
 	"slices"
 	"strings"
 
@@ -32,16 +33,18 @@ type leaver struct {
 func orderToLeave(b nodeutilization.Bands, n *cluster.Node, pods []*cluster.Pod) {
 	ls := make([]leaver, len(pods))
 	over := b.OverResources(n)
-	// Few resources are listed: the excess stays off the heap.
-	var buf [8]float64
+	// Few resources are listed: the excess stays off the heap. It is
+	// counted in the resource's units, so that pods that each just
+	// cover it tie whatever rounding a percentage would bring.
+	var buf [8]int64
 	excess := buf[:0]
 	if len(over) > len(buf) {
-		excess = make([]float64, 0, len(over))
+		excess = make([]int64, 0, len(over))
 	}
 	excess = excess[:len(over)]
 	for i, r := range over {
 		if a := n.Allocatable.Get(r); a > 0 {
-			excess[i] = max(0, float64(b.Meter.Used(n, r))/float64(a)-b.High[r]/100)
+			excess[i] = max(0, b.Meter.Used(n, r)-int64(math.Floor(b.High[r]*float64(a)/100)))
 		}
 	}
 	for i, p := range pods {
@@ -54,9 +57,9 @@ func orderToLeave(b nodeutilization.Bands, n *cluster.Node, pods []*cluster.Pod)
 			if a <= 0 {
 				continue
 			}
-			share := float64(b.Meter.Pod(p, r)) / float64(a)
-			ls[i].relief += min(share, excess[k])
-			ls[i].size += share
+			v := b.Meter.Pod(p, r)
+			ls[i].relief += float64(min(v, excess[k])) / float64(a)
+			ls[i].size += float64(v) / float64(a)
 		}
 	}
 	slices.SortStableFunc(ls, compareLeavers)
