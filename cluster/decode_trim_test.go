@@ -18,13 +18,15 @@ func TestTrimKeepsWhatAPlanReads(t *testing.T) {
 		want runtime.Object
 	}{
 		{
-			name: "kubectl apply's copy of the object goes, the eviction opt-out stays",
+			name: "kubectl apply's copy of the object goes, the eviction opt-out and the deletion cost stay",
 			obj: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web-1", Annotations: map[string]string{
 				corev1.LastAppliedConfigAnnotation:      `{"apiVersion":"v1","kind":"Pod"}`,
 				"descheduler.alpha.kubernetes.io/evict": "",
+				corev1.PodDeletionCost:                  "-10",
 			}}},
 			want: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web-1", Annotations: map[string]string{
 				"descheduler.alpha.kubernetes.io/evict": "",
+				corev1.PodDeletionCost:                  "-10",
 			}}},
 		},
 		{

@@ -53,6 +53,9 @@ type Pod struct {
 	Workload Workload
 	// Priority is the pod's priority, 0 when unset.
 	Priority int32
+	// DeletionCost is the pod's controller.kubernetes.io/pod-deletion-cost,
+	// read as the ReplicaSet controller reads it: 0 when unset or invalid.
+	DeletionCost int32
 	// QoS is the pod's quality-of-service class.
 	QoS corev1.PodQOSClass
 	// Usage is the pod's metrics.k8s.io sample, its containers added up;
@@ -114,6 +117,7 @@ func newPodWith(p *corev1.Pod, id int, scratch corev1.ResourceList) *Pod {
 		SpecRequests:        spec,
 		SpecNonZeroRequests: specNonZero,
 		Priority:            corev1helpers.PodPriority(p),
+		DeletionCost:        deletionCost(p.Annotations),
 		QoS:                 qosClass(p),
 		id:                  id,
 		controller:          controller,

@@ -7,11 +7,12 @@ import (
 // Need is a strategy's need to move k pods out of a group: the replicas of
 // a workload beyond a node's share, the pods a domain holds past a spread
 // constraint's maxSkew. The strategy proposes the group's pods through it,
-// in its order of preference, and may go on to further pods when one is
-// refused, since another may fit where the first did not. Only the pods
-// the group needed and did not get are skipped: when the strategy is done
-// with the group, k less the pods that moved, each once, the first refused
-// first. Refused pods beyond those were alternatives and are not news.
+// in its order of preference (the cheapest first: ByCost), and may go on
+// to further pods when one is refused, since another may fit where the
+// first did not. Only the pods the group needed and did not get are
+// skipped: when the strategy is done with the group, k less the pods that
+// moved, each once, the first refused first. Refused pods beyond those
+// were alternatives and are not news.
 type Need struct {
 	cycle    *Cycle
 	strategy string

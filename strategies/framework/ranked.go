@@ -17,11 +17,15 @@ type Ranked struct {
 	Rank int64
 }
 
-// OfferInOrder proposes the candidates highest rank first, so that limits
-// spend the cycle's evictions where they help most. Equal ranks go by pod
-// key, so that the plan does not depend on the order of the snapshot.
+// OfferInOrder proposes the candidates cheapest first (ByCost), then
+// highest rank first, so that limits spend the cycle's evictions where they
+// cost least and help most. Equal ranks go by pod key, so that the plan does
+// not depend on the order of the snapshot.
 func (c *Cycle) OfferInOrder(strategy string, found []Ranked) {
 	slices.SortStableFunc(found, func(a, b Ranked) int {
+		if d := ByCost(a.Pod, b.Pod); d != 0 {
+			return d
+		}
 		if d := cmp.Compare(b.Rank, a.Rank); d != 0 {
 			return d
 		}
@@ -59,14 +63,11 @@ func OwnedByKind(p *cluster.Pod, kinds []string) bool {
 	return false
 }
 
-// LeaveOrder orders the pods of a group as they should leave: the least
-// important first, then the youngest, then by key.
+// LeaveOrder orders the pods of a group as they should leave: the cheapest
+// (Cheaper: cost, then priority) first, then the youngest, then by key.
 func LeaveOrder(a, b *cluster.Pod) int {
-	if a.Priority != b.Priority {
-		if a.Priority < b.Priority {
-			return -1
-		}
-		return 1
+	if c := Cheaper(a, b); c != 0 {
+		return c
 	}
 	if c := b.CreationTimestamp.Compare(a.CreationTimestamp.Time); c != 0 {
 		return c

@@ -247,8 +247,8 @@ func (g *conflictGraph) remove(p *cluster.Pod) {
 // next chooses the pod to move next: one the strategy applies to, not yet
 // tried, in a conflict that remains; pods that can be evicted now before
 // those that cannot (which are proposed last, so that the plan says why the
-// conflict stays); then the most conflicts, the lowest priority, the
-// lowest QoS class, the youngest.
+// conflict stays); then the cheapest (framework.ByCost), the most
+// conflicts, the lowest priority, the lowest QoS class, the youngest.
 func (g *conflictGraph) next(in *framework.Cycle, strategy string, tried map[*cluster.Pod]bool) *cluster.Pod {
 	var best *cluster.Pod
 	var bestDegree int
@@ -273,6 +273,8 @@ func better(evictable bool, degree int, p *cluster.Pod, bestEvictable bool, best
 	switch {
 	case evictable != bestEvictable:
 		return evictable
+	case p.DeletionCost != best.DeletionCost:
+		return framework.ByCost(p, best) < 0
 	case degree != bestDegree:
 		return degree > bestDegree
 	case p.Priority != best.Priority:

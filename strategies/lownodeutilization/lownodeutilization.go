@@ -181,8 +181,9 @@ func (s lowNodeUtilization) balance(in *framework.Cycle, args *Args, g lowUtiliz
 	}
 	// What finds no room among targets is kept for this list alone.
 	var room noRoom
+	var order leavers
 	for _, o := range byLoad {
-		if !s.relieve(in, args, g, o.name, targets, &room, accept, hasHeadroom) {
+		if !s.relieve(in, args, g, o.name, targets, &room, &order, accept, hasHeadroom) {
 			return
 		}
 	}
@@ -193,7 +194,7 @@ func (s lowNodeUtilization) balance(in *framework.Cycle, args *Args, g lowUtiliz
 // pods it could not move are skipped only as far as the node needed them:
 // the fewest of them, in the order tried, that would have brought it within
 // target; the others were alternatives.
-func (s lowNodeUtilization) relieve(in *framework.Cycle, args *Args, g lowUtilizationGroup, name string, under []int32, room *noRoom,
+func (s lowNodeUtilization) relieve(in *framework.Cycle, args *Args, g lowUtilizationGroup, name string, under []int32, room *noRoom, order *leavers,
 	accept func(*cluster.Pod) func(*cluster.Node) (bool, string), hasHeadroom func() bool) bool {
 	b := g.bands
 	need := in.Need(s.Name(), 0)
@@ -210,7 +211,8 @@ func (s lowNodeUtilization) relieve(in *framework.Cycle, args *Args, g lowUtiliz
 	// What is over target on the node changes only with a move: it is
 	// worked out again only then, not for every pod.
 	var over framework.UntilChange[[]corev1.ResourceName]
-	for _, p := range s.podsToMove(in, args, in.Snapshot.Node(name)) {
+	pods := s.podsToMove(in, args, b, in.Snapshot.Node(name), order)
+	for i, p := range pods {
 		if in.Done() {
 			return false
 		}
@@ -243,12 +245,17 @@ func (s lowNodeUtilization) relieve(in *framework.Cycle, args *Args, g lowUtiliz
 			// asking the scheduler would only say so at length.
 			continue
 		}
-		need.Move(framework.Candidate{
+		if o := need.Move(framework.Candidate{
 			Pod:     p,
 			Reason:  fmt.Sprintf("%s is over-utilized%s (%s)", name, g.In(), b.DescribeOver(in.Snapshot.Node(name), hot)),
 			Accept:  accept(p),
 			Targets: under,
-		})
+		}); o.Moved {
+			// The excess shrank: the pods that now just cover it go
+			// before bigger ones, which would take more room on the
+			// targets for no fewer moves.
+			order.order(b, in.Snapshot.Node(name), pods[i+1:])
+		}
 	}
 	return true
 }
@@ -281,10 +288,10 @@ func needed(b nodeutilization.Bands, n *cluster.Node, refused []framework.Refusa
 }
 
 // podsToMove returns the node's pods this strategy may move, in the order
-// they should leave: lowest priority first, then BestEffort before Burstable
-// before Guaranteed.
-func (lowNodeUtilization) podsToMove(in *framework.Cycle, args *Args, n *cluster.Node) []*cluster.Pod {
-	var pods []*cluster.Pod
+// they should leave (leavers.order), in order's buffer: until the next
+// node's.
+func (lowNodeUtilization) podsToMove(in *framework.Cycle, args *Args, b nodeutilization.Bands, n *cluster.Node, order *leavers) []*cluster.Pod {
+	pods := order.pods[:0]
 	for _, p := range n.Pods() {
 		// A terminating pod is on its way out: it relieves the node
 		// without an eviction.
@@ -295,18 +302,8 @@ func (lowNodeUtilization) podsToMove(in *framework.Cycle, args *Args, n *cluster
 			pods = append(pods, p)
 		}
 	}
-	slices.SortStableFunc(pods, func(a, c *cluster.Pod) int {
-		if a.Priority != c.Priority {
-			if a.Priority < c.Priority {
-				return -1
-			}
-			return 1
-		}
-		if qa, qc := framework.QoSRank(a.QoS), framework.QoSRank(c.QoS); qa != qc {
-			return qa - qc
-		}
-		return strings.Compare(a.Key, c.Key)
-	})
+	order.pods = pods
+	order.order(b, n, pods)
 	return pods
 }
 

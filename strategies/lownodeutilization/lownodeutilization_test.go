@@ -1,6 +1,7 @@
 package lownodeutilization_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -242,4 +243,82 @@ func TestLowNodeUtilizationEvictionOrder(t *testing.T) {
 	if got, want := strings.Join(order, ","), "unimportant,best-effort,burstable"; got != want {
 		t.Errorf("eviction order %s, want %s", got, want)
 	}
+}
+
+// Among pods equal by cost, priority and QoS, the pod that takes most off
+// what the node holds above its targets leaves first, each resource counted
+// as a share of the node's allocatable and only as far as it is over.
+func TestLowNodeUtilizationRelievesMostFirst(t *testing.T) {
+	// hot has 4 cpu and 16Gi: 2800m is 70% (20 points over), 8.8Gi 55%
+	// (5 points over).
+	hot := func(edit func(name string, b *ct.PodBuilder) *ct.PodBuilder) []any {
+		out := []any{ct.Node("hot"), ct.Node("idle"), ct.DeploymentReplicaSet("shop", "web")}
+		pod := func(name, cpu, memory string) *ct.PodBuilder {
+			return edit(name, ct.Pod("shop", name).On("hot").Requests(cpu, memory).Deployment("web"))
+		}
+		return append(out,
+			pod("a-memory", "100m", "6Gi"),                                                                       // 2.5 points of cpu, 5 of memory's 37.5
+			pod("b-both", "900m", "1Gi"),                                                                         // 20 of cpu's 22.5, 5 of memory's 6.25
+			pod("c-fill-0", "600m", "614Mi"), pod("c-fill-1", "600m", "614Mi"), pod("c-fill-2", "600m", "614Mi")) // 15 and 3.75 each
+	}
+	same := func(_ string, b *ct.PodBuilder) *ct.PodBuilder { return b }
+	const policy = "strategies:\n  LowNodeUtilization:\n    thresholds: {cpu: 20, memory: 20}\n    targetThresholds: {cpu: 50, memory: 50}\n"
+	tests := []struct {
+		name string
+		objs []any
+		want []string
+	}{
+		{
+			// a-memory relieves memory most but leaves cpu at 67.5%:
+			// b-both brings both within target at once.
+			name: "the pod that brings every resource within target goes, alone",
+			objs: hot(same),
+			want: []string{"shop/b-both hot→idle"},
+		},
+		{
+			name: "cost comes before relief",
+			objs: hot(func(name string, b *ct.PodBuilder) *ct.PodBuilder {
+				if name == "b-both" {
+					return b.Annotate(corev1.PodDeletionCost, "10")
+				}
+				return b
+			}),
+			want: []string{"shop/c-fill-0 hot→idle", "shop/c-fill-1 hot→idle"},
+		},
+		{
+			// idle is tainted, and b-both alone does not tolerate it: the
+			// next pods go in its place.
+			name: "a pod no target takes does not hold back the others",
+			objs: append([]any{ct.Node("hot"), ct.Node("idle").Taint("dedicated", "web", corev1.TaintEffectNoSchedule)}, hot(func(name string, b *ct.PodBuilder) *ct.PodBuilder {
+				if name == "b-both" {
+					return b
+				}
+				return b.Toleration(corev1.Toleration{Key: "dedicated", Operator: corev1.TolerationOpExists})
+			})[2:]...),
+			want: []string{"shop/c-fill-0 hot→idle", "shop/c-fill-1 hot→idle"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			strategytest.Equal(t, "moves", strategytest.Moves(strategytest.Plan(t, ct.Snapshot(t, tt.objs...), policy)), tt.want)
+		})
+	}
+}
+
+// After a move the node's excess is smaller: the pod that just covers what
+// is left goes before a bigger one, which would take more room on the
+// targets for no fewer moves.
+func TestLowNodeUtilizationWeighsWhatIsLeftAfterEachMove(t *testing.T) {
+	// hot has 4 cpu: 3160m is 79%, 29 points above the target.
+	objs := []any{ct.Node("hot"), ct.Node("idle"), ct.DeploymentReplicaSet("shop", "web"),
+		ct.Pod("shop", "a-25").On("hot").Requests("1", "").Deployment("web"),
+		ct.Pod("shop", "b-12").On("hot").Requests("480m", "").Deployment("web"),
+		ct.Pod("shop", "c-6").On("hot").Requests("240m", "").Deployment("web")}
+	for i := range 9 {
+		objs = append(objs, ct.Pod("shop", fmt.Sprintf("d-4-%d", i)).On("hot").Requests("160m", "").Deployment("web"))
+	}
+	p := strategytest.Plan(t, ct.Snapshot(t, objs...), "strategies:\n  LowNodeUtilization:\n    thresholds: {cpu: 20}\n    targetThresholds: {cpu: 50}\n")
+	// a-25 leaves 4 points: b-12, c-6 and d-4-0 each cover them, d-4-0
+	// with the least.
+	strategytest.Equal(t, "moves", strategytest.Moves(p), []string{"shop/a-25 hot→idle", "shop/d-4-0 hot→idle"})
 }

@@ -42,12 +42,14 @@ func (nodeTaints) GuardRule(in *framework.Cycle) framework.GuardRule {
 func (nodeTaints) PlacementFree(*framework.Cycle) bool { return true }
 
 func (s nodeTaints) Run(in *framework.Cycle) {
+	// A move changes no node's taints: every pod that breaks one is found
+	// first, so that limits spend the cycle's evictions on the cheapest.
+	var found []framework.Candidate
 	for _, n := range in.Nodes() {
 		if len(n.Spec.Taints) == 0 {
 			continue
 		}
-		// Moves edit the node's pod list: walk a copy.
-		for _, p := range slices.Clone(n.Pods()) {
+		for _, p := range n.Pods() {
 			a, ok := in.Args(s.Name(), p).(*Args)
 			if !ok {
 				continue
@@ -56,8 +58,12 @@ func (s nodeTaints) Run(in *framework.Cycle) {
 			if !bad {
 				continue
 			}
-			in.Move(s.Name(), framework.Candidate{Pod: p, Reason: fmt.Sprintf("untolerated taint %s on %s", taintString(t), n.Name)})
+			found = append(found, framework.Candidate{Pod: p, Reason: fmt.Sprintf("untolerated taint %s on %s", taintString(t), n.Name)})
 		}
+	}
+	slices.SortStableFunc(found, func(a, b framework.Candidate) int { return framework.ByCost(a.Pod, b.Pod) })
+	for _, c := range found {
+		in.Move(s.Name(), c)
 	}
 }
 

@@ -253,8 +253,9 @@ func (topologySpread) worst(spec *spreadSpec, counts [][]int32, skews []skew, st
 
 // choose picks the pod to move out of domain d of constraint k: one the
 // strategy applies to and that can be evicted now, not tried yet; first the
-// one whose domains of the other constraints are fullest, then the lowest
-// priority, the youngest, the first by name.
+// cheapest (framework.ByCost), then the one whose domains of the other
+// constraints are fullest, then the lowest priority, the youngest, the
+// first by name.
 func (topologySpread) choose(in *framework.Cycle, g *spreadGroup, k int, d int32, counts [][]int32, skews []skew, tried map[*cluster.Pod]bool) *cluster.Pod {
 	spec := g.spec
 	type option struct {
@@ -288,6 +289,9 @@ func (topologySpread) choose(in *framework.Cycle, g *spreadGroup, k int, d int32
 		return nil
 	}
 	slices.SortStableFunc(options, func(a, b option) int {
+		if c := framework.ByCost(a.pod, b.pod); c != 0 {
+			return c
+		}
 		switch {
 		case a.load != b.load:
 			return int(b.load - a.load)
