@@ -19,6 +19,16 @@ func skips(p *planner.Plan) []string {
 	return out
 }
 
+// cheapSmallPods puts three pods of 32m and three of 1 CPU on hot; the
+// small ones have the lower pod-deletion-cost, so they are first in line.
+func cheapSmallPods() []any {
+	pods := strategytest.CPUPods("hot", "web", "32m", "32m", "32m", "1", "1", "1")
+	for _, o := range pods[1:4] {
+		o.(*ct.PodBuilder).Annotate("controller.kubernetes.io/pod-deletion-cost", "-1")
+	}
+	return pods
+}
+
 func TestLowNodeUtilizationMinImprovement(t *testing.T) {
 	hundreds := slices.Repeat([]string{"100m"}, 24) // 2.5 points of hot's cpu each: 60%
 	tests := []struct {
@@ -30,7 +40,7 @@ func TestLowNodeUtilizationMinImprovement(t *testing.T) {
 	}{
 		{
 			name:   "without minImprovement the first pods in line leave, however small",
-			pods:   strategytest.CPUPods("hot", "web", "32m", "32m", "32m", "1", "1", "1"), // 77.4%
+			pods:   cheapSmallPods(), // 77.4%
 			policy: lnu20x50,
 			moves:  []string{"shop/web-hot-0 hot→idle", "shop/web-hot-1 hot→idle", "shop/web-hot-2 hot→idle", "shop/web-hot-3 hot→idle"},
 		},
@@ -38,7 +48,7 @@ func TestLowNodeUtilizationMinImprovement(t *testing.T) {
 			// 32m is 0.8 points of hot's 4 CPU: the pods of 1 CPU (25
 			// points) leave in their place.
 			name:   "minImprovement: a pod too small to matter stays, and a bigger one leaves instead",
-			pods:   strategytest.CPUPods("hot", "web", "32m", "32m", "32m", "1", "1", "1"),
+			pods:   cheapSmallPods(),
 			policy: lnu20x50 + "    minImprovement: 2\n",
 			moves:  []string{"shop/web-hot-3 hot→idle", "shop/web-hot-4 hot→idle"},
 		},
