@@ -5,9 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	// The zones a policy names must mean the same wherever it is loaded,
-	// an image without /usr/share/zoneinfo included.
-	_ "time/tzdata"
 
 	"github.com/robfig/cron/v3"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -48,9 +45,14 @@ type window struct {
 	limits *Limits
 }
 
-// windowSearch bounds the search for the next instant the windows allow
-// evictions: beyond it a run is told that none opens.
-const windowSearch = 366 * 24 * time.Hour
+// The search for the next instant the windows allow evictions stops a
+// year ahead, or after so many openings and closings (schedules that fire
+// every minute): a run is then told that none opens before where it
+// stopped.
+const (
+	windowSearch        = 366 * 24 * time.Hour
+	windowSearchChanges = 10000
+)
 
 // compileWindows parses the windows' schedules and time zones; the error
 // list says, by field path, what does not parse.
@@ -231,7 +233,8 @@ type WindowDecision struct {
 	// set. The policy's own when Evict is false.
 	Limits Limits
 	// Next, when Evict is false, is the first instant after At at which
-	// evictions are allowed; zero when there is none within a year.
+	// evictions are allowed; zero when the search found none (see
+	// windowSearch).
 	Next time.Time
 	// NextWindow is the window open at Next that allows evictions; -1
 	// when only blackouts exist.
@@ -264,12 +267,13 @@ func (p *Policy) WindowsAt(t time.Time) *WindowDecision {
 		}
 	}
 	d.Evict = d.Window >= 0 && p.windows[d.Window].evict || d.Window < 0 && !evicting
+	var searched time.Time
 	if d.Evict {
 		d.Limits = p.windowLimits(d.Open)
 	} else {
-		d.Next, d.NextWindow = p.nextEvicting(t)
+		d.Next, d.NextWindow, searched = p.nextEvicting(t)
 	}
-	d.Note = p.windowNote(d)
+	d.Note = p.windowNote(d, searched)
 	return d
 }
 
@@ -295,26 +299,28 @@ func (p *Policy) allows(t time.Time) (bool, int) {
 }
 
 // nextEvicting returns the first instant after t at which the windows
-// allow evictions, and the window that allows them then. The answer can
-// change only when a window opens or an opening ends, so only those
-// instants are asked.
-func (p *Policy) nextEvicting(t time.Time) (time.Time, int) {
+// allow evictions and the window that allows them then, or, when it found
+// none, where it stopped searching. The answer can change only when a
+// window opens or an opening ends, so only those instants are asked.
+func (p *Policy) nextEvicting(t time.Time) (next time.Time, window int, searched time.Time) {
 	limit := t.Add(windowSearch)
-	for at := t; ; {
-		var next time.Time
+	at := t
+	for range windowSearchChanges {
+		next = time.Time{}
 		for i := range p.windows {
 			if c := p.windows[i].change(at); !c.IsZero() && (next.IsZero() || c.Before(next)) {
 				next = c
 			}
 		}
 		if next.IsZero() || next.After(limit) {
-			return time.Time{}, -1
+			return time.Time{}, -1, limit
 		}
 		if ok, w := p.allows(next); ok {
-			return next, w
+			return next, w, time.Time{}
 		}
 		at = next
 	}
+	return time.Time{}, -1, at
 }
 
 // windowLimits overlays the policy's limits with the lowest value each
@@ -442,7 +448,7 @@ func overlayBounds(own, win *LimitBounds) *LimitBounds {
 }
 
 // windowNote words a decision.
-func (p *Policy) windowNote(d *WindowDecision) string {
+func (p *Policy) windowNote(d *WindowDecision, searched time.Time) string {
 	name := func(i int) string { return fmt.Sprintf("disruptionWindows[%d]", i) }
 	when := func(t time.Time, i int) string {
 		if i >= 0 {
@@ -453,7 +459,7 @@ func (p *Policy) windowNote(d *WindowDecision) string {
 	opens := func() string {
 		switch {
 		case d.Next.IsZero():
-			return "none opens within a year"
+			return fmt.Sprintf("no window allows evictions before %s", when(searched, max(d.Window, 0)))
 		case d.NextWindow >= 0:
 			return fmt.Sprintf("next opens %s (%s)", when(d.Next, d.NextWindow), name(d.NextWindow))
 		}

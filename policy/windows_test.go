@@ -151,11 +151,18 @@ func TestWindowsAt(t *testing.T) {
 		},
 		{
 			name: "a schedule that never fires", windows: "disruptionWindows:\n- {schedule: \"0 0 30 2 *\", duration: 1h}\n", at: "2026-11-27T12:00:00Z",
-			wantNote: "outside every disruption window: none opens within a year",
+			wantNote: "outside every disruption window: no window allows evictions before 2027-11-28T12:00:00Z",
 		},
 		{
 			name: "the next window is more than a year away", windows: "disruptionWindows:\n- {schedule: \"0 0 29 2 *\", duration: 1h}\n", at: "2026-11-27T12:00:00Z",
-			wantNote: "outside every disruption window: none opens within a year",
+			wantNote: "outside every disruption window: no window allows evictions before 2027-11-28T12:00:00Z",
+		},
+		{
+			name: "a blackout every minute never ends: the search stops early", at: "2026-11-27T12:00:30Z",
+			windows:  "disruptionWindows:\n- {schedule: \"* * * * *\", duration: 1m, evict: false}\n",
+			wantOpen: []int{0},
+			wantNote: "inside disruptionWindows[0], which allows no evictions (evict: false), open since 2026-11-27T12:00:00Z: " +
+				"no window allows evictions before 2026-12-04T10:40:00Z",
 		},
 	}
 	for _, tt := range tests {
