@@ -277,6 +277,17 @@ func (p *Policy) WindowsAt(t time.Time) *WindowDecision {
 	return d
 }
 
+// NextEvictions returns the first instant after t at which the windows
+// allow evictions, whether or not they do at t; zero when the policy has
+// no windows or the search found none.
+func (p *Policy) NextEvictions(t time.Time) time.Time {
+	if len(p.windows) == 0 {
+		return time.Time{}
+	}
+	next, _, _ := p.nextEvicting(t)
+	return next
+}
+
 // allows reports whether the windows allow evictions at t, and which
 // window that allows them is open then (-1: none, when only blackouts
 // exist).

@@ -115,10 +115,10 @@ func (r *Runner) Run(ctx context.Context) error {
 		if err := r.Cycle(ctx); err != nil {
 			klog.ErrorS(err, "Cycle failed")
 		}
-		wait, closed := nextCycle(r.cfg.Policy, r.cfg.Now(), r.cfg.Interval)
-		if closed != nil {
-			klog.InfoS("The disruption windows allow no eviction at the next cycle: sleeping until they do",
-				"until", closed.Next.Format(time.RFC3339), "why", closed.Note)
+		wait, until := nextCycle(r.cfg.Policy, r.cfg.Now(), r.cfg.Interval)
+		if !until.IsZero() {
+			klog.InfoS("The disruption windows allow no eviction at the next cycle's time: sleeping until they do",
+				"until", until.Format(time.RFC3339), "interval", r.cfg.Interval)
 		}
 		select {
 		case <-ctx.Done():

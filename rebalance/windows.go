@@ -31,15 +31,21 @@ func NoteWindows(rep *report.Report, d *policy.WindowDecision) {
 }
 
 // nextCycle returns how long the loop waits after a cycle that ended at
-// now: the interval, or, when the windows allow no eviction at its end,
-// until they next do, so that the loop sleeps through the time it could
-// only plan. It returns the decision when it waits longer.
-func nextCycle(pol *policy.Policy, now time.Time, interval time.Duration) (time.Duration, *policy.WindowDecision) {
-	d := pol.WindowsAt(now.Add(interval))
-	if d == nil || d.Evict || d.Next.IsZero() {
-		return interval, nil
+// now: the interval, unless the windows allow no eviction at its end; then
+// until they next allow evictions after now, so that the loop sleeps
+// through the time it could only plan, and wakes sooner for a window that
+// opens and closes within the interval. until is when it wakes, zero when
+// it waits the interval.
+func nextCycle(pol *policy.Policy, now time.Time, interval time.Duration) (wait time.Duration, until time.Time) {
+	if d := pol.WindowsAt(now.Add(interval)); d == nil || d.Evict {
+		return interval, time.Time{}
 	}
-	return d.Next.Sub(now), d
+	next := pol.NextEvictions(now)
+	if next.IsZero() {
+		// Every cycle says why it evicts nothing.
+		return interval, time.Time{}
+	}
+	return next.Sub(now), next
 }
 
 // logWindows says at the default level what the windows allow this cycle.

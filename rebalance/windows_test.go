@@ -176,7 +176,7 @@ func TestNextCycle(t *testing.T) {
 		now      string
 		interval time.Duration
 		want     time.Duration
-		// wantSleep: the loop says it sleeps through.
+		// wantSleep: the loop says it waits for the windows.
 		wantSleep bool
 	}{
 		{name: "no windows: the interval", now: "2026-11-27T13:00:00+01:00", interval: 5 * time.Minute, want: 5 * time.Minute},
@@ -190,17 +190,24 @@ func TestNextCycle(t *testing.T) {
 			interval: 5 * time.Minute, want: 2*24*time.Hour + 16*time.Hour + 2*time.Minute, wantSleep: true},
 		{name: "the next cycle falls in a blackout: until it ends", windows: blackout, now: "2026-11-27T08:58:00+01:00",
 			interval: 5 * time.Minute, want: 9*time.Hour + 2*time.Minute, wantSleep: true},
+		{name: "a window shorter than the interval, which opens before the next cycle: the loop wakes when it opens",
+			windows: "disruptionWindows:\n- {schedule: \"0 3 * * *\", duration: 10m}\n", now: "2026-11-27T02:50:00Z",
+			interval: 30 * time.Minute, want: 10 * time.Minute, wantSleep: true},
+		{name: "inside such a window, which closes before the next cycle: until it opens the next day",
+			windows: "disruptionWindows:\n- {schedule: \"0 3 * * *\", duration: 10m}\n", now: "2026-11-27T03:01:00Z",
+			interval: 30 * time.Minute, want: 23*time.Hour + 59*time.Minute, wantSleep: true},
 		{name: "a window that never opens: the interval, and every cycle says why", windows: "disruptionWindows:\n- {schedule: \"0 0 30 2 *\", duration: 1h}\n",
 			now: "2026-11-27T13:00:00+01:00", interval: 5 * time.Minute, want: 5 * time.Minute},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, closed := nextCycle(windowsPolicy(t, tt.windows), mustTime(t, tt.now), tt.interval)
+			now := mustTime(t, tt.now)
+			got, until := nextCycle(windowsPolicy(t, tt.windows), now, tt.interval)
 			if got != tt.want {
 				t.Errorf("wait %s, want %s", got, tt.want)
 			}
-			if (closed != nil) != tt.wantSleep {
-				t.Errorf("sleeps through: %v, want %v", closed != nil, tt.wantSleep)
+			if !until.IsZero() != tt.wantSleep || tt.wantSleep && !until.Equal(now.Add(got)) {
+				t.Errorf("until %s, want it said: %v, at the end of the wait", until, tt.wantSleep)
 			}
 		})
 	}
