@@ -147,7 +147,9 @@ func (r *Runner) mode(now time.Time) cycleMode {
 func (r *Runner) Cycle(ctx context.Context) error {
 	start := time.Now()
 	r.cfg.Publisher.Recall(ctx)
-	m := r.mode(r.cfg.Now())
+	// Whole seconds, as the snapshot's instant: the windows open and close on
+	// whole seconds, so the decision is the same.
+	m := r.mode(r.cfg.Now().Truncate(time.Second))
 	logWindows(m.windows)
 	lctx, unlock, err := r.lock(ctx, m)
 	var busy *kube.HeldError

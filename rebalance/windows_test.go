@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kube-rebalancer/rebalancer/cluster/kube"
@@ -139,6 +140,44 @@ func TestCycleInAndOutOfDisruptionWindows(t *testing.T) {
 			}
 			if rec.DryRun != (tt.wantEvicted == 0) || rec.DisruptionWindows != tt.wantNote {
 				t.Errorf("last-run record: dryRun %v, disruptionWindows %q; want %v, %q", rec.DryRun, rec.DisruptionWindows, tt.wantEvicted == 0, tt.wantNote)
+			}
+		})
+	}
+}
+
+// A state the run cannot use is replaced by a cycle that may evict, and
+// left as it is by one the windows keep from evicting, as by a dry run:
+// that cycle takes no Lease to write under.
+func TestCycleOutsideTheWindowsLeavesTheStateAlone(t *testing.T) {
+	for _, tt := range []struct {
+		at          string
+		wantReplace bool
+	}{
+		{at: "2026-11-27T13:00:00+01:00"},
+		{at: "2026-11-27T23:00:00+01:00", wantReplace: true},
+	} {
+		t.Run(tt.at, func(t *testing.T) {
+			client := kubetest.Imbalanced()
+			newer := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "rebalancer", Name: "rebalancer-state"},
+				Data: map[string]string{"format": "v99", "evictions.json": "[]"}}
+			if err := client.Tracker().Add(newer); err != nil {
+				t.Fatal(err)
+			}
+			var printed *report.Report
+			cfg := testConfig(t, client, &printed)
+			cfg.Policy = windowsPolicy(t, "disruptionWindows:\n- {schedule: \"0 22 * * 1-5\", duration: 8h, timeZone: Europe/Berlin}\n")
+			cfg.History.Heal = true
+			at := mustTime(t, tt.at)
+			cfg.Now = func() time.Time { return at }
+			if err := New(cfg).Cycle(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			cm, err := client.CoreV1().ConfigMaps("rebalancer").Get(context.Background(), "rebalancer-state", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if replaced := cm.Data["format"] != "v99"; replaced != tt.wantReplace {
+				t.Errorf("state replaced: %v, want %v (format %q)", replaced, tt.wantReplace, cm.Data["format"])
 			}
 		})
 	}
