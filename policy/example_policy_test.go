@@ -159,8 +159,8 @@ func readExample(t *testing.T) example {
 
 // walk records the keys of a mapping at path and descends into the ones
 // that are policy structs; a list's items share the list's path. A field
-// mentioned in a key's comments is the key's sibling or, when the key holds
-// fields and has no such sibling, its child.
+// mentioned in a key's comments is the key's child when the key holds such
+// a field, else its sibling.
 func (ex *example) walk(n *yaml.Node, path string, fields fieldSet) {
 	if n.Kind == yaml.SequenceNode {
 		for _, item := range n.Content {
@@ -183,7 +183,7 @@ func (ex *example) walk(n *yaml.Node, path string, fields fieldSet) {
 		for _, c := range []string{key.HeadComment, key.LineComment, value.LineComment} {
 			for _, m := range mentionRe.FindAllStringSubmatch(c, -1) {
 				named := join(path, m[1])
-				if child := join(p, m[1]); fields.container[p] && !slices.Contains(fields.all, named) {
+				if child := join(p, m[1]); fields.container[p] && slices.Contains(fields.all, child) {
 					named = child
 				}
 				ex.named[named] = true

@@ -144,6 +144,14 @@ func (p *Policy) Deprecations() []string {
 	for i, o := range p.Overrides {
 		add(field.NewPath("overrides").Index(i).Child("limits"), "perNamespace", "namespace", o.Limits.PerNamespace != nil)
 	}
+	for i, w := range p.DisruptionWindows {
+		if l := w.Limits; l != nil {
+			path := field.NewPath("disruptionWindows").Index(i).Child("limits")
+			add(path, "perNode", "node", l.PerNode != nil)
+			add(path, "perNamespace", "namespace", l.PerNamespace != nil)
+			add(path, "perWorkload", "workload", l.PerWorkload != nil)
+		}
+	}
 	return out
 }
 

@@ -248,6 +248,7 @@ func (p *Policy) build(doc RebalancePolicy) field.ErrorList {
 	var cerrs field.ErrorList
 	p.nodeSelector, cerrs = compileSelector(doc.NodeSelector, field.NewPath("nodeSelector"))
 	p.RebalancePolicy = doc
+	p.windows, _ = compileWindows(doc.DisruptionWindows, field.NewPath("disruptionWindows"))
 	p.global = doc.settings()
 	cerrs = append(cerrs, p.global.compile(nil)...)
 	if len(errs) == 0 {
@@ -295,6 +296,7 @@ type Policy struct {
 	nodeSelector labels.Selector
 	global       Settings
 	overrides    []override
+	windows      []window
 }
 
 type override struct {

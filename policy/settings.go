@@ -45,14 +45,21 @@ func (p *RebalancePolicy) settings() Settings {
 	mustOverlay(p.Strategies, nil, &st)
 	ev := p.Evictable
 	s := Settings{Evictable: ev, Strategies: st}
-	s.PerNamespaceLimit, s.PerNamespaceField = p.Limits.PerNamespace, "limits.perNamespace"
-	if b := p.Limits.PerStep; b != nil && b.Namespace != nil {
-		s.PerNamespaceLimit, s.PerNamespaceField = b.Namespace, "limits.perStep.namespace"
-	}
-	if b := p.Limits.PerRun; b != nil {
-		s.PerRunNamespaceLimit = b.Namespace
-	}
+	s.PerNamespaceLimit, s.PerNamespaceField, s.PerRunNamespaceLimit = namespaceLimits(&p.Limits)
 	return s
+}
+
+// namespaceLimits returns the namespace bounds of limits: per step, with
+// the field that sets it, and per run.
+func namespaceLimits(l *Limits) (step *int32, stepField string, run *int32) {
+	step, stepField = l.PerNamespace, "limits.perNamespace"
+	if b := l.PerStep; b != nil && b.Namespace != nil {
+		step, stepField = b.Namespace, "limits.perStep.namespace"
+	}
+	if b := l.PerRun; b != nil {
+		run = b.Namespace
+	}
+	return step, stepField, run
 }
 
 // compile parses the selectors of the settings.

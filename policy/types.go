@@ -25,6 +25,12 @@ type RebalancePolicy struct {
 	Namespaces *Namespaces `json:"namespaces,omitempty"`
 	// Limits bound the evictions of one cycle.
 	Limits Limits `json:"limits,omitempty"`
+	// DisruptionWindows say when runs may evict. None: at any time. An
+	// open window with evict: false forbids evictions; otherwise, when a
+	// window with evict: true exists, runs evict only while one is open,
+	// under its limits. A run at another time plans and reports as a dry
+	// run does, and says why.
+	DisruptionWindows []DisruptionWindow `json:"disruptionWindows,omitempty"`
 	// GracePeriodSeconds overrides the pods' termination grace period on
 	// eviction; unset keeps each pod's own.
 	GracePeriodSeconds *int64 `json:"gracePeriodSeconds,omitempty"`

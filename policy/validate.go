@@ -22,6 +22,8 @@ func (p *RebalancePolicy) validate() field.ErrorList {
 	errs = append(errs, ValidateSelector(p.NodeSelector, field.NewPath("nodeSelector"))...)
 	errs = append(errs, ValidateNamespaces(p.Namespaces, field.NewPath("namespaces"))...)
 	errs = append(errs, p.Limits.validate(field.NewPath("limits"))...)
+	_, windowErrs := compileWindows(p.DisruptionWindows, field.NewPath("disruptionWindows"))
+	errs = append(errs, windowErrs...)
 	if g := p.GracePeriodSeconds; g != nil {
 		switch {
 		case *g < 0:

@@ -61,13 +61,13 @@ func (r *Runner) retract(ctx context.Context, intents []cluster.Eviction, outcom
 // are still where they were. The planner ignores them anyway; a real run
 // also removes them, so that the scheduler does not wait for replacements
 // that will not come.
-func (r *Runner) forgetUndone(ctx context.Context, snap *cluster.Snapshot, past []cluster.Eviction) error {
+func (r *Runner) forgetUndone(ctx context.Context, snap *cluster.Snapshot, past []cluster.Eviction, dryRun bool) error {
 	undone := cluster.NotCarriedOut(past, snap)
 	if len(undone) == 0 {
 		return nil
 	}
 	klog.InfoS("Evictions an earlier run recorded and never made are forgotten", "evictions", len(undone))
-	if r.cfg.DryRun || r.cfg.History == nil {
+	if dryRun || r.cfg.History == nil {
 		return nil
 	}
 	return r.cfg.History.Forget(ctx, time.Now(), undone)

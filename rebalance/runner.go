@@ -52,6 +52,9 @@ type Config struct {
 	Publisher *Publisher
 	// Print writes each cycle's report; nil prints nothing.
 	Print func(*report.Report) error
+	// Now is the clock the policy's disruption windows are read by; nil:
+	// time.Now.
+	Now func() time.Time
 }
 
 // Runner runs rebalancing cycles.
@@ -63,6 +66,19 @@ type Runner struct {
 	// on from these.
 	observed     []cluster.Observation
 	observedOnly bool
+	// heal is whether the cycles that evict may replace a state they
+	// cannot use (History.Heal as configured); a cycle the windows keep
+	// from evicting does not.
+	heal bool
+}
+
+// cycleMode is what one cycle goes by.
+type cycleMode struct {
+	// policy is the configured one with the open windows' limits.
+	policy  *policy.Policy
+	windows *policy.WindowDecision
+	// dryRun: --dry-run, or the windows allow no eviction now.
+	dryRun bool
 }
 
 // New returns a Runner for the configuration.
@@ -79,7 +95,10 @@ func New(cfg Config) *Runner {
 	if cfg.History != nil {
 		cfg.History.KeepObservations = true
 	}
-	return &Runner{cfg: cfg}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Runner{cfg: cfg, heal: cfg.History != nil && cfg.History.Heal}
 }
 
 // Metrics returns the metrics every cycle updates, for a /metrics endpoint.
@@ -96,12 +115,28 @@ func (r *Runner) Run(ctx context.Context) error {
 		if err := r.Cycle(ctx); err != nil {
 			klog.ErrorS(err, "Cycle failed")
 		}
+		wait, until := nextCycle(r.cfg.Policy, r.cfg.Now(), r.cfg.Interval)
+		if !until.IsZero() {
+			klog.InfoS("The disruption windows allow no eviction at the next cycle's time: sleeping until they do",
+				"until", until.Format(time.RFC3339), "interval", r.cfg.Interval)
+		}
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-time.After(r.cfg.Interval):
+		case <-time.After(wait):
 		}
 	}
+}
+
+// mode decides how a cycle starting at now goes.
+func (r *Runner) mode(now time.Time) cycleMode {
+	pol, d := Windows(r.cfg.Policy, now)
+	m := cycleMode{policy: pol, windows: d, dryRun: r.cfg.DryRun || d != nil && !d.Evict}
+	if r.cfg.History != nil {
+		// A cycle that evicts nothing changes nothing, the state included.
+		r.cfg.History.Heal = r.heal && !m.dryRun
+	}
+	return m
 }
 
 // Cycle reads the cluster, plans, records the planned evictions, evicts,
@@ -112,7 +147,11 @@ func (r *Runner) Run(ctx context.Context) error {
 func (r *Runner) Cycle(ctx context.Context) error {
 	start := time.Now()
 	r.cfg.Publisher.Recall(ctx)
-	lctx, unlock, err := r.lock(ctx)
+	// Whole seconds, as the snapshot's instant: the windows open and close on
+	// whole seconds, so the decision is the same.
+	m := r.mode(r.cfg.Now().Truncate(time.Second))
+	logWindows(m.windows)
+	lctx, unlock, err := r.lock(ctx, m)
 	var busy *kube.HeldError
 	if errors.As(err, &busy) {
 		// The holder is doing this work already; doing it too would evict
@@ -122,9 +161,9 @@ func (r *Runner) Cycle(ctx context.Context) error {
 		return nil
 	}
 	if err != nil {
-		return r.finish(ctx, start, nil, err)
+		return r.finish(ctx, start, m, nil, err)
 	}
-	rep, err := r.cycle(lctx)
+	rep, err := r.cycle(lctx, m)
 	if lost := unlock(); lost != nil {
 		if err == nil || errors.Is(err, lost) {
 			err = fmt.Errorf("stopped evicting: %w", lost)
@@ -133,15 +172,15 @@ func (r *Runner) Cycle(ctx context.Context) error {
 			err = fmt.Errorf("%w (and %v)", err, lost)
 		}
 	}
-	return r.finish(ctx, start, rep, err)
+	return r.finish(ctx, start, m, rep, err)
 }
 
 // lock takes the run Lease for a cycle that evicts. The returned context
 // ends when the Lease is lost, since a run that cannot renew it no longer
 // knows that it is alone; unlock gives the Lease back and returns why it
 // was lost, if it was.
-func (r *Runner) lock(ctx context.Context) (_ context.Context, unlock func() error, _ error) {
-	if r.cfg.Lock == nil || r.cfg.DryRun {
+func (r *Runner) lock(ctx context.Context, m cycleMode) (_ context.Context, unlock func() error, _ error) {
+	if r.cfg.Lock == nil || m.dryRun {
 		return ctx, func() error { return nil }, nil
 	}
 	held, err := r.cfg.Lock.Acquire(ctx)
@@ -169,8 +208,8 @@ func (r *Runner) lock(ctx context.Context) (_ context.Context, unlock func() err
 }
 
 // finish publishes a cycle's outcome and says how it ended.
-func (r *Runner) finish(ctx context.Context, start time.Time, rep *report.Report, err error) error {
-	r.cfg.Publisher.Publish(ctx, start, r.cfg.DryRun, rep, err)
+func (r *Runner) finish(ctx context.Context, start time.Time, m cycleMode, rep *report.Report, err error) error {
+	r.cfg.Publisher.Publish(ctx, start, m.dryRun, rep, err)
 	if rep != nil {
 		klog.InfoS("Cycle done", "moves", len(rep.Moves), "results", rep.Summary.Results, "took", time.Since(start).Round(time.Millisecond))
 	}
@@ -211,13 +250,13 @@ func until(ctx context.Context, at time.Time, cause error) (context.Context, fun
 
 // cycle does the work of Cycle but for publishing it. The report is nil
 // when the cycle failed before it had one.
-func (r *Runner) cycle(ctx context.Context) (*report.Report, error) {
+func (r *Runner) cycle(ctx context.Context, m cycleMode) (*report.Report, error) {
 	start := time.Now()
 	objs, err := kube.ReadObjects(ctx, r.cfg.Client)
 	if err != nil {
 		return nil, fmt.Errorf("reading the cluster: %w", err)
 	}
-	readMetrics(ctx, r.cfg.Client, r.cfg.Policy, &objs)
+	readMetrics(ctx, r.cfg.Client, m.policy, &objs)
 	// Whole seconds, so that `plan --now` can name the same instant.
 	snap, err := cluster.New(objs, time.Now().Truncate(time.Second))
 	if err != nil {
@@ -227,28 +266,29 @@ func (r *Runner) cycle(ctx context.Context) (*report.Report, error) {
 		"took", time.Since(start).Round(time.Millisecond))
 	// Read after the policy is checked against the cluster: reading the
 	// state may write it.
-	history := func(snap *cluster.Snapshot) ([]cluster.Eviction, error) { return r.readHistory(ctx, snap) }
+	history := func(snap *cluster.Snapshot) ([]cluster.Eviction, error) { return r.readHistory(ctx, snap, m.dryRun) }
 	took := map[string]time.Duration{}
-	plan, err := Planning{Policy: r.cfg.Policy, Placer: r.cfg.Placer, Source: "the cluster", History: history,
+	plan, err := Planning{Policy: m.policy, Placer: r.cfg.Placer, Source: "the cluster", History: history,
 		Observations: r.earlierObservations,
 		StrategyTime: func(name string, d time.Duration) { took[name] += d }}.Plan(snap)
 	if err != nil {
 		return nil, err
 	}
 	r.observePlan(snap, plan, took)
-	r.keepObservations(ctx, plan)
+	r.keepObservations(ctx, plan, m.dryRun)
 
 	var (
 		rep     *report.Report
 		execErr error
 	)
-	if r.cfg.DryRun {
+	if m.dryRun {
 		rep = report.FromPlan(plan)
 	} else {
 		if rep, execErr, err = r.evict(ctx, snap, plan, start); err != nil {
 			return nil, err
 		}
 	}
+	NoteWindows(rep, m.windows)
 	if err := r.cfg.Print(rep); err != nil {
 		return rep, err
 	}
@@ -282,13 +322,13 @@ func (r *Runner) earlierObservations() []cluster.Observation {
 // keepObservations keeps the plan's counts of consecutive observations for
 // the next cycle: in memory, and in the state ConfigMap for a run that may
 // write (a dry run writes nothing: its counts last as long as its loop).
-func (r *Runner) keepObservations(ctx context.Context, plan *planner.Plan) {
+func (r *Runner) keepObservations(ctx context.Context, plan *planner.Plan, dryRun bool) {
 	stored := r.cfg.History != nil && len(r.cfg.History.Observations()) > 0
 	if !r.cfg.Policy.CountsObservations() && !stored && len(r.observed) == 0 {
 		return
 	}
 	r.observed, r.observedOnly = plan.Observations, true
-	if r.cfg.DryRun || r.cfg.History == nil {
+	if dryRun || r.cfg.History == nil {
 		return
 	}
 	if err := r.cfg.History.RecordObservations(ctx, plan.Observations); err != nil {
@@ -300,20 +340,20 @@ func (r *Runner) keepObservations(ctx context.Context, plan *planner.Plan) {
 
 // readHistory reads the evictions earlier runs recorded and forgets those
 // that never happened.
-func (r *Runner) readHistory(ctx context.Context, snap *cluster.Snapshot) ([]cluster.Eviction, error) {
+func (r *Runner) readHistory(ctx context.Context, snap *cluster.Snapshot, dryRun bool) ([]cluster.Eviction, error) {
 	var past []cluster.Eviction
 	if r.cfg.History != nil {
 		var err error
 		if past, err = r.cfg.History.Read(ctx); err != nil {
 			// A real run must not forget the cooldown; a dry run from a
 			// laptop may lack the permission and still be useful.
-			if !r.cfg.DryRun {
+			if !dryRun {
 				return nil, err
 			}
 			klog.InfoS("Could not read earlier evictions; this plan ignores the cooldown", "err", err)
 		}
 	}
-	return past, r.forgetUndone(ctx, snap, past)
+	return past, r.forgetUndone(ctx, snap, past, dryRun)
 }
 
 // evict carries out the plan step by step: it records a step's evictions,

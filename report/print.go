@@ -47,6 +47,13 @@ func printTable(out io.Writer, r *Report, verbose bool) error {
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	executed := len(r.Moves) > 0 && r.Moves[0].Result != ""
 
+	if win := r.DisruptionWindows; win != nil {
+		if win.Evict {
+			fmt.Fprintf(w, "DISRUPTION WINDOWS: %s\n\n", win.Note)
+		} else {
+			fmt.Fprintf(w, "DISRUPTION WINDOWS: %s; nothing is evicted at this time\n\n", win.Note)
+		}
+	}
 	title := "MOVES"
 	if r.DryRun {
 		title = "MOVES (dry run: nothing was evicted)"

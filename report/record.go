@@ -31,6 +31,9 @@ type RunRecord struct {
 	StepsStarted int                      `json:"stepsStarted"`
 	Stopped      string                   `json:"stopped,omitempty"`
 	Skipped      map[planner.Category]int `json:"skipped,omitempty"`
+	// DisruptionWindows is what the policy's disruption windows allowed
+	// when the run started; empty when the policy has none.
+	DisruptionWindows string `json:"disruptionWindows,omitempty"`
 	// LastSuccess is when the last run that succeeded ended, this one or an
 	// earlier one; nil while none has.
 	LastSuccess *time.Time `json:"lastSuccess,omitempty"`
@@ -52,6 +55,9 @@ func NewRunRecord(start, end time.Time, dryRun bool, rep *Report, err error) Run
 		r.Results = rep.Summary.Results
 		if len(rep.Summary.Skipped) > 0 {
 			r.Skipped = rep.Summary.Skipped
+		}
+		if w := rep.DisruptionWindows; w != nil {
+			r.DisruptionWindows = w.Note
 		}
 	}
 	return r

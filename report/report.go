@@ -25,6 +25,10 @@ type Report struct {
 	// scheduler puts the replacement, not where it is sent; see
 	// planner.Plan.
 	Predicted bool `json:"predicted,omitempty"`
+	// DisruptionWindows says what the policy's disruption windows allowed
+	// when the cycle started (a plan: at its instant); absent when the
+	// policy has none.
+	DisruptionWindows *Windows `json:"disruptionWindows,omitempty"`
 	// Usage and Notes: see planner.Plan.
 	Usage   *planner.UsageSummary `json:"usage,omitempty"`
 	Notes   []planner.Note        `json:"notes,omitempty"`
@@ -32,6 +36,19 @@ type Report struct {
 	// EventsLost, when set, says how many of the events the run recorded
 	// on the pods it touched never reached the API server, and why.
 	EventsLost *evictor.EventsLost `json:"eventsLost,omitempty"`
+}
+
+// Windows is what a policy's disruption windows allowed at an instant.
+type Windows struct {
+	At time.Time `json:"at"`
+	// Evict is false when no window that allows evictions was open, or a
+	// window with evict: false was: the cycle evicted nothing.
+	Evict bool `json:"evict"`
+	// Open lists the windows open then, by index in disruptionWindows.
+	Open []int `json:"open,omitempty"`
+	// Next, when Evict is false, is when evictions are next allowed.
+	Next time.Time `json:"next,omitzero"`
+	Note string    `json:"note"`
 }
 
 // Move is a planned move and, once executed, its result.

@@ -30,7 +30,9 @@ the utilization of each node before and after. The report is the one
 'run --dry-run' prints for the same cluster at the same instant (--now, the
 report's "at"). The cooldown applies when the dump holds rebalancer's state
 ConfigMap, as it does for a dry run that reads it: add configmaps to the
-kubectl command.
+kubectl command. A policy's disruptionWindows are read at that instant too:
+the report says whether a run then would evict (outside them it plans, as
+here, and evicts nothing) and applies the limits of the windows open then.
 
 Without --policy, the built-in default policy runs:
 
@@ -67,6 +69,7 @@ Without --policy, the built-in default policy runs:
 			if err != nil {
 				return err
 			}
+			pol, windows := rebalance.Windows(pol, at)
 			liftMemoryLimit := func() {}
 			if st, err := os.Stat(snapshot); err == nil {
 				liftMemoryLimit = limitMemory(st.Size())
@@ -113,12 +116,14 @@ Without --policy, the built-in default policy runs:
 			if err != nil {
 				return err
 			}
-			return report.Print(c.OutOrStdout(), report.FromPlan(plan), output, verbose(c))
+			rep := report.FromPlan(plan)
+			rebalance.NoteWindows(rep, windows)
+			return report.Print(c.OutOrStdout(), rep, output, verbose(c))
 		},
 	}
 	c.Flags().StringVar(&snapshot, "snapshot", "", "cluster dump to plan against: a List or multi-document YAML/JSON of nodes, pods, PDBs, namespaces, Deployments, ReplicaSets, StatefulSets, Jobs, priority classes, PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes and (for the cooldown) rebalancer's state ConfigMap")
 	c.Flags().StringVar(&policyFile, "policy", "", "RebalancePolicy file (default: the built-in policy)")
-	c.Flags().StringVar(&now, "now", "", "evaluate pod ages at this RFC 3339 time instead of the current time, for reproducible plans")
+	c.Flags().StringVar(&now, "now", "", "evaluate pod ages and the policy's disruption windows at this RFC 3339 time instead of the current time, for reproducible plans")
 	profiles.addFlags(c)
 	addOutputFlag(c, &output)
 	return c

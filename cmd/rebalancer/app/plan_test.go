@@ -196,3 +196,54 @@ items:
 		})
 	}
 }
+
+// plan reads the policy's disruption windows at --now: the report says
+// what a run then would do, and the plan applies the limits of the windows
+// open then.
+func TestPlanReadsTheDisruptionWindowsAtNow(t *testing.T) {
+	pol := writeFile(t, "policy.yaml", `apiVersion: rebalancer.dev/v1alpha1
+kind: RebalancePolicy
+limits: {total: 50}
+strategies:
+  RemoveDuplicates: {}
+  LowNodeUtilization: {thresholds: {cpu: 20, memory: 20, pods: 20}, targetThresholds: {cpu: 50, memory: 50, pods: 50}}
+disruptionWindows:
+- {schedule: "0 22 * * 1-5", duration: 8h, timeZone: Europe/Berlin, limits: {total: 1}}
+`)
+	tests := []struct {
+		now       string
+		wantEvict bool
+		wantMoves int // -1: more than one
+		wantNote  string
+	}{
+		{now: "2026-11-20T12:00:00Z", wantMoves: -1,
+			wantNote: "outside every disruption window: next opens 2026-11-20T22:00:00+01:00 (disruptionWindows[0])"},
+		{now: "2026-11-20T22:30:00Z", wantEvict: true, wantMoves: 1,
+			wantNote: "inside disruptionWindows[0], open since 2026-11-20T22:00:00+01:00 for 8h0m0s: its limits apply"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.now, func(t *testing.T) {
+			out, code, err := execute(t, "plan", "--snapshot", example, "--policy", pol, "--now", tt.now, "-o", "json")
+			if code != exitOK {
+				t.Fatal(err)
+			}
+			var doc struct {
+				Moves   []struct{ Pod string }
+				Windows struct {
+					At    string
+					Evict bool
+					Note  string
+				} `json:"disruptionWindows"`
+			}
+			if err := json.Unmarshal([]byte(out), &doc); err != nil {
+				t.Fatal(err)
+			}
+			if doc.Windows.At != tt.now || doc.Windows.Evict != tt.wantEvict || doc.Windows.Note != tt.wantNote {
+				t.Errorf("disruptionWindows = %+v, want at %s, evict %v, note %q", doc.Windows, tt.now, tt.wantEvict, tt.wantNote)
+			}
+			if got := len(doc.Moves); tt.wantMoves < 0 && got < 2 || tt.wantMoves >= 0 && got != tt.wantMoves {
+				t.Errorf("%d moves, want %d (-1: more than one)", got, tt.wantMoves)
+			}
+		})
+	}
+}

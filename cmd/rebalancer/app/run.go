@@ -64,6 +64,13 @@ run stops, says why in its report (what it was waiting for, or which step
 it cut short), and leaves the rest to the next run. A run that loses the run
 Lease, or gets SIGTERM, stops the same way and says which.
 
+A policy's disruptionWindows say when runs may evict: a cycle that starts
+outside every window that allows evictions, or inside one with evict: false,
+plans and reports as --dry-run does (it takes no Lease, evicts and records
+nothing, exits 0) and says why; inside a window, the window's limits apply.
+With --interval, when the next cycle would fall outside them, the loop sleeps
+until the next window opens.
+
 Runs that evict take turns, one at a time in the whole cluster: each first
 takes the Lease ` + defaultRunLease + ` (--run-lease) and renews it while it
 works, whatever its state settings (--no-state, another --state-configmap).
