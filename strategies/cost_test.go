@@ -140,3 +140,55 @@ func TestCheapestPodsLeaveFirst(t *testing.T) {
 		})
 	}
 }
+
+// After the cost comes the priority: among pods of equal cost, the one of
+// lower priority goes first, even where a strategy's own order (the
+// oldest, the first node) would pick another.
+func TestLowerPriorityLeavesFirst(t *testing.T) {
+	// old-0 the oldest, old-1 of priority -10; the limit lets one go.
+	lifetime := func(c costs) []any {
+		out := []any{ct.Node("n1"), ct.Node("n2"), ct.DeploymentReplicaSet("shop", "old")}
+		for i := range 2 {
+			name := fmt.Sprintf("old-%d", i)
+			b := ct.Pod("shop", name).On("n1").Requests("100m", "").Deployment("old").CreatedAgo(time.Duration(50-i) * time.Hour)
+			if i == 1 {
+				b = b.Priority(-10)
+			}
+			out = append(out, c.on(name, b))
+		}
+		return out
+	}
+	// a-0 on tainted n1, b-0 of priority -10 on tainted n2.
+	tainted := func(c costs) []any {
+		out := []any{ct.Node("n1").Taint("dedicated", "gpu", corev1.TaintEffectNoSchedule),
+			ct.Node("n2").Taint("dedicated", "gpu", corev1.TaintEffectNoSchedule), ct.Node("n3")}
+		out = append(out, c.on("a-0", ct.Pod("shop", "a-0").On("n1").Requests("100m", "").OwnedBy("ReplicaSet", "web")))
+		out = append(out, c.on("b-0", ct.Pod("shop", "b-0").On("n2").Requests("100m", "").OwnedBy("ReplicaSet", "web").Priority(-10)))
+		return out
+	}
+	const (
+		taintPolicy    = "limits: {total: 1}\nstrategies:\n  RemovePodsViolatingNodeTaints: {}\n"
+		lifetimePolicy = "limits: {total: 1}\nstrategies:\n  PodLifeTime: {maxPodLifeTimeSeconds: 86400}\n"
+	)
+	tests := []struct {
+		name   string
+		objs   []any
+		policy string
+		want   []string
+	}{
+		{name: "PodLifeTime: the lower priority before the oldest", objs: lifetime(nil), policy: lifetimePolicy,
+			want: []string{"shop/old-1"}},
+		{name: "PodLifeTime: the cost before the priority", objs: lifetime(costs{"old-0": "-1"}), policy: lifetimePolicy,
+			want: []string{"shop/old-0"}},
+		{name: "RemovePodsViolatingNodeTaints: the lower priority before node order", objs: tainted(nil), policy: taintPolicy,
+			want: []string{"shop/b-0"}},
+		{name: "RemovePodsViolatingNodeTaints: the cost before the priority", objs: tainted(costs{"a-0": "-1"}), policy: taintPolicy,
+			want: []string{"shop/a-0"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := strategytest.Plan(t, ct.Snapshot(t, tt.objs...), tt.policy)
+			strategytest.Equal(t, "moved", strategytest.Order(p), tt.want)
+		})
+	}
+}

@@ -7,7 +7,7 @@ import (
 // Need is a strategy's need to move k pods out of a group: the replicas of
 // a workload beyond a node's share, the pods a domain holds past a spread
 // constraint's maxSkew. The strategy proposes the group's pods through it,
-// in its order of preference (the cheapest first: ByCost), and may go on
+// in its order of preference (the cheapest first: Cheaper), and may go on
 // to further pods when one is refused, since another may fit where the
 // first did not. Only the pods the group needed and did not get are
 // skipped: when the strategy is done with the group, k less the pods that

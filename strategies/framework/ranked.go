@@ -17,13 +17,13 @@ type Ranked struct {
 	Rank int64
 }
 
-// OfferInOrder proposes the candidates cheapest first (ByCost), then
+// OfferInOrder proposes the candidates cheapest first (Cheaper), then
 // highest rank first, so that limits spend the cycle's evictions where they
 // cost least and help most. Equal ranks go by pod key, so that the plan does
 // not depend on the order of the snapshot.
 func (c *Cycle) OfferInOrder(strategy string, found []Ranked) {
 	slices.SortStableFunc(found, func(a, b Ranked) int {
-		if d := ByCost(a.Pod, b.Pod); d != 0 {
+		if d := Cheaper(a.Pod, b.Pod); d != 0 {
 			return d
 		}
 		if d := cmp.Compare(b.Rank, a.Rank); d != 0 {

@@ -61,7 +61,7 @@ func (s nodeTaints) Run(in *framework.Cycle) {
 			found = append(found, framework.Candidate{Pod: p, Reason: fmt.Sprintf("untolerated taint %s on %s", taintString(t), n.Name)})
 		}
 	}
-	slices.SortStableFunc(found, func(a, b framework.Candidate) int { return framework.ByCost(a.Pod, b.Pod) })
+	slices.SortStableFunc(found, func(a, b framework.Candidate) int { return framework.Cheaper(a.Pod, b.Pod) })
 	for _, c := range found {
 		in.Move(s.Name(), c)
 	}
