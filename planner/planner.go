@@ -60,6 +60,10 @@ func (pl *Planner) Plan(snap *cluster.Snapshot) *Plan {
 	for _, n := range in.Notes() {
 		c.plan.Notes = append(c.plan.Notes, Note{Strategy: n.Strategy, Node: n.Node, Text: n.Text})
 	}
+	c.plan.Notes = append(c.plan.Notes, c.nothingMoved(snap, c.plan.Notes)...)
+	if n := pl.pendingNote(snap); n != nil {
+		c.plan.Notes = append(c.plan.Notes, *n)
+	}
 	c.plan.Usage = pl.usageSummary(snap)
 	return c.plan
 }
