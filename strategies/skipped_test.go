@@ -252,3 +252,68 @@ func TestInterPodAntiAffinitySkipsOnlyThePodsTheConflictsNeededGone(t *testing.T
 		})
 	}
 }
+
+// The pods LowNodeUtilization would move and does not propose, since no
+// under-utilized node has room for them below the target, are counted as
+// the pods it proposes are: as far as the node needed them gone.
+func TestLowNodeUtilizationSkipsThePodsNoUnderUtilizedNodeHasRoomFor(t *testing.T) {
+	// n1 runs pods of 100m on 1 cpu; the target is 50%.
+	const policy = "strategies:\n  LowNodeUtilization:\n    thresholds: {cpu: 20}\n    targetThresholds: {cpu: 50}\n"
+	api := func(n int) []any {
+		out := []any{ct.Node("n1").CPU("1"), ct.DeploymentReplicaSet("shop", "api"), ct.DeploymentReplicaSet("shop", "db")}
+		for i := range n {
+			out = append(out, ct.Pod("shop", fmt.Sprintf("api-%d", i)).On("n1").Requests("100m", "").Deployment("api"))
+		}
+		return out
+	}
+	tests := []struct {
+		name  string
+		objs  []any
+		moved int
+		want  []string // "pod category: reason"
+		note  string
+	}{
+		{
+			// n2 is under-utilized, and the pods do not tolerate its
+			// taint: n1 needed four of its nine pods gone.
+			name: "no under-utilized node admits them: the four the node needed gone",
+			objs: append(api(9), ct.Node("n2").CPU("1").Taint("dedicated", "db", corev1.TaintEffectNoSchedule)),
+			want: []string{
+				"shop/api-0 no-fit: " + noRoom, "shop/api-1 no-fit: " + noRoom,
+				"shop/api-2 no-fit: " + noRoom, "shop/api-3 no-fit: " + noRoom,
+			},
+			note: "found 4 pods to move, moved none: 4 no-fit",
+		},
+		{
+			// n2, at 10%, takes four pods and is at its target: n1, at
+			// 60% then, needed one more gone.
+			name:  "the under-utilized nodes are full: the pod the node still needed gone",
+			objs:  append(api(10), ct.Node("n2").CPU("1"), ct.Pod("shop", "db-0").On("n2").Requests("100m", "").Deployment("db")),
+			moved: 4,
+			want:  []string{"shop/api-4 no-fit: the under-utilized nodes have no room left below LowNodeUtilization's target utilization"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := strategytest.Plan(t, ct.Snapshot(t, tt.objs...), policy)
+			if len(p.Moves) != tt.moved {
+				t.Errorf("moved %v, want %d moves", strategytest.MovedFrom(p), tt.moved)
+			}
+			var got, notes []string
+			for _, s := range p.Skipped {
+				got = append(got, fmt.Sprintf("%s %s: %s", s.Pod, s.Category, s.Reason))
+			}
+			strategytest.Equal(t, "skipped", got, tt.want)
+			for _, n := range p.Notes {
+				notes = append(notes, n.Text)
+			}
+			var want []string
+			if tt.note != "" {
+				want = []string{tt.note}
+			}
+			strategytest.Equal(t, "notes", notes, want)
+		})
+	}
+}
+
+const noRoom = "no under-utilized node that admits it (taints, node affinity, the other strategies' conditions) has room for it below LowNodeUtilization's target utilization"

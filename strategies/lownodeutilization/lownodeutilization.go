@@ -191,14 +191,19 @@ func (s lowNodeUtilization) balance(in *framework.Cycle, args *Args, g lowUtiliz
 
 // relieve moves pods off one over-utilized node until it is within target.
 // It reports false when no node can be relieved any more this cycle. The
-// pods it could not move are skipped only as far as the node needed them:
-// the fewest of them, in the order tried, that would have brought it within
-// target; the others were alternatives.
+// pods it could not move, proposed or not (no room below the targets), are
+// skipped only as far as the node needed them: the fewest of them, in the
+// order tried, that would have brought it within target; the others were
+// alternatives.
 func (s lowNodeUtilization) relieve(in *framework.Cycle, args *Args, g lowUtilizationGroup, name string, under []int32, room *noRoom, order *leavers,
 	accept func(*cluster.Pod) func(*cluster.Node) (bool, string), hasHeadroom func() bool) bool {
 	b := g.bands
 	need := in.Need(s.Name(), 0)
 	limit := args.NodeLimit()
+	// Once the under-utilized nodes are full, the pods that would relieve
+	// this node are still counted, for that reason; the nodes after it are
+	// not looked at.
+	full := false
 	defer func() {
 		need.Pods = need.Moved + needed(b, in.Snapshot.Node(name), need.Refused)
 		if limit >= 0 {
@@ -224,12 +229,20 @@ func (s lowNodeUtilization) relieve(in *framework.Cycle, args *Args, g lowUtiliz
 		if len(hot) == 0 {
 			break // within target
 		}
-		if !hasHeadroom() {
+		if !full && !hasHeadroom() {
 			klog.V(2).InfoS("LowNodeUtilization: under-utilized nodes have no headroom left", "pool", g.Pool)
-			return false
+			full = true
 		}
 		if !b.Relieves(p, hot) {
 			continue // moving it would not bring the node closer to its target
+		}
+		if full {
+			if !in.Evictable(Name, p) {
+				need.Hold(p, framework.Outcome{})
+			} else {
+				need.Hold(p, framework.Outcome{Category: framework.NoFit, Reason: reasonNoHeadroom(g)})
+			}
+			continue
 		}
 		if !in.Evictable(Name, p) {
 			// Let the planner say why, before any search for a target.
@@ -243,6 +256,7 @@ func (s lowNodeUtilization) relieve(in *framework.Cycle, args *Args, g lowUtiliz
 		if !fitsSomewhere(b, in, under, room, p) {
 			// No under-utilized node has room for it below its target:
 			// asking the scheduler would only say so at length.
+			need.Hold(p, framework.Outcome{Category: framework.NoFit, Reason: reasonNoRoom(g)})
 			continue
 		}
 		if o := need.Move(framework.Candidate{
@@ -257,7 +271,18 @@ func (s lowNodeUtilization) relieve(in *framework.Cycle, args *Args, g lowUtiliz
 			order.order(b, in.Snapshot.Node(name), pods[i+1:])
 		}
 	}
-	return true
+	return !full
+}
+
+// reasonNoHeadroom is why a pod stays when the under-utilized nodes are
+// full to their targets.
+func reasonNoHeadroom(g lowUtilizationGroup) string {
+	return "the under-utilized nodes" + g.In() + " have no room left below LowNodeUtilization's target utilization"
+}
+
+// reasonNoRoom is why a pod stays that no under-utilized node can take.
+func reasonNoRoom(g lowUtilizationGroup) string {
+	return "no under-utilized node" + g.In() + " that admits it (taints, node affinity, the other strategies' conditions) has room for it below LowNodeUtilization's target utilization"
 }
 
 // needed counts how many of the refused pods, in order, the node would

@@ -133,3 +133,36 @@ func TestGuardKeepsPreferredAffinity(t *testing.T) {
 		"  RemovePodsViolatingNodeAffinity: {nodeAffinityType: [preferredDuringSchedulingIgnoredDuringExecution]}\n")
 	strategytest.Equal(t, "with the affinity strategy", strategytest.MovedTo(both), []string{"n2"})
 }
+
+// A pod that its preferred node affinity weighs more on other nodes, none
+// of which can take it, stays, and the plan counts it with why; one the
+// planner would not evict, for the planner's reason.
+func TestPreferredNodeAffinityWithNoRoom(t *testing.T) {
+	const preferred = "strategies:\n  RemovePodsViolatingNodeAffinity: {nodeAffinityType: [preferredDuringSchedulingIgnoredDuringExecution]}\n"
+	db := func(name string) *ct.PodBuilder {
+		return ct.Pod("shop", name).On("a").Requests("500m", "").OwnedBy("StatefulSet", "db").PreferNodeLabelIn(50, "topology.kubernetes.io/zone", "zone-b")
+	}
+	tests := []struct {
+		name string
+		pod  *ct.PodBuilder
+		want string
+	}{
+		{"no room", db("db-0"),
+			"shop/db-0 no-fit: preferred node affinity weighs 0 on a, and none of the 1 nodes that it weighs more on can take the pod"},
+		{"opted out", db("db-0").Annotate("rebalancer.dev/evict", "false"),
+			`shop/db-0 opted-out: opted out with rebalancer.dev/evict: "false"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			snap := ct.Snapshot(t, ct.Node("a").Zone("zone-a"), ct.Node("b").Zone("zone-b"),
+				ct.Pod("shop", "big").On("b").Requests("3800m", "").OwnedBy("StatefulSet", "big"), tt.pod)
+			p := strategytest.Plan(t, snap, preferred)
+			strategytest.Equal(t, "moves", strategytest.Moves(p), nil)
+			var got []string
+			for _, s := range p.Skipped {
+				got = append(got, s.Pod+" "+string(s.Category)+": "+s.Reason)
+			}
+			strategytest.Equal(t, "skipped", got, []string{tt.want})
+		})
+	}
+}
