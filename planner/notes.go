@@ -22,6 +22,12 @@ func (c *cycle) nothingMoved(before *cluster.Snapshot, own []Note) []Note {
 	for _, m := range c.plan.Moves {
 		movedBy[m.Strategy], moved[m.Pod] = true, true
 	}
+	noted := make(map[[2]string]bool, len(own))
+	for _, n := range own {
+		if n.Node != "" {
+			noted[[2]string{n.Strategy, n.Node}] = true
+		}
+	}
 	var out []Note
 	for _, name := range c.planner.Policy.Enabled() {
 		if movedBy[name] {
@@ -35,7 +41,13 @@ func (c *cycle) nothingMoved(before *cluster.Snapshot, own []Note) []Note {
 			}
 			counts[k.Category]++
 			total++
-			explained = explained && notedNode(before, own, name, k.Pod)
+			if explained {
+				explained = false
+				if p := before.Pod(k.Pod); p != nil {
+					n := before.NodeOf(p)
+					explained = n != nil && noted[[2]string{name, n.Name}]
+				}
+			}
 		}
 		if total == 0 || explained {
 			continue
@@ -44,25 +56,6 @@ func (c *cycle) nothingMoved(before *cluster.Snapshot, own []Note) []Note {
 			Text: fmt.Sprintf("found %s to move, moved none: %s", pods(total), countsText(counts))})
 	}
 	return out
-}
-
-// notedNode reports whether the strategy wrote a note about the node the
-// pod runs on.
-func notedNode(snap *cluster.Snapshot, notes []Note, strategy, pod string) bool {
-	p := snap.Pod(pod)
-	if p == nil {
-		return false
-	}
-	n := snap.NodeOf(p)
-	if n == nil {
-		return false
-	}
-	for _, o := range notes {
-		if o.Strategy == strategy && o.Node == n.Name {
-			return true
-		}
-	}
-	return false
 }
 
 // countsText lists counts by category, the most frequent first, as the
