@@ -11,12 +11,15 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster"
 )
 
-// nothingMoved returns, in run order, a note for each strategy that found
-// pods to move and moved none of them, with what kept them: without it a
-// plan of no moves reads as a cluster with nothing to do. A strategy whose
-// own notes already speak of the node of each pod it skipped (see
-// HighNodeUtilization's "not emptied") is not said twice.
-func (c *cycle) nothingMoved(before *cluster.Snapshot, own []Note) []Note {
+// strategyNotes returns, in run order, what the planner says of each
+// strategy beside its own notes. A strategy that found pods to move and
+// moved none of them says so, with what kept them: without it a plan of no
+// moves reads as a cluster with nothing to do; one whose own notes already
+// speak of the node of each pod it skipped (HighNodeUtilization's "not
+// emptied") is not said twice. The pods a strategy did not propose and the
+// plan counts rather than lists (framework.Counter) are counted in a note
+// of their own.
+func (c *cycle) strategyNotes(before *cluster.Snapshot, own []Note) []Note {
 	movedBy := make(map[string]bool)
 	moved := make(map[string]bool, len(c.plan.Moves))
 	for _, m := range c.plan.Moves {
@@ -30,11 +33,7 @@ func (c *cycle) nothingMoved(before *cluster.Snapshot, own []Note) []Note {
 	}
 	var out []Note
 	for _, name := range c.planner.Policy.Enabled() {
-		if movedBy[name] {
-			continue
-		}
-		counts := make(map[Category]int)
-		total, explained := 0, true
+		counts, total, explained := make(map[Category]int), 0, true
 		for _, k := range c.skips.byStrategy[name] {
 			if moved[k.Pod] {
 				continue // another strategy did it
@@ -49,13 +48,72 @@ func (c *cycle) nothingMoved(before *cluster.Snapshot, own []Note) []Note {
 				}
 			}
 		}
-		if total == 0 || explained {
-			continue
+		unlisted, first := c.unlisted(name, moved)
+		for cat, n := range unlisted {
+			counts[cat] += n
+			total += n
+			explained = false
 		}
-		out = append(out, Note{Strategy: name, Skipped: counts,
-			Text: fmt.Sprintf("found %s to move, moved none: %s", pods(total), countsText(counts))})
+		var text []string
+		if !movedBy[name] && total > 0 && !explained {
+			text = append(text, fmt.Sprintf("found %s to move, moved none: %s", pods(total), countsText(counts)))
+		}
+		if len(unlisted) > 0 {
+			n := 0
+			for _, v := range unlisted {
+				n += v
+			}
+			example := first.Pod + ": " + first.Reason
+			if n > 1 {
+				example = first.Pod + " first: " + first.Reason
+			}
+			if len(text) > 0 {
+				text = append(text, fmt.Sprintf("%d of them not proposed, counted here rather than listed as skipped; %s", n, example))
+			} else {
+				counts = unlisted
+				text = append(text, fmt.Sprintf("%s not proposed, counted here rather than listed as skipped (%s); %s",
+					pods(n), countsText(unlisted), example))
+			}
+		}
+		if len(text) > 0 {
+			out = append(out, Note{Strategy: name, Skipped: counts, Text: strings.Join(text, "; ")})
+		}
 	}
 	return out
+}
+
+// unlisted counts by category the pods the strategy did not propose and
+// the plan does not list, each once, leaving out those that moved, and
+// returns the first of them that stays.
+func (c *cycle) unlisted(strategy string, moved map[string]bool) (map[Category]int, Skip) {
+	counted := c.skips.counted[strategy]
+	if len(counted) == 0 {
+		return nil, Skip{}
+	}
+	counts := make(map[Category]int)
+	seen := make(map[*cluster.Pod]bool, len(counted))
+	first := c.skips.firstCounted[strategy]
+	firstStays := false
+	var other *countedPod
+	for i, k := range counted {
+		if moved[k.pod.Key] || seen[k.pod] {
+			continue
+		}
+		seen[k.pod] = true
+		counts[k.category]++
+		firstStays = firstStays || k.pod.Key == first.Pod
+		if other == nil {
+			other = &counted[i]
+		}
+	}
+	if len(counts) == 0 {
+		return nil, Skip{}
+	}
+	if !firstStays {
+		// Another strategy moved it: name the next one, by its category.
+		first = Skip{Pod: other.pod.Key, Strategy: strategy, Category: other.category, Reason: string(other.category)}
+	}
+	return counts, first
 }
 
 // countsText lists counts by category, the most frequent first, as the

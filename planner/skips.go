@@ -3,6 +3,8 @@ package planner
 import (
 	"cmp"
 	"slices"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
 )
 
 // skips are the pods that strategies needed to move and could not, as the
@@ -18,11 +20,26 @@ type skips struct {
 	at map[string]map[string]int
 	// stale holds, while a strategy runs, what its previous run recorded.
 	stale map[string][]Skip
+	// counted holds, per strategy, the pods it did not propose that the
+	// plan counts in a note rather than lists (framework.Counter), as the
+	// latest run left them; staleCounted, its previous run's while it runs.
+	counted, staleCounted map[string][]countedPod
+	// firstCounted is the first pod each strategy's latest run counted;
+	// staleFirst, its previous run's while it runs.
+	firstCounted, staleFirst map[string]Skip
+}
+
+// countedPod is a pod counted and not listed: they are many, and only the
+// first one's reason is told.
+type countedPod struct {
+	pod      *cluster.Pod
+	category Category
 }
 
 func newSkips(order []string) *skips {
 	s := &skips{rank: make(map[string]int, len(order)), byStrategy: make(map[string][]Skip),
-		at: make(map[string]map[string]int), stale: make(map[string][]Skip)}
+		at: make(map[string]map[string]int), stale: make(map[string][]Skip),
+		counted: make(map[string][]countedPod), staleCounted: make(map[string][]countedPod), firstCounted: make(map[string]Skip), staleFirst: make(map[string]Skip)}
 	for i, name := range order {
 		s.rank[name] = i
 	}
@@ -35,6 +52,10 @@ func (s *skips) begin(strategy string) {
 	s.stale[strategy] = s.byStrategy[strategy]
 	s.byStrategy[strategy] = nil
 	s.at[strategy] = make(map[string]int)
+	s.staleCounted[strategy] = s.counted[strategy]
+	s.counted[strategy] = nil
+	s.staleFirst[strategy] = s.firstCounted[strategy]
+	delete(s.firstCounted, strategy)
 }
 
 // end ends a run. A run cut short (the cycle can evict nothing more) did
@@ -55,8 +76,22 @@ func (s *skips) end(strategy string, cutShort bool) {
 		for _, k := range current {
 			s.put(strategy, k)
 		}
+		if len(s.staleCounted[strategy]) > 0 {
+			s.counted[strategy] = append(s.staleCounted[strategy], s.counted[strategy]...)
+			s.firstCounted[strategy] = s.staleFirst[strategy]
+		}
 	}
 	delete(s.stale, strategy)
+	delete(s.staleCounted, strategy)
+	delete(s.staleFirst, strategy)
+}
+
+// count records a pod the plan counts rather than lists.
+func (s *skips) count(strategy string, p *cluster.Pod, k Skip) {
+	if len(s.counted[strategy]) == 0 {
+		s.firstCounted[strategy] = k
+	}
+	s.counted[strategy] = append(s.counted[strategy], countedPod{p, k.Category})
 }
 
 // put records a pod once per strategy: the first reason stands.
