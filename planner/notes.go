@@ -92,26 +92,19 @@ func (c *cycle) unlisted(strategy string, moved map[string]bool) (map[Category]i
 	}
 	counts := make(map[Category]int)
 	seen := make(map[*cluster.Pod]bool, len(counted))
-	first := c.skips.firstCounted[strategy]
-	firstStays := false
-	var other *countedPod
-	for i, k := range counted {
+	var first Skip
+	for _, k := range counted {
 		if moved[k.pod.Key] || seen[k.pod] {
 			continue
 		}
 		seen[k.pod] = true
-		counts[k.category]++
-		firstStays = firstStays || k.pod.Key == first.Pod
-		if other == nil {
-			other = &counted[i]
+		if len(counts) == 0 {
+			first = Skip{Pod: k.pod.Key, Strategy: strategy, Category: k.category, Reason: k.reason}
 		}
+		counts[k.category]++
 	}
 	if len(counts) == 0 {
 		return nil, Skip{}
-	}
-	if !firstStays {
-		// Another strategy moved it: name the next one, by its category.
-		first = Skip{Pod: other.pod.Key, Strategy: strategy, Category: other.category, Reason: string(other.category)}
 	}
 	return counts, first
 }

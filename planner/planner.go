@@ -364,7 +364,7 @@ func (c *cycle) Count(strategy string, p *cluster.Pod, o framework.Outcome) {
 	if cat == "" {
 		return
 	}
-	c.skips.count(strategy, p, Skip{Pod: p.Key, Strategy: strategy, Category: cat, Reason: why})
+	c.skips.count(strategy, p, cat, why)
 }
 
 // usage reports the utilization of the policy's nodes before and after.

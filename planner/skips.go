@@ -24,22 +24,21 @@ type skips struct {
 	// plan counts in a note rather than lists (framework.Counter), as the
 	// latest run left them; staleCounted, its previous run's while it runs.
 	counted, staleCounted map[string][]countedPod
-	// firstCounted is the first pod each strategy's latest run counted;
-	// staleFirst, its previous run's while it runs.
-	firstCounted, staleFirst map[string]Skip
 }
 
 // countedPod is a pod counted and not listed: they are many, and only the
-// first one's reason is told.
+// first one's reason is told (strategies share one reason string among
+// them).
 type countedPod struct {
 	pod      *cluster.Pod
 	category Category
+	reason   string
 }
 
 func newSkips(order []string) *skips {
 	s := &skips{rank: make(map[string]int, len(order)), byStrategy: make(map[string][]Skip),
 		at: make(map[string]map[string]int), stale: make(map[string][]Skip),
-		counted: make(map[string][]countedPod), staleCounted: make(map[string][]countedPod), firstCounted: make(map[string]Skip), staleFirst: make(map[string]Skip)}
+		counted: make(map[string][]countedPod), staleCounted: make(map[string][]countedPod)}
 	for i, name := range order {
 		s.rank[name] = i
 	}
@@ -54,8 +53,6 @@ func (s *skips) begin(strategy string) {
 	s.at[strategy] = make(map[string]int)
 	s.staleCounted[strategy] = s.counted[strategy]
 	s.counted[strategy] = nil
-	s.staleFirst[strategy] = s.firstCounted[strategy]
-	delete(s.firstCounted, strategy)
 }
 
 // end ends a run. A run cut short (the cycle can evict nothing more) did
@@ -76,22 +73,15 @@ func (s *skips) end(strategy string, cutShort bool) {
 		for _, k := range current {
 			s.put(strategy, k)
 		}
-		if len(s.staleCounted[strategy]) > 0 {
-			s.counted[strategy] = append(s.staleCounted[strategy], s.counted[strategy]...)
-			s.firstCounted[strategy] = s.staleFirst[strategy]
-		}
+		s.counted[strategy] = append(s.staleCounted[strategy], s.counted[strategy]...)
 	}
 	delete(s.stale, strategy)
 	delete(s.staleCounted, strategy)
-	delete(s.staleFirst, strategy)
 }
 
 // count records a pod the plan counts rather than lists.
-func (s *skips) count(strategy string, p *cluster.Pod, k Skip) {
-	if len(s.counted[strategy]) == 0 {
-		s.firstCounted[strategy] = k
-	}
-	s.counted[strategy] = append(s.counted[strategy], countedPod{p, k.Category})
+func (s *skips) count(strategy string, p *cluster.Pod, cat Category, why string) {
+	s.counted[strategy] = append(s.counted[strategy], countedPod{p, cat, why})
 }
 
 // put records a pod once per strategy: the first reason stands.
