@@ -33,7 +33,9 @@ type Plan struct {
 	// usage came from and how much of it was measured.
 	Usage *UsageSummary `json:"usage,omitempty"`
 	// Notes are what the strategies said beside their moves: nodes they
-	// left out (their usage unknown), or why they did nothing.
+	// left out (their usage unknown), or why they did nothing; then, for
+	// each strategy that found pods to move and moved none, what kept them;
+	// then the pods that wait for a node.
 	Notes []Note `json:"notes,omitempty"`
 	// Observations are the counts of consecutive observations the
 	// utilization strategies made (metricsUtilization.consecutiveObservations),
@@ -43,13 +45,20 @@ type Plan struct {
 }
 
 // Note is what a strategy said of a node it left out, or of itself when it
-// did nothing. The plan owns its format, as it owns Move's: the strategies
-// record theirs as framework.Note, and the report reads only the plan.
+// did nothing, or what the planner says of the cycle. The plan owns its
+// format, as it owns Move's: the strategies record theirs as
+// framework.Note, and the report reads only the plan.
 type Note struct {
-	Strategy string `json:"strategy"`
+	// Strategy is the strategy the note is about; empty for the cycle.
+	Strategy string `json:"strategy,omitempty"`
 	// Node is the node the note is about; empty for the whole strategy.
 	Node string `json:"node,omitempty"`
 	Text string `json:"text"`
+	// Skipped counts, by category, the pods a strategy found to move and
+	// moved none of.
+	Skipped map[Category]int `json:"skipped,omitempty"`
+	// Pending counts the pods that wait for a node.
+	Pending *PendingPods `json:"pending,omitempty"`
 }
 
 // UsageSummary tells how far measured usage, rather than requests, stood

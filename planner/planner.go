@@ -60,6 +60,10 @@ func (pl *Planner) Plan(snap *cluster.Snapshot) *Plan {
 	for _, n := range in.Notes() {
 		c.plan.Notes = append(c.plan.Notes, Note{Strategy: n.Strategy, Node: n.Node, Text: n.Text})
 	}
+	c.plan.Notes = append(c.plan.Notes, c.strategyNotes(snap, c.plan.Notes)...)
+	if n := pl.pendingNote(snap); n != nil {
+		c.plan.Notes = append(c.plan.Notes, *n)
+	}
 	c.plan.Usage = pl.usageSummary(snap)
 	return c.plan
 }
@@ -348,6 +352,19 @@ func (c *cycle) Skip(strategy string, p *cluster.Pod, o framework.Outcome) {
 		return // moved, or evictable after all: nothing keeps it in place
 	}
 	c.skips.put(strategy, Skip{Pod: p.Key, Strategy: strategy, Category: cat, Reason: why})
+}
+
+// Count implements framework.Counter.
+func (c *cycle) Count(strategy string, p *cluster.Pod, o framework.Outcome) {
+	c.reports[strategy]++
+	cat, why := o.Category, o.Reason
+	if cat == "" && why == "" {
+		cat, why = c.check(strategy, p)
+	}
+	if cat == "" {
+		return
+	}
+	c.skips.count(strategy, p, cat, why)
 }
 
 // usage reports the utilization of the policy's nodes before and after.

@@ -3,6 +3,8 @@ package planner
 import (
 	"cmp"
 	"slices"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
 )
 
 // skips are the pods that strategies needed to move and could not, as the
@@ -18,11 +20,25 @@ type skips struct {
 	at map[string]map[string]int
 	// stale holds, while a strategy runs, what its previous run recorded.
 	stale map[string][]Skip
+	// counted holds, per strategy, the pods it did not propose that the
+	// plan counts in a note rather than lists (framework.Counter), as the
+	// latest run left them; staleCounted, its previous run's while it runs.
+	counted, staleCounted map[string][]countedPod
+}
+
+// countedPod is a pod counted and not listed: they are many, and only the
+// first one's reason is told (strategies share one reason string among
+// them).
+type countedPod struct {
+	pod      *cluster.Pod
+	category Category
+	reason   string
 }
 
 func newSkips(order []string) *skips {
 	s := &skips{rank: make(map[string]int, len(order)), byStrategy: make(map[string][]Skip),
-		at: make(map[string]map[string]int), stale: make(map[string][]Skip)}
+		at: make(map[string]map[string]int), stale: make(map[string][]Skip),
+		counted: make(map[string][]countedPod), staleCounted: make(map[string][]countedPod)}
 	for i, name := range order {
 		s.rank[name] = i
 	}
@@ -35,6 +51,8 @@ func (s *skips) begin(strategy string) {
 	s.stale[strategy] = s.byStrategy[strategy]
 	s.byStrategy[strategy] = nil
 	s.at[strategy] = make(map[string]int)
+	s.staleCounted[strategy] = s.counted[strategy]
+	s.counted[strategy] = nil
 }
 
 // end ends a run. A run cut short (the cycle can evict nothing more) did
@@ -55,8 +73,15 @@ func (s *skips) end(strategy string, cutShort bool) {
 		for _, k := range current {
 			s.put(strategy, k)
 		}
+		s.counted[strategy] = append(s.staleCounted[strategy], s.counted[strategy]...)
 	}
 	delete(s.stale, strategy)
+	delete(s.staleCounted, strategy)
+}
+
+// count records a pod the plan counts rather than lists.
+func (s *skips) count(strategy string, p *cluster.Pod, cat Category, why string) {
+	s.counted[strategy] = append(s.counted[strategy], countedPod{p, cat, why})
 }
 
 // put records a pod once per strategy: the first reason stands.

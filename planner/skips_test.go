@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
+	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
 )
 
 // What the strategies recorded, run by run, and what the plan lists.
@@ -104,6 +107,54 @@ func TestSkippedPodsAreListedOnce(t *testing.T) {
 			}
 			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
 				t.Errorf("skipped:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(tt.want, "\n  "))
+			}
+		})
+	}
+}
+
+// The pods a strategy counts rather than lists follow its runs as its
+// skipped pods do: a later run replaces them, one cut short by limits.total
+// keeps the earlier run's beside its own; each is counted once, and a pod
+// that moved is not.
+func TestCountedPodsFollowTheRuns(t *testing.T) {
+	const low = "LowNodeUtilization"
+	pod := func(name string) *cluster.Pod {
+		snap := ct.Snapshot(t, ct.Node("n1"), ct.Pod("shop", name).On("n1"))
+		return snap.Pod("shop/" + name)
+	}
+	a, b := pod("a"), pod("b")
+	noFit := func(p *cluster.Pod) Skip {
+		return Skip{Pod: p.Key, Strategy: low, Category: NoFit, Reason: "no room for " + p.Name}
+	}
+	type run struct {
+		pods     []*cluster.Pod
+		cutShort bool
+	}
+	tests := []struct {
+		name  string
+		runs  []run
+		moved string
+		want  string // counts, then the first pod's reason
+	}{
+		{"a later run replaces the earlier one's", []run{{[]*cluster.Pod{a}, false}, {[]*cluster.Pod{b}, false}}, "", "map[no-fit:1] no room for b"},
+		{"a later run cut short keeps the earlier one's", []run{{[]*cluster.Pod{a}, false}, {[]*cluster.Pod{b, a}, true}}, "", "map[no-fit:2] no room for a"},
+		{"a pod that moved is not counted", []run{{[]*cluster.Pod{a, b}, false}}, "shop/a", "map[no-fit:1] no room for b"},
+		{"nothing counted", []run{{nil, false}}, "", "map[] "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &cycle{skips: newSkips([]string{low})}
+			for _, r := range tt.runs {
+				c.skips.begin(low)
+				for _, p := range r.pods {
+					k := noFit(p)
+					c.skips.count(low, p, k.Category, k.Reason)
+				}
+				c.skips.end(low, r.cutShort)
+			}
+			counts, first := c.unlisted(low, map[string]bool{tt.moved: true})
+			if got := fmt.Sprintf("%v %s", counts, first.Reason); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
 	}

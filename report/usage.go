@@ -24,11 +24,16 @@ func printUsage(w io.Writer, r *Report) {
 	if len(r.Notes) > 0 {
 		fmt.Fprintln(w, "\nNOTES\nSTRATEGY\tNODE\tNOTE")
 		for _, n := range r.Notes {
-			node := n.Node
+			// A note of no strategy, or of no node, is about the cycle or
+			// the whole strategy.
+			strategy, node := n.Strategy, n.Node
+			if strategy == "" {
+				strategy = "-"
+			}
 			if node == "" {
 				node = "-"
 			}
-			fmt.Fprintf(w, "%s\t%s\t%s\n", n.Strategy, node, n.Text)
+			fmt.Fprintf(w, "%s\t%s\t%s\n", strategy, node, n.Text)
 		}
 	}
 }

@@ -252,3 +252,66 @@ func TestInterPodAntiAffinitySkipsOnlyThePodsTheConflictsNeededGone(t *testing.T
 		})
 	}
 }
+
+// The pods LowNodeUtilization would move and does not propose, since no
+// under-utilized node has room for them below the target, are counted as
+// far as the node needed them gone, as the pods it proposes are; on a large
+// cluster they are thousands, so the plan's notes count them rather than
+// list them among the skipped pods.
+func TestLowNodeUtilizationCountsThePodsNoUnderUtilizedNodeHasRoomFor(t *testing.T) {
+	// n1 runs pods of 100m on 1 cpu; the target is 50%.
+	const policy = "strategies:\n  LowNodeUtilization:\n    thresholds: {cpu: 20}\n    targetThresholds: {cpu: 50}\n"
+	api := func(n int) []any {
+		out := []any{ct.Node("n1").CPU("1"), ct.DeploymentReplicaSet("shop", "api"), ct.DeploymentReplicaSet("shop", "db")}
+		for i := range n {
+			out = append(out, ct.Pod("shop", fmt.Sprintf("api-%d", i)).On("n1").Requests("100m", "").Deployment("api"))
+		}
+		return out
+	}
+	tests := []struct {
+		name  string
+		objs  []any
+		moved int
+		note  string
+		count string // the note's counts, as -o json has them
+	}{
+		{
+			// n2 is under-utilized, and the pods do not tolerate its
+			// taint: n1 needed four of its nine pods gone.
+			name: "no under-utilized node admits them: the four the node needed gone",
+			objs: append(api(9), ct.Node("n2").CPU("1").Taint("dedicated", "db", corev1.TaintEffectNoSchedule)),
+			note: "found 4 pods to move, moved none: 4 no-fit; 4 of them not proposed, counted here rather than listed as skipped; " +
+				"shop/api-0 first: " + noRoom,
+			count: "map[no-fit:4]",
+		},
+		{
+			// n2, at 10%, takes four pods and is at its target: n1, at
+			// 60% then, needed one more gone.
+			name:  "the under-utilized nodes are full: the pod the node still needed gone",
+			objs:  append(api(10), ct.Node("n2").CPU("1"), ct.Pod("shop", "db-0").On("n2").Requests("100m", "").Deployment("db")),
+			moved: 4,
+			note: "1 pod not proposed, counted here rather than listed as skipped (1 no-fit); " +
+				"shop/api-4: the under-utilized nodes have no room left below LowNodeUtilization's target utilization",
+			count: "map[no-fit:1]",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := strategytest.Plan(t, ct.Snapshot(t, tt.objs...), policy)
+			if len(p.Moves) != tt.moved {
+				t.Errorf("moved %v, want %d moves", strategytest.MovedFrom(p), tt.moved)
+			}
+			strategytest.Equal(t, "skipped", skippedPods(p), []string{})
+			var notes []string
+			for _, n := range p.Notes {
+				notes = append(notes, n.Strategy+": "+n.Text)
+			}
+			strategytest.Equal(t, "notes", notes, []string{"LowNodeUtilization: " + tt.note})
+			if got := fmt.Sprint(p.Notes[0].Skipped); got != tt.count {
+				t.Errorf("the note's counts = %s, want %s", got, tt.count)
+			}
+		})
+	}
+}
+
+const noRoom = "no under-utilized node that admits it (taints, node affinity, the other strategies' conditions) has room for it below LowNodeUtilization's target utilization"

@@ -67,3 +67,28 @@ func (b *PodBuilder) Scheduled() *PodBuilder {
 	b.p.Status.Conditions = append(b.p.Status.Conditions, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue})
 	return b
 }
+
+// Unschedulable makes the pod one the scheduler tried and found no node
+// for: unbound, phase Pending, PodScheduled False with reason
+// Unschedulable, as kube-scheduler records it.
+func (b *PodBuilder) Unschedulable() *PodBuilder {
+	b.p.Spec.NodeName = ""
+	b.p.Status = corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{
+		Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable,
+		Message: "0/3 nodes are available: 3 Insufficient cpu."}}}
+	return b
+}
+
+// SchedulingGated holds the pod back from scheduling with gates: unbound,
+// phase Pending, PodScheduled False with reason SchedulingGated, as the API
+// server records it.
+func (b *PodBuilder) SchedulingGated(gates ...string) *PodBuilder {
+	b.p.Spec.NodeName = ""
+	for _, g := range gates {
+		b.p.Spec.SchedulingGates = append(b.p.Spec.SchedulingGates, corev1.PodSchedulingGate{Name: g})
+	}
+	b.p.Status = corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{
+		Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonSchedulingGated,
+		Message: "Scheduling is blocked due to non-empty scheduling gates"}}}
+	return b
+}

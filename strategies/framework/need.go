@@ -30,6 +30,10 @@ type Need struct {
 type Refusal struct {
 	Pod     *cluster.Pod
 	Outcome Outcome
+	// Counted marks a pod the strategy did not propose and would drop by
+	// the thousand on a large cluster: it is counted, not listed (see
+	// Counter).
+	Counted bool
 }
 
 // Need starts a group of which the strategy needs k pods to move.
@@ -58,7 +62,17 @@ func (w *Need) Hold(p *cluster.Pod, o Outcome) {
 			return
 		}
 	}
-	w.Refused = append(w.Refused, Refusal{p, o})
+	w.Refused = append(w.Refused, Refusal{Pod: p, Outcome: o})
+}
+
+// HoldCounted is Hold for a pod the plan counts rather than lists, when
+// it is one the group needed (see Counter).
+func (w *Need) HoldCounted(p *cluster.Pod, o Outcome) {
+	n := len(w.Refused)
+	w.Hold(p, o)
+	if len(w.Refused) > n {
+		w.Refused[n].Counted = true
+	}
 }
 
 // Missing is how many more pods the group needs.
@@ -71,5 +85,22 @@ func (w *Need) Done() {
 	}
 }
 
-// Skip records one refused pod as skipped.
-func (w *Need) Skip(r Refusal) { w.cycle.Mover.Skip(w.strategy, r.Pod, r.Outcome) }
+// Skip records one refused pod as skipped, or counts it.
+func (w *Need) Skip(r Refusal) {
+	if r.Counted {
+		w.cycle.Count(w.strategy, r.Pod, r.Outcome)
+		return
+	}
+	w.cycle.Mover.Skip(w.strategy, r.Pod, r.Outcome)
+}
+
+// Count records a pod the strategy needed to move and did not propose, as
+// Mover.Skip does, to be counted rather than listed when the Mover is a
+// Counter.
+func (c *Cycle) Count(strategy string, p *cluster.Pod, o Outcome) {
+	if m, ok := c.Mover.(Counter); ok {
+		m.Count(strategy, p, o)
+		return
+	}
+	c.Mover.Skip(strategy, p, o)
+}

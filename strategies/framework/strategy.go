@@ -104,6 +104,15 @@ type Mover interface {
 	Exhausted() bool
 }
 
+// Counter is implemented by a Mover that counts, by reason, the pods a
+// strategy needed to move and did not propose, without listing them: a
+// strategy whose cheap checks pass over thousands of pods on a large
+// cluster (LowNodeUtilization's pods that no under-utilized node has room
+// for) would flood the plan's skipped pods. It takes what Skip takes.
+type Counter interface {
+	Count(strategy string, p *cluster.Pod, o Outcome)
+}
+
 // GroupChecker is implemented by a Mover that can tell whether pods may all
 // be evicted in this cycle together: limits and disruption budgets counted
 // for all of them, not one at a time.

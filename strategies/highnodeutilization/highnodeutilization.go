@@ -162,9 +162,10 @@ func (s highNodeUtilization) compact(in *framework.Cycle, args *Args, g highUtil
 	for _, u := range under {
 		n := fork.Node(u.Name)
 		var pods []*cluster.Pod
+		var blocker *cluster.Pod
 		why := keptByAutoscaler(n)
 		if why == "" {
-			pods, why = s.leaving(in, args, g.bands, n)
+			pods, blocker, why = s.leaving(in, args, g.bands, n)
 		}
 		if why == "" {
 			if why = belowMinImprovement(g.bands, args, n); why != "" && commit {
@@ -177,6 +178,11 @@ func (s highNodeUtilization) compact(in *framework.Cycle, args *Args, g highUtil
 		if why != "" {
 			klog.V(3).InfoS("HighNodeUtilization: node cannot be emptied", "node", n.Name, "reason", why)
 			if commit {
+				if blocker != nil {
+					// The pod that keeps the node, for the planner's
+					// reason, as the pod that fits nowhere is.
+					in.Mover.Skip(Name, blocker, framework.Outcome{})
+				}
 				in.Note(Name, n.Name, "not emptied: "+why)
 			}
 			continue
@@ -222,8 +228,9 @@ func keptByAutoscaler(n *cluster.Node) string {
 // leaving returns the pods that must leave the node to empty it: all but
 // DaemonSet pods and static pods, which stay with the node and do not keep
 // an autoscaler from removing it, and pods already terminating. It returns
-// why the node cannot be emptied when one of them cannot leave now.
-func (highNodeUtilization) leaving(in *framework.Cycle, args *Args, b nodeutilization.Bands, n *cluster.Node) ([]*cluster.Pod, string) {
+// why the node cannot be emptied when one of them cannot leave now, and
+// that pod when the planner would not evict it.
+func (highNodeUtilization) leaving(in *framework.Cycle, args *Args, b nodeutilization.Bands, n *cluster.Node) ([]*cluster.Pod, *cluster.Pod, string) {
 	var pods []*cluster.Pod
 	for _, p := range n.Pods() {
 		if p.IsDaemonSetPod() || p.IsMirror() || p.IsTerminating() {
@@ -235,16 +242,16 @@ func (highNodeUtilization) leaving(in *framework.Cycle, args *Args, b nodeutiliz
 			continue
 		}
 		if in.Args(Name, p) == nil || !args.EvictableNamespaces.Allows(p.Namespace) {
-			return nil, p.Key + " is not one HighNodeUtilization may move"
+			return nil, nil, p.Key + " is not one HighNodeUtilization may move"
 		}
 		if why := in.Mover.Evictable(Name, p); why != "" {
-			return nil, p.Key + ": " + why
+			return nil, p, p.Key + ": " + why
 		}
 		pods = append(pods, p)
 	}
 	if gc, ok := in.Mover.(framework.GroupChecker); ok && len(pods) > 1 {
 		if why := gc.EvictableTogether(Name, pods); why != "" {
-			return nil, why
+			return nil, nil, why
 		}
 	}
 	// The biggest first: they are the hardest to fit. Their replacements
@@ -261,7 +268,7 @@ func (highNodeUtilization) leaving(in *framework.Cycle, args *Args, b nodeutiliz
 		}
 		return strings.Compare(a.Key, b.Key)
 	})
-	return pods, ""
+	return pods, nil, ""
 }
 
 // stuckPod is the pod that keeps a node from being emptied, and why.

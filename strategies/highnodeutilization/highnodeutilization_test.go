@@ -2,6 +2,7 @@ package highnodeutilization_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -355,5 +356,29 @@ func TestHighNodeUtilizationLeavesNodesTheAutoscalerKeeps(t *testing.T) {
 			}
 			strategytest.Equal(t, "notes", notes, want)
 		})
+	}
+}
+
+// A node one of whose pods the planner would not evict stays, and the pod
+// is skipped for the planner's reason beside the node's note; the plan
+// does not say it again as a strategy that moved nothing.
+func TestHighNodeUtilizationSkipsThePodThatKeepsANode(t *testing.T) {
+	objs := [][]any{
+		{ct.Node("n1"), ct.Node("n2"), ct.Pod("shop", "a-n1-1").On("n1").Requests("500m", "").Deployment("a").Annotate("rebalancer.dev/evict", "false")},
+		strategytest.CPUPods("n1", "a", "500m"), // 25% with the pod above
+		strategytest.CPUPods("n2", "c", "2"),    // 50%
+	}
+	plan := strategytest.Plan(t, strategytest.Snapshot(t, objs...), "strategies:\n  HighNodeUtilization:\n    thresholds: {cpu: 50}\n")
+	var skipped, notes []string
+	for _, s := range plan.Skipped {
+		skipped = append(skipped, fmt.Sprintf("%s %s", s.Pod, s.Category))
+	}
+	for _, n := range plan.Notes {
+		notes = append(notes, n.Node+": "+n.Text)
+	}
+	strategytest.Equal(t, "moves", strategytest.Moves(plan), nil)
+	strategytest.Equal(t, "skipped", skipped, []string{"shop/a-n1-1 opted-out"})
+	if len(notes) != 1 || !strings.HasPrefix(notes[0], "n1: not emptied: shop/a-n1-1: ") {
+		t.Errorf("notes = %q, want n1's alone", notes)
 	}
 }

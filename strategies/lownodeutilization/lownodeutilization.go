@@ -193,12 +193,30 @@ func (s lowNodeUtilization) balance(in *framework.Cycle, args *Args, g lowUtiliz
 // It reports false when no node can be relieved any more this cycle. The
 // pods it could not move are skipped only as far as the node needed them:
 // the fewest of them, in the order tried, that would have brought it within
-// target; the others were alternatives.
+// target; the others were alternatives. Those it did not propose, as no
+// under-utilized node has room for them below the targets, are counted
+// rather than listed: on a large cluster they are thousands.
 func (s lowNodeUtilization) relieve(in *framework.Cycle, args *Args, g lowUtilizationGroup, name string, under []int32, room *noRoom, order *leavers,
 	accept func(*cluster.Pod) func(*cluster.Node) (bool, string), hasHeadroom func() bool) bool {
 	b := g.bands
 	need := in.Need(s.Name(), 0)
 	limit := args.NodeLimit()
+	// Once the under-utilized nodes are full, the pods that would relieve
+	// this node are still counted, for that reason; the nodes after it are
+	// not looked at.
+	full := false
+	// The pods held without a proposal stop once those held would bring
+	// the node within target: Done would not record more (moves only
+	// lower what the node must shed).
+	enough := false
+	var whyFull, whyNoRoom string
+	hold := func(p *cluster.Pod, o framework.Outcome) {
+		if enough {
+			return
+		}
+		need.HoldCounted(p, o)
+		enough = needed(b, in.Snapshot.Node(name), need.Refused) < len(need.Refused)
+	}
 	defer func() {
 		need.Pods = need.Moved + needed(b, in.Snapshot.Node(name), need.Refused)
 		if limit >= 0 {
@@ -224,12 +242,23 @@ func (s lowNodeUtilization) relieve(in *framework.Cycle, args *Args, g lowUtiliz
 		if len(hot) == 0 {
 			break // within target
 		}
-		if !hasHeadroom() {
+		if !full && !hasHeadroom() {
 			klog.V(2).InfoS("LowNodeUtilization: under-utilized nodes have no headroom left", "pool", g.Pool)
-			return false
+			full = true
 		}
 		if !b.Relieves(p, hot) {
 			continue // moving it would not bring the node closer to its target
+		}
+		if full {
+			if whyFull == "" {
+				whyFull = "the under-utilized nodes" + g.In() + " have no room left below LowNodeUtilization's target utilization"
+			}
+			if !in.Evictable(Name, p) {
+				hold(p, framework.Outcome{})
+			} else {
+				hold(p, framework.Outcome{Category: framework.NoFit, Reason: whyFull})
+			}
+			continue
 		}
 		if !in.Evictable(Name, p) {
 			// Let the planner say why, before any search for a target.
@@ -243,6 +272,10 @@ func (s lowNodeUtilization) relieve(in *framework.Cycle, args *Args, g lowUtiliz
 		if !fitsSomewhere(b, in, under, room, p) {
 			// No under-utilized node has room for it below its target:
 			// asking the scheduler would only say so at length.
+			if whyNoRoom == "" {
+				whyNoRoom = "no under-utilized node" + g.In() + " that admits it (taints, node affinity, the other strategies' conditions) has room for it below LowNodeUtilization's target utilization"
+			}
+			hold(p, framework.Outcome{Category: framework.NoFit, Reason: whyNoRoom})
 			continue
 		}
 		if o := need.Move(framework.Candidate{
@@ -257,17 +290,24 @@ func (s lowNodeUtilization) relieve(in *framework.Cycle, args *Args, g lowUtiliz
 			order.order(b, in.Snapshot.Node(name), pods[i+1:])
 		}
 	}
-	return true
+	return !full
 }
 
 // needed counts how many of the refused pods, in order, the node would
 // have had to shed to be within target: 0 when it is.
 func needed(b nodeutilization.Bands, n *cluster.Node, refused []framework.Refusal) int {
 	over := b.OverResources(n)
-	shed := make(map[corev1.ResourceName]int64, len(over))
+	// By position in over: it is asked after every pod held, and holds a
+	// few resources.
+	var fixed [4]int64
+	shed := fixed[:0]
+	if len(over) > len(fixed) {
+		shed = make([]int64, 0, len(over))
+	}
+	shed = shed[:len(over)]
 	within := func() bool {
-		for _, r := range over {
-			if cluster.Percent(b.Meter.Used(n, r)-shed[r], n.Allocatable.Get(r)) > b.High[r] {
+		for i, r := range over {
+			if cluster.Percent(b.Meter.Used(n, r)-shed[i], n.Allocatable.Get(r)) > b.High[r] {
 				return false
 			}
 		}
@@ -280,8 +320,8 @@ func needed(b nodeutilization.Bands, n *cluster.Node, refused []framework.Refusa
 		if within() {
 			return i
 		}
-		for _, r := range over {
-			shed[r] += b.Meter.Pod(f.Pod, r)
+		for i, r := range over {
+			shed[i] += b.Meter.Pod(f.Pod, r)
 		}
 	}
 	return len(refused)

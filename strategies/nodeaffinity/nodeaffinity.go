@@ -182,6 +182,15 @@ func (s nodeAffinity) preferred(in *framework.Cycle, p *cluster.Pod, n *cluster.
 	}
 	if best < 0 {
 		klog.V(3).InfoS("RemovePodsViolatingNodeAffinity: no node that matches the preferred terms better can take the pod", "pod", p.Key, "node", n.Name)
+		// Counted for the planner's reason when it would not evict the
+		// pod, else for want of room; not listed, as every pod of a
+		// workload that prefers full nodes would be.
+		o := framework.Outcome{Category: framework.NoFit, Reason: fmt.Sprintf(
+			"preferred node affinity weighs %d on %s, and none of the %d nodes that it weighs more on can take the pod", current, n.Name, len(better))}
+		if !in.Evictable(s.Name(), p) {
+			o = framework.Outcome{}
+		}
+		in.Count(s.Name(), p, o)
 		return
 	}
 	in.Move(s.Name(), framework.Candidate{

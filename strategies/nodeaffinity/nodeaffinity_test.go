@@ -1,6 +1,7 @@
 package nodeaffinity_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -132,4 +133,42 @@ func TestGuardKeepsPreferredAffinity(t *testing.T) {
 	both := strategytest.Plan(t, ct.Snapshot(t, objs...), "strategies:\n  RemoveDuplicates: {}\n"+
 		"  RemovePodsViolatingNodeAffinity: {nodeAffinityType: [preferredDuringSchedulingIgnoredDuringExecution]}\n")
 	strategytest.Equal(t, "with the affinity strategy", strategytest.MovedTo(both), []string{"n2"})
+}
+
+// A pod that its preferred node affinity weighs more on other nodes, none
+// of which can take it, stays, and the plan's notes count it with why (not
+// listed: every replica of a workload that prefers full nodes would be);
+// one the planner would not evict, for the planner's reason.
+func TestPreferredNodeAffinityWithNoRoom(t *testing.T) {
+	const preferred = "strategies:\n  RemovePodsViolatingNodeAffinity: {nodeAffinityType: [preferredDuringSchedulingIgnoredDuringExecution]}\n"
+	db := func(name string) *ct.PodBuilder {
+		return ct.Pod("shop", name).On("a").Requests("500m", "").OwnedBy("StatefulSet", "db").PreferNodeLabelIn(50, "topology.kubernetes.io/zone", "zone-b")
+	}
+	const counted = "RemovePodsViolatingNodeAffinity: found 1 pod to move, moved none: 1 %s; 1 of them not proposed, counted here rather than listed as skipped; shop/db-0: %s"
+	tests := []struct {
+		name string
+		pod  *ct.PodBuilder
+		want string
+	}{
+		{"no room", db("db-0"),
+			fmt.Sprintf(counted, "no-fit", "preferred node affinity weighs 0 on a, and none of the 1 nodes that it weighs more on can take the pod")},
+		{"opted out", db("db-0").Annotate("rebalancer.dev/evict", "false"),
+			fmt.Sprintf(counted, "opted-out", `opted out with rebalancer.dev/evict: "false"`)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			snap := ct.Snapshot(t, ct.Node("a").Zone("zone-a"), ct.Node("b").Zone("zone-b"),
+				ct.Pod("shop", "big").On("b").Requests("3800m", "").OwnedBy("StatefulSet", "big"), tt.pod)
+			p := strategytest.Plan(t, snap, preferred)
+			strategytest.Equal(t, "moves", strategytest.Moves(p), nil)
+			if len(p.Skipped) != 0 {
+				t.Errorf("skipped %+v, want none listed", p.Skipped)
+			}
+			var notes []string
+			for _, n := range p.Notes {
+				notes = append(notes, n.Strategy+": "+n.Text)
+			}
+			strategytest.Equal(t, "notes", notes, []string{tt.want})
+		})
+	}
 }
