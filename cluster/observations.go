@@ -1,12 +1,8 @@
 package cluster
 
 import (
-	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
@@ -79,32 +75,7 @@ const (
 // DecodeObservations returns the observations a state ConfigMap holds;
 // none when it holds none. What it cannot use is a *StateError.
 func DecodeObservations(cm *corev1.ConfigMap) ([]Observation, error) {
-	bad := func(format string, args ...any) error {
-		return &StateError{ConfigMap: cm.Namespace + "/" + cm.Name, Problem: fmt.Sprintf(format, args...)}
-	}
-	if f, ok := cm.Data[formatKey]; ok && f != stateFormat {
-		return nil, bad("format %q is not one this version of rebalancer knows (%s): a newer version wrote it", f, stateFormat)
-	}
-	raw := []byte(cm.Data[observationsKey])
-	key := observationsKey
-	if gz, ok := cm.BinaryData[observationsGzipKey]; ok {
-		key = observationsGzipKey
-		r, err := gzip.NewReader(bytes.NewReader(gz))
-		if err != nil {
-			return nil, bad("key %s: %v", key, err)
-		}
-		if raw, err = io.ReadAll(io.LimitReader(r, 64<<20)); err != nil {
-			return nil, bad("key %s: %v", key, err)
-		}
-	}
-	if len(raw) == 0 {
-		return nil, nil
-	}
-	var out []Observation
-	if err := json.Unmarshal(raw, &out); err != nil {
-		return nil, bad("key %s: %v", key, err)
-	}
-	return out, nil
+	return decodeStateList[Observation](cm, observationsKey, observationsGzipKey)
 }
 
 // EncodeObservations replaces the observations a state ConfigMap holds and

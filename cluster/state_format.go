@@ -49,6 +49,12 @@ func (e *StateError) Error() string {
 // recorded, oldest first; none when it holds none. What it cannot use is a
 // *StateError.
 func DecodeEvictions(cm *corev1.ConfigMap) ([]Eviction, error) {
+	return decodeStateList[Eviction](cm, historyKey, historyGzipKey)
+}
+
+// decodeStateList returns the list a state ConfigMap holds under a key,
+// plain in Data or gzipped in BinaryData; none when it holds none.
+func decodeStateList[T any](cm *corev1.ConfigMap, plainKey, gzipKey string) ([]T, error) {
 	bad := func(format string, args ...any) error {
 		return &StateError{ConfigMap: cm.Namespace + "/" + cm.Name, Problem: fmt.Sprintf(format, args...)}
 	}
@@ -56,10 +62,10 @@ func DecodeEvictions(cm *corev1.ConfigMap) ([]Eviction, error) {
 	if f, ok := cm.Data[formatKey]; ok && f != stateFormat {
 		return nil, bad("format %q is not one this version of rebalancer knows (%s): a newer version wrote it", f, stateFormat)
 	}
-	raw := []byte(cm.Data[historyKey])
-	key := historyKey
-	if gz, ok := cm.BinaryData[historyGzipKey]; ok {
-		key = historyGzipKey
+	raw := []byte(cm.Data[plainKey])
+	key := plainKey
+	if gz, ok := cm.BinaryData[gzipKey]; ok {
+		key = gzipKey
 		r, err := gzip.NewReader(bytes.NewReader(gz))
 		if err != nil {
 			return nil, bad("key %s: %v", key, err)
@@ -71,7 +77,7 @@ func DecodeEvictions(cm *corev1.ConfigMap) ([]Eviction, error) {
 	if len(raw) == 0 {
 		return nil, nil
 	}
-	var out []Eviction
+	var out []T
 	if err := json.Unmarshal(raw, &out); err != nil {
 		return nil, bad("key %s: %v", key, err)
 	}
