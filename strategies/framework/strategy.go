@@ -119,3 +119,10 @@ type Counter interface {
 type GroupChecker interface {
 	EvictableTogether(strategy string, pods []*cluster.Pod) string
 }
+
+// Reserver is implemented by a Mover that can plan a pending pod onto a
+// node: the pod takes its room in the working snapshot, so that no later
+// move of the cycle takes it, and the plan lists the placement.
+type Reserver interface {
+	Reserve(strategy string, p *cluster.Pod, node, reason string) bool
+}
