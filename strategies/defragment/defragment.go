@@ -29,11 +29,15 @@ type defragment struct{}
 func (defragment) Name() string { return Name }
 
 func (s defragment) Run(in *framework.Cycle) {
+	var m *movers
 	for _, w := range pendingPods(in) {
 		if in.Done() {
 			return
 		}
-		serve(in, w)
+		if m == nil {
+			m = newMovers(in)
+		}
+		serve(in, m, w)
 	}
 }
 
@@ -100,7 +104,7 @@ func unschedulableSince(p *cluster.Pod) (time.Time, bool) {
 
 // serve looks for the fewest moves that make room for one pending pod and
 // plans them, or says why there are none.
-func serve(in *framework.Cycle, w pending) {
+func serve(in *framework.Cycle, m *movers, w pending) {
 	p := w.pod
 	if in.Snapshot.NominatedTo(p) != nil {
 		in.Note(Name, "", fmt.Sprintf("pending %s is nominated to %s: kube-scheduler's preemption is already making room for it", p.Key, p.Status.NominatedNodeName))
@@ -120,7 +124,7 @@ func serve(in *framework.Cycle, w pending) {
 		in.Note(Name, "", fmt.Sprintf("pending %s is left alone: it %s", p.Key, why))
 		return
 	}
-	s := newSearch(in, p, w.args.maxMoves())
+	s := newSearch(in, m, p, w.args.maxMoves())
 	if node := s.preemptable(hosts); node != "" {
 		in.Note(Name, node, fmt.Sprintf("pending %s is left to kube-scheduler's preemption: removing pods of lower priority from %s makes room for it", p.Key, node))
 		return

@@ -101,8 +101,8 @@ func TestDefragmentForPendingPods(t *testing.T) {
 			policy: "{minPendingAge: 10m}",
 		},
 		{
-			name: "limits hold: with one eviction per node's run, two moves cannot be made on any node",
-			objs: append(scattered(10), waiting("big-0", "3")),
+			name:   "limits hold: with one eviction per node's run, two moves cannot be made on any node",
+			objs:   append(scattered(10), waiting("big-0", "3")),
 			policy: "{}\nlimits: {perRun: {node: 1}}",
 			note:   "pending shop/big-0 is left alone: the 2 moves that make room on n00 cannot all be made",
 		},

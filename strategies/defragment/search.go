@@ -108,6 +108,7 @@ type search struct {
 	sums []int64
 
 	moving []*cluster.Pod
+	movers *movers
 }
 
 // host is a node the pending pod fails on for resources only.
@@ -118,7 +119,9 @@ type host struct {
 	covered bool
 	// inexact: the walk stopped at visitLimit.
 	inexact bool
-	lb      []int32
+	// narrowed: the pods the planner would not let move are dropped.
+	narrowed bool
+	lb       []int32
 }
 
 // candidate is a pod the strategy may move, with its rank among all the
@@ -138,8 +141,14 @@ type found struct {
 	key  []int32
 }
 
-func newSearch(in *framework.Cycle, p *cluster.Pod, maxMoves int) *search {
-	s := &search{in: in, p: p, maxMoves: maxMoves, res: resourcesOf(p), fork: in.Snapshot.Fork(), exclude: make([]string, 1)}
+func newSearch(in *framework.Cycle, m *movers, p *cluster.Pod, maxMoves int) *search {
+	// The buffers of the run's last search serve the next one.
+	s := &m.last
+	*s = search{in: in, movers: m, p: p, maxMoves: maxMoves, res: resourcesOf(p), fork: in.Snapshot.Fork(), exclude: s.exclude,
+		cands: s.cands[:0], vals: s.vals[:0], tops: s.tops[:0], moving: s.moving[:0]}
+	if s.exclude == nil {
+		s.exclude = make([]string, 1)
+	}
 	usable := in.Usable()
 	s.accept = func(n *cluster.Node) (bool, string) {
 		if !usable[n.Index()] {
@@ -166,48 +175,62 @@ func prefer(a, b *cluster.Pod) int {
 	return strings.Compare(a.Key, b.Key)
 }
 
-// movable reports whether the strategy may move the pod: one a controller
-// replaces, that the policy lets it evict now.
+// movable reports whether the planner lets the strategy move the pod now.
 func (s *search) movable(q *cluster.Pod) bool {
-	return q != s.p && q.Controller() != nil && !q.IsTerminal() && !q.IsTerminating() && s.in.Evictable(Name, q)
+	return q != s.p && s.in.Evictable(Name, q)
 }
 
-// prepare gathers the hosts' movable pods and ranks them.
+// prepare gathers the hosts' pods a controller replaces, each host's in
+// rank order. Whether the planner lets them move is asked only of the
+// hosts the search walks (narrow); without it, a host's sets are a
+// superset of the true ones, and the first that frees enough a lower
+// bound of the true first.
 func (s *search) prepare(nodes []*cluster.Node) {
 	nr := len(s.res)
 	s.hosts = make([]host, len(nodes))
 	s.needs = make([]int64, len(nodes)*nr)
 	s.cands = s.cands[:0]
 	for h, n := range nodes {
-		s.hosts[h].node = n
+		hs := &s.hosts[h]
+		hs.node = n
 		for r, res := range s.res {
 			s.needs[h*nr+r] = res.of(s.p.SpecRequests) - (res.of(n.Allocatable) - res.of(n.Requested))
 		}
-		for _, q := range n.Pods() {
-			if s.movable(q) {
-				s.cands = append(s.cands, candidate{pod: q, host: int32(h)})
+		hs.lo = len(s.cands)
+		for _, q := range s.movers.on(n.Index()) {
+			if q != s.p {
+				s.cands = append(s.cands, candidate{pod: q, rank: s.movers.rank[q.Index()], host: int32(h)})
 			}
 		}
+		hs.hi = len(s.cands)
 	}
-	slices.SortFunc(s.cands, func(a, b candidate) int { return prefer(a.pod, b.pod) })
-	for i := range s.cands {
-		s.cands[i].rank = int32(i)
-	}
-	slices.SortStableFunc(s.cands, func(a, b candidate) int { return cmp.Compare(a.host, b.host) })
-	s.vals = make([]int64, len(s.cands)*nr)
+	s.vals = slices.Grow(s.vals[:0], len(s.cands)*nr)[:len(s.cands)*nr]
 	for i, c := range s.cands {
 		for r, res := range s.res {
 			s.vals[i*nr+r] = res.of(c.pod.Requests)
 		}
 	}
-	for i, c := range s.cands {
-		h := &s.hosts[c.host]
-		if h.hi == 0 {
-			h.lo = i
-		}
-		h.hi = i + 1
-	}
 	s.sums = make([]int64, (s.maxMoves+1)*nr)
+}
+
+// narrow drops the host's pods that the planner would not let the
+// strategy move now, once.
+func (s *search) narrow(hs *host) {
+	if hs.narrowed {
+		return
+	}
+	hs.narrowed = true
+	nr := len(s.res)
+	j := hs.lo
+	for i := hs.lo; i < hs.hi; i++ {
+		if !s.movable(s.cands[i].pod) {
+			continue
+		}
+		s.cands[j] = s.cands[i]
+		copy(s.vals[j*nr:(j+1)*nr], s.vals[i*nr:(i+1)*nr])
+		j++
+	}
+	hs.hi = j
 }
 
 // find returns the fewest moves that make room on one of the nodes; among
@@ -223,6 +246,8 @@ func (s *search) find(nodes []*cluster.Node) *found {
 				s.hosts[h].lb = append(s.hosts[h].lb[:0], lb...)
 				s.hosts[h].covered = true
 				order = append(order, h)
+			} else if s.hosts[h].narrowed {
+				s.hosts[h].covered = false
 			}
 		}
 		slices.SortFunc(order, func(a, b int) int {
@@ -239,6 +264,13 @@ func (s *search) find(nodes []*cluster.Node) *found {
 			var bound []int32
 			if best != nil {
 				bound = best.key
+			}
+			if !s.hosts[h].narrowed {
+				s.narrow(&s.hosts[h])
+				if _, ok := s.walk(h, k, nil, false); !ok {
+					s.hosts[h].covered = false
+					continue
+				}
 			}
 			if key, ok := s.walk(h, k, bound, true); ok {
 				best = &found{node: s.hosts[h].node, key: slices.Clone(key), pods: slices.Clone(s.moving)}

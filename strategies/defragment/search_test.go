@@ -131,8 +131,8 @@ func TestSearchIsExact(t *testing.T) {
 				continue
 			}
 			hosts := hostsOf(in, res)
-			got := newSearch(in, p, maxMoves).find(hosts)
-			want := exhaustive(newSearch(in, p, maxMoves), hosts)
+			got := newSearch(in, newMovers(in), p, maxMoves).find(hosts)
+			want := exhaustive(newSearch(in, newMovers(in), p, maxMoves), hosts) // a search of its own: got keeps its buffers
 			if describe(got) != describe(want) {
 				t.Errorf("seed %d, maxMovesPerPod %d: search found %s, every set tried finds %s", seed, maxMoves, describe(got), describe(want))
 			}
