@@ -61,7 +61,7 @@ func (pl *Planner) Plan(snap *cluster.Snapshot) *Plan {
 		c.plan.Notes = append(c.plan.Notes, Note{Strategy: n.Strategy, Node: n.Node, Text: n.Text})
 	}
 	c.plan.Notes = append(c.plan.Notes, c.strategyNotes(snap, c.plan.Notes)...)
-	if n := pl.pendingNote(snap); n != nil {
+	if n := pl.pendingNote(snap, len(c.plan.Placements)); n != nil {
 		c.plan.Notes = append(c.plan.Notes, *n)
 	}
 	c.plan.Usage = pl.usageSummary(snap)

@@ -206,3 +206,7 @@ func plan(in *framework.Cycle, p *cluster.Pod, best *found) {
 	}
 	in.Reserve(Name, p, host, fmt.Sprintf("room made on %s by %d moves", host, len(best.pods)))
 }
+
+// ServesPendingPods: the plan's note on pending pods points to this
+// strategy's placements and notes.
+func (defragment) ServesPendingPods() {}

@@ -64,6 +64,7 @@ func TestDefragmentForPendingPods(t *testing.T) {
 		note       string
 		reasonLike string
 		steps      []int
+		pending    string
 	}{
 		{
 			name:       "ten nodes with 1.5 CPU free each, a pending pod of 3 CPU at the same priority: two moves",
@@ -71,13 +72,15 @@ func TestDefragmentForPendingPods(t *testing.T) {
 			moved:      []string{"shop/web-n00-a n00", "shop/web-n00-b n00"},
 			placed:     []string{"shop/big-0 n00"},
 			reasonLike: "makes room on n00 for pending shop/big-0",
+			pending:    "1 pod pending as unschedulable (shop: 1); the plan places 1 of them on the room its moves make (placements)",
 		},
 		{
-			name:   "a pod larger than any node: nothing moves, the note says why",
-			objs:   append(scattered(10), waiting("big-0", "5")),
-			moved:  nil,
-			placed: nil,
-			note:   "pending shop/big-0 is left alone: it asks for 5 cpu, more than any node's allocatable (at most 3)",
+			name:    "a pod larger than any node: nothing moves, the note says why",
+			objs:    append(scattered(10), waiting("big-0", "5")),
+			moved:   nil,
+			placed:  nil,
+			note:    "pending shop/big-0 is left alone: it asks for 5 cpu, more than any node's allocatable (at most 3)",
+			pending: "1 pod pending as unschedulable (shop: 1); no moves make room for them (the strategy's notes say why)",
 		},
 		{
 			name: "a pod of higher priority that preemption serves is left to kube-scheduler",
@@ -149,6 +152,17 @@ func TestDefragmentForPendingPods(t *testing.T) {
 					if m.Reason != tt.reasonLike {
 						t.Errorf("reason of %s = %q, want %q", m.Pod, m.Reason, tt.reasonLike)
 					}
+				}
+			}
+			if tt.pending != "" {
+				var got string
+				for _, n := range p.Notes {
+					if n.Pending != nil {
+						got = n.Text
+					}
+				}
+				if got != tt.pending {
+					t.Errorf("note on pending pods = %q, want %q", got, tt.pending)
 				}
 			}
 			if tt.steps != nil {

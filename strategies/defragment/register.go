@@ -13,3 +13,6 @@ var Registration = framework.Registration{
 	NewArgs: func() policy.StrategyArgs { return new(Args) },
 	New:     func() framework.Strategy { return defragment{} },
 }
+
+// The optional parts of a strategy it implements.
+var _ framework.PendingServer = defragment{}

@@ -126,3 +126,11 @@ type GroupChecker interface {
 type Reserver interface {
 	Reserve(strategy string, p *cluster.Pod, node, reason string) bool
 }
+
+// PendingServer is implemented by a strategy that plans pending pods onto
+// nodes (Reserve), so that the plan's note on the pods that wait for a
+// node does not say that no strategy serves them.
+type PendingServer interface {
+	Strategy
+	ServesPendingPods()
+}
