@@ -120,7 +120,7 @@ func serve(in *framework.Cycle, m *movers, w pending) {
 		in.Note(Name, "", fmt.Sprintf("pending %s is left alone: no node passes its filters other than resources, so no move makes room: %s", p.Key, res.Message))
 		return
 	}
-	if why := tooLarge(p, hosts); why != "" {
+	if why := tooLarge(p, in.Selected(), hosts); why != "" {
 		in.Note(Name, "", fmt.Sprintf("pending %s is left alone: it %s", p.Key, why))
 		return
 	}
@@ -155,19 +155,29 @@ func hostsOf(in *framework.Cycle, res engine.Result) []*cluster.Node {
 	return hosts
 }
 
-// tooLarge says which resource the pod asks more of than any host offers
-// in all, or "" when every one of them fits on some host once it is empty.
-func tooLarge(p *cluster.Pod, hosts []*cluster.Node) string {
+// tooLarge says which resource the pod asks more of than any of the
+// policy's nodes, or any host, offers in all; "" when some host would take
+// it once empty.
+func tooLarge(p *cluster.Pod, nodes, hosts []*cluster.Node) string {
 	for _, r := range resourcesOf(p) {
-		want, most := r.of(p.SpecRequests), int64(0)
-		for _, n := range hosts {
-			most = max(most, r.of(n.Allocatable))
-		}
-		if want > most {
+		want := r.of(p.SpecRequests)
+		if most := mostOf(r, nodes); want > most {
 			return fmt.Sprintf("asks for %s %s, more than any node's allocatable (at most %s)", r.format(want), r.name, r.format(most))
+		}
+		if most := mostOf(r, hosts); want > most {
+			return fmt.Sprintf("asks for %s %s, more than the allocatable of any node its other filters let it run on (at most %s)", r.format(want), r.name, r.format(most))
 		}
 	}
 	return ""
+}
+
+// mostOf returns the most of the resource any of the nodes offers.
+func mostOf(r resource, nodes []*cluster.Node) int64 {
+	var most int64
+	for _, n := range nodes {
+		most = max(most, r.of(n.Allocatable))
+	}
+	return most
 }
 
 // plan proposes the moves of the set found, the largest pod first, and
@@ -204,7 +214,9 @@ func plan(in *framework.Cycle, p *cluster.Pod, best *found) {
 		in.Note(Name, host, fmt.Sprintf("pending %s does not fit on %s after the moves: %s", p.Key, host, why))
 		return
 	}
-	in.Reserve(Name, p, host, fmt.Sprintf("room made on %s by %d moves", host, len(best.pods)))
+	if !in.Reserve(Name, p, host, fmt.Sprintf("room made on %s by %d moves", host, len(best.pods))) {
+		in.Note(Name, host, fmt.Sprintf("pending %s: the moves make room on %s, but the planner cannot hold it for the pod", p.Key, host))
+	}
 }
 
 // ServesPendingPods: the plan's note on pending pods points to this

@@ -83,6 +83,28 @@ func TestDefragmentForPendingPods(t *testing.T) {
 			pending: "1 pod pending as unschedulable (shop: 1); no moves make room for them (the strategy's notes say why)",
 		},
 		{
+			name: "a pod that only a node of another zone would take, and that node is too small",
+			objs: append(scattered(3), ct.Node("n09").CPU("2").Zone("b").Obj(),
+				waiting("big-0", "3").NodeSelector(corev1.LabelTopologyZone, "b")),
+			note: "pending shop/big-0 is left alone: it asks for 3 cpu, more than the allocatable of any node its other filters let it run on (at most 2)",
+		},
+		{
+			name: "a pod that no node takes by its other filters: no move helps",
+			objs: append(scattered(3), waiting("big-0", "3").NodeSelector("disk", "ssd")),
+			note: "pending shop/big-0 is left alone: no node passes its filters other than resources, so no move makes room: 0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.",
+		},
+		{
+			name: "room could be made, but the pods to move fit on no other node",
+			objs: []any{ct.DeploymentReplicaSet("shop", "web"),
+				ct.Node("n00").CPU("3").Obj(), ct.Node("n01").CPU("3").Obj(),
+				ct.Pod("shop", "web-0").On("n00").Requests("1", "").Deployment("web"),
+				ct.Pod("shop", "web-1").On("n00").Requests("1", "").Deployment("web"),
+				ct.Pod("shop", "web-2").On("n01").Requests("1", "").Deployment("web"),
+				ct.Pod("shop", "web-3").On("n01").Requests("1", "").Deployment("web"),
+				waiting("big-0", "2500m")},
+			note: "pending shop/big-0 is left alone: no set of at most 3 moves makes room for it: 2 node(s) would, but the pods to move fit on no other node (0/2 nodes are available: 2 Insufficient cpu.)",
+		},
+		{
 			name: "a pod of higher priority that preemption serves is left to kube-scheduler",
 			objs: append(scattered(10), waiting("big-0", "3").Priority(1000)),
 			note: "pending shop/big-0 is left to kube-scheduler's preemption: removing pods of lower priority from n00 makes room for it",

@@ -19,6 +19,12 @@ import (
 // that it is reached is reported, not searched further.
 const visitLimit = 1 << 18
 
+// trialLimit bounds the sets whose moves the search places, for one
+// pending pod: each asks the scheduler engine about every node, so a
+// cluster where set after set frees enough and the pods fit nowhere else
+// stops the search there, and the note says so.
+const trialLimit = 1 << 12
+
 // resource is one resource the pending pod asks for.
 type resource struct {
 	name corev1.ResourceName
@@ -109,13 +115,16 @@ type search struct {
 
 	moving []*cluster.Pod
 	movers *movers
+	// trials counts the sets placed (feasible).
+	trials int
 }
 
 // host is a node the pending pod fails on for resources only.
 type host struct {
 	node   *cluster.Node
 	lo, hi int
-	// covered: some set of at most maxMoves of its pods frees enough.
+	// covered: some set of at most maxMoves of the pods the planner lets
+	// move frees enough (known once the search has walked the host).
 	covered bool
 	// inexact: the walk stopped at visitLimit.
 	inexact bool
@@ -244,10 +253,7 @@ func (s *search) find(nodes []*cluster.Node) *found {
 		for h := range s.hosts {
 			if lb, ok := s.walk(h, k, nil, false); ok {
 				s.hosts[h].lb = append(s.hosts[h].lb[:0], lb...)
-				s.hosts[h].covered = true
 				order = append(order, h)
-			} else if s.hosts[h].narrowed {
-				s.hosts[h].covered = false
 			}
 		}
 		slices.SortFunc(order, func(a, b int) int {
@@ -268,10 +274,10 @@ func (s *search) find(nodes []*cluster.Node) *found {
 			if !s.hosts[h].narrowed {
 				s.narrow(&s.hosts[h])
 				if _, ok := s.walk(h, k, nil, false); !ok {
-					s.hosts[h].covered = false
 					continue
 				}
 			}
+			s.hosts[h].covered = true
 			if key, ok := s.walk(h, k, bound, true); ok {
 				best = &found{node: s.hosts[h].node, key: slices.Clone(key), pods: slices.Clone(s.moving)}
 			}
@@ -342,7 +348,14 @@ func (s *search) walk(h, k int, bound []int32, check bool) ([]int32, bool) {
 			if childTight {
 				continue // the bound itself: not better
 			}
-			if !check || s.feasible(hs, chosen[:k]) {
+			if !check {
+				return true
+			}
+			if s.trials++; s.trials > trialLimit {
+				hs.inexact = true
+				return false
+			}
+			if s.feasible(hs, chosen[:k]) {
 				return true
 			}
 		}
@@ -500,7 +513,7 @@ func (s *search) whyNone(message string) string {
 		parts = append(parts, fmt.Sprintf("%d node(s) would, but the pods to move fit on no other node", nowhere))
 	}
 	if inexact > 0 {
-		parts = append(parts, fmt.Sprintf("%d node(s) had too many movable pods to try every set", inexact))
+		parts = append(parts, fmt.Sprintf("%d node(s) had too many sets of pods to try them all", inexact))
 	}
 	return fmt.Sprintf("no set of at most %d moves makes room for it: %s (%s)", s.maxMoves, strings.Join(parts, ", "), message)
 }
