@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
+	"github.com/kube-rebalancer/rebalancer/strategies/framework"
 )
 
 // strategyNotes returns, in run order, what the planner says of each
@@ -152,9 +153,9 @@ const maxPendingNamespaces = 5
 
 // pendingNote returns the note on the pods of the policy's namespaces that
 // wait for a node, or nil when none does: a user whose pod waits sees that
-// the run looked at it. No strategy places pending pods; one that does
-// would be named here.
-func (pl *Planner) pendingNote(snap *cluster.Snapshot) *Note {
+// the run looked at it, and whether a strategy of the policy serves it
+// (placed counts the pods the plan places).
+func (pl *Planner) pendingNote(snap *cluster.Snapshot, placed int) *Note {
 	var pp PendingPods
 	byNamespace := make(map[string]int)
 	for _, p := range snap.Pods() {
@@ -187,12 +188,26 @@ func (pl *Planner) pendingNote(snap *cluster.Snapshot) *Note {
 			}
 			where = " (" + strings.Join(names, ", ") + ")"
 		}
-		text = append(text, fmt.Sprintf("%s pending as unschedulable%s; no strategy of this policy places pending pods", pods(pp.Unschedulable), where))
+		text = append(text, fmt.Sprintf("%s pending as unschedulable%s; %s", pods(pp.Unschedulable), where, pl.pendingServed(placed)))
 	}
 	if pp.SchedulingGated > 0 {
 		text = append(text, fmt.Sprintf("%s gated by spec.schedulingGates, which the scheduler does not try until they are removed", pods(pp.SchedulingGated)))
 	}
 	return &Note{Text: strings.Join(text, "; "), Pending: &pp}
+}
+
+// pendingServed says what the policy's strategies do for the pods that
+// wait for a node.
+func (pl *Planner) pendingServed(placed int) string {
+	for _, name := range pl.Policy.Enabled() {
+		if _, ok := framework.Get(name).(framework.PendingServer); ok {
+			if placed > 0 {
+				return fmt.Sprintf("the plan places %d of them on the room its moves make (placements)", placed)
+			}
+			return "no moves make room for them (the strategy's notes say why)"
+		}
+	}
+	return "no strategy of this policy places pending pods"
 }
 
 // unschedulable reports whether the scheduler tried the pod and found no

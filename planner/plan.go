@@ -19,6 +19,10 @@ type Plan struct {
 	Moves []Move `json:"moves"`
 	// Skipped are the candidates that did not become moves.
 	Skipped []Skip `json:"skipped"`
+	// Placements are the pending pods planned onto the nodes the moves
+	// make room on, in order; the room is held for them for the rest of
+	// the plan.
+	Placements []Placement `json:"placements,omitempty"`
 	// Nodes is the utilization of each node the policy selects, before the
 	// moves and after them.
 	Nodes []NodeUsage `json:"nodes"`
@@ -112,6 +116,15 @@ type Move struct {
 	Score         int64  `json:"score,omitempty"`
 	RunnerUp      string `json:"runnerUp,omitempty"`
 	RunnerUpScore int64  `json:"runnerUpScore,omitempty"`
+}
+
+// Placement is a pending pod planned onto a node.
+type Placement struct {
+	// Pod is "namespace/name".
+	Pod      string `json:"pod"`
+	Node     string `json:"node"`
+	Strategy string `json:"strategy"`
+	Reason   string `json:"reason"`
 }
 
 // Skip is a candidate left in place.

@@ -61,7 +61,7 @@ func (pl *Planner) Plan(snap *cluster.Snapshot) *Plan {
 		c.plan.Notes = append(c.plan.Notes, Note{Strategy: n.Strategy, Node: n.Node, Text: n.Text})
 	}
 	c.plan.Notes = append(c.plan.Notes, c.strategyNotes(snap, c.plan.Notes)...)
-	if n := pl.pendingNote(snap); n != nil {
+	if n := pl.pendingNote(snap, len(c.plan.Placements)); n != nil {
 		c.plan.Notes = append(c.plan.Notes, *n)
 	}
 	c.plan.Usage = pl.usageSummary(snap)
@@ -340,6 +340,20 @@ func (c *cycle) acceptor(p *cluster.Pod, accept func(*cluster.Node) (bool, strin
 // reasonTemporaryNoExecute counts, in a move's no-fit message, the nodes
 // whose NoExecute taint the pod tolerates only for a while.
 const reasonTemporaryNoExecute = "node(s) had a NoExecute taint that the pod tolerates only for its tolerationSeconds, after which the taint manager would evict it"
+
+// Reserve implements framework.Reserver: the pending pod takes its room
+// in the working snapshot, and no strategy moves it this cycle.
+func (c *cycle) Reserve(strategy string, p *cluster.Pod, node, reason string) bool {
+	if c.snap.NodeOf(p) != nil || c.snap.Node(node) == nil {
+		return false
+	}
+	if err := c.snap.Place(p, node); err != nil {
+		return false
+	}
+	c.moved[p] = true
+	c.plan.Placements = append(c.plan.Placements, Placement{Pod: p.Key, Node: node, Strategy: strategy, Reason: reason})
+	return true
+}
 
 // Skip implements framework.Mover.
 func (c *cycle) Skip(strategy string, p *cluster.Pod, o framework.Outcome) {

@@ -99,6 +99,13 @@ func printTable(out io.Writer, r *Report, verbose bool) error {
 		}
 	}
 
+	if len(r.Placements) > 0 {
+		fmt.Fprintf(w, "\nPLACEMENTS: %d (pending pods planned onto the room the moves make)\n", len(r.Placements))
+		fmt.Fprintln(w, "POD\tNODE\tSTRATEGY\tREASON")
+		for _, p := range r.Placements {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", p.Pod, p.Node, p.Strategy, p.Reason)
+		}
+	}
 	if budgets := implicitBudgets(r.Moves); len(budgets) > 0 {
 		fmt.Fprintln(w, "\nIMPLICIT BUDGETS (no PodDisruptionBudget covers these workloads: each keeps to its own maxUnavailable a step)")
 		for _, b := range budgets {

@@ -14,11 +14,13 @@ import (
 type Report struct {
 	// At is the instant the plan was computed for; `plan --now` with it
 	// reproduces a dry run's plan from a dump.
-	At      time.Time           `json:"at"`
-	DryRun  bool                `json:"dryRun"`
-	Moves   []Move              `json:"moves"`
-	Skipped []planner.Skip      `json:"skipped"`
-	Nodes   []planner.NodeUsage `json:"nodes"`
+	At      time.Time      `json:"at"`
+	DryRun  bool           `json:"dryRun"`
+	Moves   []Move         `json:"moves"`
+	Skipped []planner.Skip `json:"skipped"`
+	// Placements: see planner.Plan.
+	Placements []planner.Placement `json:"placements,omitempty"`
+	Nodes      []planner.NodeUsage `json:"nodes"`
 	// Stopped says why planning stopped early; see planner.Plan.
 	Stopped string `json:"stopped,omitempty"`
 	// Predicted says that each move's to is a prediction of where the pod's
@@ -70,7 +72,7 @@ type Summary struct {
 // FromPlan builds the report of a plan that was not executed: `plan` and
 // `run --dry-run` print the same report for the same cluster.
 func FromPlan(p *planner.Plan) *Report {
-	r := &Report{At: p.At, DryRun: true, Skipped: p.Skipped, Nodes: p.Nodes, Stopped: p.Stopped, Predicted: p.Predicted, Usage: p.Usage, Notes: p.Notes, Moves: make([]Move, len(p.Moves))}
+	r := &Report{At: p.At, DryRun: true, Skipped: p.Skipped, Placements: p.Placements, Nodes: p.Nodes, Stopped: p.Stopped, Predicted: p.Predicted, Usage: p.Usage, Notes: p.Notes, Moves: make([]Move, len(p.Moves))}
 	for i, m := range p.Moves {
 		r.Moves[i] = Move{Move: m}
 	}
@@ -80,7 +82,7 @@ func FromPlan(p *planner.Plan) *Report {
 
 // FromOutcomes builds the report of an executed plan.
 func FromOutcomes(p *planner.Plan, outcomes []evictor.Outcome) *Report {
-	r := &Report{At: p.At, Skipped: p.Skipped, Nodes: p.Nodes, Stopped: p.Stopped, Predicted: p.Predicted, Usage: p.Usage, Notes: p.Notes, Moves: make([]Move, len(outcomes))}
+	r := &Report{At: p.At, Skipped: p.Skipped, Placements: p.Placements, Nodes: p.Nodes, Stopped: p.Stopped, Predicted: p.Predicted, Usage: p.Usage, Notes: p.Notes, Moves: make([]Move, len(outcomes))}
 	for i, o := range outcomes {
 		r.Moves[i] = Move{Move: o.Move, Result: o.Result, Message: o.Message}
 	}

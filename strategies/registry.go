@@ -1,6 +1,7 @@
 package strategies
 
 import (
+	"github.com/kube-rebalancer/rebalancer/strategies/defragment"
 	"github.com/kube-rebalancer/rebalancer/strategies/failedpods"
 	"github.com/kube-rebalancer/rebalancer/strategies/framework"
 	"github.com/kube-rebalancer/rebalancer/strategies/highnodeutilization"
@@ -15,7 +16,9 @@ import (
 )
 
 // builtin lists rebalancer's strategies in the order they run: those that
-// fix violations first, then those that balance, so that balancing works
+// fix violations first, then the one that makes room for pending pods
+// (on the cluster as the fixes leave it, before balancing spreads the
+// free room again), then those that balance, so that balancing works
 // on the cluster as the fixes leave it. Among the balancing ones, the
 // finer-grained go first (one workload's replicas, then its spread over
 // domains) and the node-level ones last, so that they see every workload
@@ -27,6 +30,7 @@ var builtin = []framework.Registration{
 	toomanyrestarts.Registration,
 	podlifetime.Registration,
 	failedpods.Registration,
+	defragment.Registration,
 	removeduplicates.Registration,
 	topologyspread.Registration,
 	lownodeutilization.Registration,

@@ -236,6 +236,24 @@ func (c *Cycle) Propose(strategy string, cand Candidate) Outcome {
 	return o
 }
 
+// Reserve plans a pending pod onto a node whose room the strategy's moves
+// made, and reports whether the planner took it: the pod holds the node's
+// room for the rest of the cycle.
+func (c *Cycle) Reserve(strategy string, p *cluster.Pod, node, reason string) bool {
+	r, ok := c.Mover.(Reserver)
+	if !ok {
+		return false
+	}
+	c.edits++
+	if !r.Reserve(strategy, p, node, reason) {
+		return false
+	}
+	c.edits++
+	c.changes++
+	c.movedBetween(nil, node)
+	return true
+}
+
 // movedBetween tells what keeps per-node state derived from the nodes'
 // pods that a move changed the pods of these nodes (from is nil and to
 // empty for a pod that held or takes none).

@@ -119,3 +119,18 @@ type Counter interface {
 type GroupChecker interface {
 	EvictableTogether(strategy string, pods []*cluster.Pod) string
 }
+
+// Reserver is implemented by a Mover that can plan a pending pod onto a
+// node: the pod takes its room in the working snapshot, so that no later
+// move of the cycle takes it, and the plan lists the placement.
+type Reserver interface {
+	Reserve(strategy string, p *cluster.Pod, node, reason string) bool
+}
+
+// PendingServer is implemented by a strategy that plans pending pods onto
+// nodes (Reserve), so that the plan's note on the pods that wait for a
+// node does not say that no strategy serves them.
+type PendingServer interface {
+	Strategy
+	ServesPendingPods()
+}
