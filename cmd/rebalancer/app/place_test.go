@@ -554,3 +554,26 @@ func TestPlaceSaysWhichMovesMakeRoom(t *testing.T) {
 		})
 	}
 }
+
+func TestPlaceLeavesToPreemptionWhatItServes(t *testing.T) {
+	dump := writeFile(t, "cluster.yaml", preemptionCluster)
+	pod := writeFile(t, "pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: new, namespace: shop}\n"+
+		"spec: {priority: 600, containers: [{name: app, image: app:1, resources: {requests: {cpu: \"2\"}}}]}\n")
+	out, code, err := execute(t, "place", "--snapshot", dump, pod, "-o", "json")
+	if code != exitOK {
+		t.Fatal(err)
+	}
+	var res struct {
+		Defragment struct {
+			Node   string `json:"node"`
+			Reason string `json:"reason"`
+		} `json:"defragment"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	want := "pending shop/new is left to kube-scheduler's preemption: removing pods of lower priority from node-a makes room for it"
+	if res.Defragment.Node != "" || res.Defragment.Reason != want {
+		t.Errorf("defragment %+v, want no node and the reason %q", res.Defragment, want)
+	}
+}
