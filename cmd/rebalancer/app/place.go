@@ -295,10 +295,13 @@ func explainDefragment(eng engine.Placer, snap *cluster.Snapshot, p *cluster.Pod
 			return out, nil
 		}
 	}
-	if len(plan.Skipped) > 0 || len(plan.Moves) > 0 {
-		out.Reason = fmt.Sprintf("pending %s is left alone: the moves for other pending pods come first", p.Key)
-	} else {
-		out.Reason = fmt.Sprintf("pending %s is left alone", p.Key)
+	switch {
+	case len(p.Spec.SchedulingGates) > 0:
+		out.Reason = fmt.Sprintf("pending %s is left alone: it has scheduling gates, and no scheduler tries it until they are removed", p.Key)
+	case plan.Stopped != "":
+		out.Reason = fmt.Sprintf("pending %s is left alone: the moves for other pending pods came first, and %s", p.Key, plan.Stopped)
+	default:
+		out.Reason = fmt.Sprintf("pending %s is left alone: the strategy does not serve it", p.Key)
 	}
 	return out, nil
 }

@@ -577,3 +577,17 @@ func TestPlaceLeavesToPreemptionWhatItServes(t *testing.T) {
 		t.Errorf("defragment %+v, want no node and the reason %q", res.Defragment, want)
 	}
 }
+
+func TestPlaceSaysAGatedPodIsNotServed(t *testing.T) {
+	dump := writeFile(t, "cluster.yaml", scatteredCluster())
+	pod := writeFile(t, "pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: new, namespace: shop}\n"+
+		"spec: {schedulingGates: [{name: example.com/quota}], containers: [{name: app, image: app:1, resources: {requests: {cpu: \"3\"}}}]}\n")
+	table, code, err := execute(t, "place", "--snapshot", dump, pod)
+	if code != exitOK {
+		t.Fatal(err)
+	}
+	want := "by moving pods: pending shop/new is left alone: it has scheduling gates, and no scheduler tries it until they are removed"
+	if !strings.Contains(table, "\n"+want+"\n") {
+		t.Errorf("table:\n%s\nwant the line %q", table, want)
+	}
+}
