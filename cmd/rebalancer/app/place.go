@@ -22,12 +22,15 @@ import (
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/cluster/kube"
 	"github.com/kube-rebalancer/rebalancer/internal/inputfile"
+	"github.com/kube-rebalancer/rebalancer/planner"
+	"github.com/kube-rebalancer/rebalancer/policy"
 	"github.com/kube-rebalancer/rebalancer/report"
 	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/scheduler/framework"
 	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/nodename"
 	"github.com/kube-rebalancer/rebalancer/scheduler/preemption"
 	"github.com/kube-rebalancer/rebalancer/scheduler/profile"
+	"github.com/kube-rebalancer/rebalancer/strategies/defragment"
 )
 
 func newPlaceCommand(s *settings) *cobra.Command {
@@ -171,6 +174,10 @@ type placement struct {
 	// Preemption, for a pod that fits nowhere under a profile that runs
 	// DefaultPreemption, is what kube-scheduler's preemption would do.
 	Preemption *placePreemption `json:"preemption,omitempty"`
+	// Defragment, for a pod that fits nowhere, is what
+	// DefragmentForPendingPods would do for it: the moves that make room
+	// on one node, or why there are none.
+	Defragment *placeDefragment `json:"defragment,omitempty"`
 	// NotSimulated lists, one sentence each, what of the pod the decision
 	// did not take into account, so that a node is never chosen silently
 	// past it.
@@ -229,6 +236,76 @@ func explainPreemption(eng *engine.Engine, snap *cluster.Snapshot, p *cluster.Po
 	return out
 }
 
+// placeDefragment says which moves of running pods would make room for a
+// pod that fits nowhere.
+type placeDefragment struct {
+	// Node is where the pod would go once the moves are made; empty when
+	// no moves make room, and Reason says why.
+	Node   string      `json:"node,omitempty"`
+	Moves  []placeMove `json:"moves,omitempty"`
+	Reason string      `json:"reason,omitempty"`
+}
+
+// placeMove is one pod moved to make room: "namespace/name", from its
+// node to the node its replacement would go to.
+type placeMove struct {
+	Pod  string `json:"pod"`
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// defragmentPolicy enables DefragmentForPendingPods alone, serving a pod as
+// soon as it is found unschedulable; every other setting is the default,
+// so the pods it may move are those a policy moves by default.
+const defragmentPolicy = `apiVersion: rebalancer.dev/v1alpha1
+kind: RebalancePolicy
+strategies:
+  DefragmentForPendingPods:
+    minPendingAge: 0s
+`
+
+// explainDefragment plans DefragmentForPendingPods on the snapshot, where p
+// is pending and found unschedulable, and keeps what it did for p. Other
+// pods found unschedulable are served too, in the strategy's order, as a
+// run would serve them.
+func explainDefragment(eng engine.Placer, snap *cluster.Snapshot, p *cluster.Pod) (*placeDefragment, error) {
+	pol, err := policy.Load([]byte(defragmentPolicy), "place")
+	if err != nil {
+		return nil, err
+	}
+	plan := (&planner.Planner{Policy: pol, Placer: eng}).Plan(snap)
+	out := &placeDefragment{}
+	for _, pm := range plan.Placements {
+		if pm.Pod != p.Key {
+			continue
+		}
+		out.Node = pm.Node
+		reason := fmt.Sprintf("makes room on %s for pending %s", pm.Node, p.Key)
+		for _, m := range plan.Moves {
+			if m.Strategy == defragment.Name && m.Reason == reason {
+				out.Moves = append(out.Moves, placeMove{Pod: m.Pod, From: m.From, To: m.To})
+			}
+		}
+		return out, nil
+	}
+	prefix := "pending " + p.Key + " "
+	for _, n := range plan.Notes {
+		if n.Strategy == defragment.Name && strings.HasPrefix(n.Text, prefix) {
+			out.Reason = n.Text
+			return out, nil
+		}
+	}
+	switch {
+	case len(p.Spec.SchedulingGates) > 0:
+		out.Reason = fmt.Sprintf("pending %s is left alone: it has scheduling gates, and no scheduler tries it until they are removed", p.Key)
+	case plan.Stopped != "":
+		out.Reason = fmt.Sprintf("pending %s is left alone: the moves for other pending pods came first, and %s", p.Key, plan.Stopped)
+	default:
+		out.Reason = fmt.Sprintf("pending %s is left alone: the strategy does not serve it", p.Key)
+	}
+	return out, nil
+}
+
 // place adds the pod, unbound and defaulted as the API server would create
 // it, to the cluster (replacing a pod of the same name) and schedules it with
 // every node's detail. A pod that was bound is placed as its replacement
@@ -239,7 +316,13 @@ func place(objs cluster.Objects, pod *corev1.Pod, eng *engine.Engine) (placement
 	if !nodename.PinnedNodeName(pod) {
 		pod.Spec.NodeName = ""
 	}
-	pod.Status = corev1.PodStatus{Phase: corev1.PodPending}
+	now := time.Now()
+	// As kube-scheduler leaves a pod it found no node for, so that
+	// DefragmentForPendingPods serves it.
+	pod.Status = corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{
+		Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable,
+		LastTransitionTime: metav1.NewTime(now),
+	}}}
 	defaults := cluster.DefaultPod(pod, objs.RuntimeClasses)
 	kept := objs.Pods[:0]
 	for _, p := range objs.Pods {
@@ -248,7 +331,7 @@ func place(objs cluster.Objects, pod *corev1.Pod, eng *engine.Engine) (placement
 		}
 	}
 	objs.Pods = append(kept, *pod)
-	snap, err := cluster.New(objs, time.Now())
+	snap, err := cluster.New(objs, now)
 	if err != nil {
 		return placement{}, err
 	}
@@ -262,6 +345,9 @@ func place(objs cluster.Objects, pod *corev1.Pod, eng *engine.Engine) (placement
 		out.Permit = eng.Permit(snap, p, res.Node)
 	} else {
 		out.Preemption = explainPreemption(eng, snap, p, res)
+		if out.Defragment, err = explainDefragment(eng, snap, p); err != nil {
+			return placement{}, err
+		}
 	}
 	return out, nil
 }
@@ -375,6 +461,9 @@ func printPlacement(out io.Writer, pod *corev1.Pod, res placement) error {
 		if err == nil && res.Preemption != nil {
 			_, err = fmt.Fprintln(out, preemptionLine(res.Preemption))
 		}
+		if err == nil && res.Defragment != nil {
+			_, err = fmt.Fprintln(out, defragmentLine(res.Defragment))
+		}
 		return err
 	}
 	line := fmt.Sprintf("\n%s goes to %s (score %d)", key, res.Node, res.Score)
@@ -417,6 +506,18 @@ func printPermit(out io.Writer, p *engine.Permit) error {
 		_, err = fmt.Fprintln(out, "permit: allowed")
 	}
 	return err
+}
+
+// defragmentLine says in one line which moves would make room.
+func defragmentLine(d *placeDefragment) string {
+	if d.Node == "" {
+		return "by moving pods: " + d.Reason
+	}
+	moves := make([]string, len(d.Moves))
+	for i, m := range d.Moves {
+		moves[i] = fmt.Sprintf("%s from %s to %s", m.Pod, m.From, m.To)
+	}
+	return fmt.Sprintf("by moving pods it would go to %s, moving %s", d.Node, strings.Join(moves, ", "))
 }
 
 // preemptionLine says in one line what preemption would do.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -477,5 +478,116 @@ spec:
 				t.Errorf("the table says %q", table)
 			}
 		})
+	}
+}
+
+// scatteredCluster is a dump of three 3-CPU nodes, each running two 750m
+// replicas of shop/web: 1.5 CPU free on each, 4.5 in all.
+func scatteredCluster() string {
+	var b strings.Builder
+	b.WriteString("apiVersion: v1\nkind: List\nitems:\n")
+	b.WriteString("- {apiVersion: apps/v1, kind: ReplicaSet, metadata: {name: web, namespace: shop, uid: rs-1}, spec: {replicas: 6, selector: {matchLabels: {app: web}}, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: app, image: app:1}]}}}}\n")
+	for n := 1; n <= 3; n++ {
+		fmt.Fprintf(&b, "- {apiVersion: v1, kind: Node, metadata: {name: n%d}, status: {allocatable: {cpu: \"3\", memory: 16Gi, pods: \"110\"}}}\n", n)
+		for i := 1; i <= 2; i++ {
+			fmt.Fprintf(&b, `- apiVersion: v1
+  kind: Pod
+  metadata: {name: web-%d%d, namespace: shop, labels: {app: web}, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web, uid: rs-1, controller: true}]}
+  spec: {nodeName: n%d, containers: [{name: app, image: app:1, resources: {requests: {cpu: 750m}}}]}
+  status: {phase: Running, conditions: [{type: Ready, status: "True"}]}
+`, n, i, n)
+		}
+	}
+	return b.String()
+}
+
+func TestPlaceSaysWhichMovesMakeRoom(t *testing.T) {
+	dump := writeFile(t, "cluster.yaml", scatteredCluster())
+	cases := []struct {
+		name       string
+		cpu        string
+		defragment string
+		line       string
+	}{
+		{
+			name:       "3 CPU fit once two replicas leave n1 for the others",
+			cpu:        "3",
+			defragment: `{"node":"n1","moves":[{"pod":"shop/web-11","from":"n1","to":"n2"},{"pod":"shop/web-12","from":"n1","to":"n3"}]}`,
+			line:       "by moving pods it would go to n1, moving shop/web-11 from n1 to n2, shop/web-12 from n1 to n3",
+		},
+		{
+			name:       "4 CPU are more than any node has",
+			cpu:        "4",
+			defragment: `{"reason":"pending shop/new is left alone: it asks for 4 cpu, more than any node's allocatable (at most 3)"}`,
+			line:       "by moving pods: pending shop/new is left alone: it asks for 4 cpu, more than any node's allocatable (at most 3)",
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := writeFile(t, "pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: new, namespace: shop}\n"+
+				"spec: {containers: [{name: app, image: app:1, resources: {requests: {cpu: \""+tc.cpu+"\"}}}]}\n")
+			out, code, err := execute(t, "place", "--snapshot", dump, pod, "-o", "json")
+			if code != exitOK {
+				t.Fatal(err)
+			}
+			var res struct {
+				Node       string          `json:"node"`
+				Defragment json.RawMessage `json:"defragment"`
+			}
+			if err := json.Unmarshal([]byte(out), &res); err != nil {
+				t.Fatal(err)
+			}
+			var got bytes.Buffer
+			if err := json.Compact(&got, res.Defragment); err != nil {
+				t.Fatal(err)
+			}
+			if res.Node != "" || got.String() != tc.defragment {
+				t.Errorf("node %q, defragment:\n %s\nwant no node and\n %s", res.Node, got.String(), tc.defragment)
+			}
+			table, code, err := execute(t, "place", "--snapshot", dump, pod)
+			if code != exitOK {
+				t.Fatal(err)
+			}
+			if !strings.Contains(table, "\n"+tc.line+"\n") {
+				t.Errorf("table:\n%s\nwant the line %q", table, tc.line)
+			}
+		})
+	}
+}
+
+func TestPlaceLeavesToPreemptionWhatItServes(t *testing.T) {
+	dump := writeFile(t, "cluster.yaml", preemptionCluster)
+	pod := writeFile(t, "pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: new, namespace: shop}\n"+
+		"spec: {priority: 600, containers: [{name: app, image: app:1, resources: {requests: {cpu: \"2\"}}}]}\n")
+	out, code, err := execute(t, "place", "--snapshot", dump, pod, "-o", "json")
+	if code != exitOK {
+		t.Fatal(err)
+	}
+	var res struct {
+		Defragment struct {
+			Node   string `json:"node"`
+			Reason string `json:"reason"`
+		} `json:"defragment"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	want := "pending shop/new is left to kube-scheduler's preemption: removing pods of lower priority from node-a makes room for it"
+	if res.Defragment.Node != "" || res.Defragment.Reason != want {
+		t.Errorf("defragment %+v, want no node and the reason %q", res.Defragment, want)
+	}
+}
+
+func TestPlaceSaysAGatedPodIsNotServed(t *testing.T) {
+	dump := writeFile(t, "cluster.yaml", scatteredCluster())
+	pod := writeFile(t, "pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: new, namespace: shop}\n"+
+		"spec: {schedulingGates: [{name: example.com/quota}], containers: [{name: app, image: app:1, resources: {requests: {cpu: \"3\"}}}]}\n")
+	table, code, err := execute(t, "place", "--snapshot", dump, pod)
+	if code != exitOK {
+		t.Fatal(err)
+	}
+	want := "by moving pods: pending shop/new is left alone: it has scheduling gates, and no scheduler tries it until they are removed"
+	if !strings.Contains(table, "\n"+want+"\n") {
+		t.Errorf("table:\n%s\nwant the line %q", table, want)
 	}
 }
