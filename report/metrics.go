@@ -31,6 +31,7 @@ type Metrics struct {
 	lastOK        prometheus.Gauge
 	lastMoves     prometheus.Gauge
 	lastDryRun    prometheus.Gauge
+	lastWindows   prometheus.Gauge
 	lastEvictions *prometheus.GaugeVec
 	lastSteps     *prometheus.GaugeVec
 	lastLost      *prometheus.GaugeVec
@@ -105,6 +106,9 @@ func NewMetricsWith(o MetricsOptions) *Metrics {
 		lastDryRun: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "rebalancer_last_cycle_dry_run", Help: "1 when the last cycle was a dry run, which evicts nothing.",
 		}),
+		lastWindows: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "rebalancer_last_cycle_outside_windows", Help: "1 when the last cycle started outside every disruption window that allows evictions, or inside one with evict: false, and so evicted nothing; 0 otherwise, and when the policy has no windows.",
+		}),
 		lastEvictions: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "rebalancer_last_cycle_evictions", Help: "Planned moves of the last cycle by result (evicted, refused, denied, gone, failed, not-attempted).",
 		}, []string{"result"}),
@@ -119,7 +123,7 @@ func NewMetricsWith(o MetricsOptions) *Metrics {
 		}, nil),
 	}
 	m.Registry.MustRegister(m.buildInfo, m.planned, m.evictions, m.strategyTime, m.utilization, m.skipped, m.duration, m.lastRun, m.lastOK, m.lastMoves,
-		m.lastDryRun, m.lastEvictions, m.lastSteps, m.lastLost, m.lastSuccess)
+		m.lastDryRun, m.lastWindows, m.lastEvictions, m.lastSteps, m.lastLost, m.lastSuccess)
 	return m
 }
 
@@ -177,6 +181,7 @@ func (m *Metrics) Observe(rec RunRecord, rep *Report) {
 	m.lastMoves.Set(float64(rec.Moves))
 	m.lastOK.Set(boolValue(rec.Succeeded))
 	m.lastDryRun.Set(boolValue(rec.DryRun))
+	m.lastWindows.Set(boolValue(rep != nil && rep.DisruptionWindows != nil && !rep.DisruptionWindows.Evict))
 	if rec.LastSuccess != nil {
 		m.lastSuccess.WithLabelValues().Set(unixSeconds(*rec.LastSuccess))
 	}

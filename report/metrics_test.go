@@ -182,3 +182,28 @@ func TestBalance(t *testing.T) {
 		t.Errorf("with no node counted, rebalancer_node_utilization_ratio has %d series, want none", got)
 	}
 }
+
+// A cycle that its disruption windows kept from evicting says so apart
+// from a dry run asked for: a dashboard tells "paused by policy" from
+// "nothing to do".
+func TestOutsideWindows(t *testing.T) {
+	tests := []struct {
+		name string
+		rep  *Report
+		want float64
+	}{
+		{"no windows", &Report{}, 0},
+		{"inside a window", &Report{DisruptionWindows: &Windows{Evict: true, Open: []int{0}}}, 0},
+		{"outside every window", &Report{DisruptionWindows: &Windows{Evict: false}}, 1},
+		{"failed before planning", nil, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := NewMetricsWith(MetricsOptions{})
+			m.Observe(RunRecord{Start: time.Unix(0, 0), End: time.Unix(1, 0)}, tt.rep)
+			if got := testutil.ToFloat64(m.lastWindows); got != tt.want {
+				t.Errorf("rebalancer_last_cycle_outside_windows %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
