@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -248,6 +249,19 @@ func (p *Pod) IsDaemonSetPod() bool {
 // IsTerminating reports whether the pod is already being deleted.
 func (p *Pod) IsTerminating() bool {
 	return p.terminating
+}
+
+// UnschedulableSince reports whether kube-scheduler tried the pod and
+// found no node for it (condition PodScheduled False, reason
+// Unschedulable), and since when: the condition's lastTransitionTime,
+// zero when it has none.
+func (p *Pod) UnschedulableSince() (time.Time, bool) {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled {
+			return c.LastTransitionTime.Time, c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable
+		}
+	}
+	return time.Time{}, false
 }
 
 // IsTerminal reports whether the pod has finished: it no longer holds

@@ -142,3 +142,37 @@ func TestPodKinds(t *testing.T) {
 		})
 	}
 }
+
+// kube-scheduler records a pod it found no node for as condition
+// PodScheduled False with reason Unschedulable; a pod held back by
+// scheduling gates carries reason SchedulingGated instead, and a bound pod
+// PodScheduled True.
+func TestUnschedulableSince(t *testing.T) {
+	at := metav1.NewTime(time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC))
+	cond := func(status corev1.ConditionStatus, reason string) []corev1.PodCondition {
+		return []corev1.PodCondition{
+			{Type: corev1.PodReady, Status: corev1.ConditionFalse},
+			{Type: corev1.PodScheduled, Status: status, Reason: reason, LastTransitionTime: at},
+		}
+	}
+	tests := []struct {
+		name       string
+		conditions []corev1.PodCondition
+		want       bool
+		since      time.Time
+	}{
+		{"found unschedulable", cond(corev1.ConditionFalse, corev1.PodReasonUnschedulable), true, at.Time},
+		{"gated", cond(corev1.ConditionFalse, corev1.PodReasonSchedulingGated), false, at.Time},
+		{"scheduled", cond(corev1.ConditionTrue, ""), false, at.Time},
+		{"not tried yet", nil, false, time.Time{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := &Pod{Pod: &corev1.Pod{Status: corev1.PodStatus{Conditions: tt.conditions}}}
+			since, ok := p.UnschedulableSince()
+			if ok != tt.want || !since.Equal(tt.since) {
+				t.Errorf("UnschedulableSince() = %v, %v; want %v, %v", since, ok, tt.since, tt.want)
+			}
+		})
+	}
+}

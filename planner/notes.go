@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/strategies/framework"
 )
@@ -165,9 +163,11 @@ func (pl *Planner) pendingNote(snap *cluster.Snapshot, placed int) *Note {
 		switch {
 		case len(p.Spec.SchedulingGates) > 0:
 			pp.SchedulingGated++
-		case unschedulable(p):
-			pp.Unschedulable++
-			byNamespace[p.Namespace]++
+		default:
+			if _, ok := p.UnschedulableSince(); ok {
+				pp.Unschedulable++
+				byNamespace[p.Namespace]++
+			}
 		}
 	}
 	if pp.Unschedulable == 0 && pp.SchedulingGated == 0 {
@@ -208,15 +208,4 @@ func (pl *Planner) pendingServed(placed int) string {
 		}
 	}
 	return "no strategy of this policy places pending pods"
-}
-
-// unschedulable reports whether the scheduler tried the pod and found no
-// node for it, as kube-scheduler records it.
-func unschedulable(p *cluster.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodScheduled {
-			return c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable
-		}
-	}
-	return false
 }

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/scheduler/engine"
 	"github.com/kube-rebalancer/rebalancer/scheduler/plugins/noderesources"
@@ -59,7 +57,7 @@ func pendingPods(in *framework.Cycle) []pending {
 			in.Snapshot.NodeOf(p) != nil {
 			continue
 		}
-		since, ok := unschedulableSince(p)
+		since, ok := p.UnschedulableSince()
 		if !ok {
 			continue
 		}
@@ -88,18 +86,6 @@ func pendingPods(in *framework.Cycle) []pending {
 		return strings.Compare(a.pod.Key, b.pod.Key)
 	})
 	return out
-}
-
-// unschedulableSince reports whether kube-scheduler found the pod
-// unschedulable, and since when.
-func unschedulableSince(p *cluster.Pod) (time.Time, bool) {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodScheduled {
-			ok := c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable
-			return c.LastTransitionTime.Time, ok
-		}
-	}
-	return time.Time{}, false
 }
 
 // serve looks for the fewest moves that make room for one pending pod and
