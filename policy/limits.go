@@ -2,10 +2,9 @@ package policy
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -197,9 +196,9 @@ func validateIntOrPercent(v *intstr.IntOrString, path *field.Path) field.ErrorLi
 	if v.Type == intstr.Int {
 		return validateLimit(&v.IntVal, path)
 	}
-	digits, ok := strings.CutSuffix(v.StrVal, "%")
-	n, err := strconv.Atoi(digits)
-	if !ok || err != nil || digits == "" || digits[0] == '+' || digits[0] == '-' {
+	// A percentage of 100 is the number itself, as apimachinery scales it.
+	n, err := intstr.GetScaledValueFromIntOrPercent(v, 100, false)
+	if len(validation.IsValidPercent(v.StrVal)) > 0 || err != nil {
 		return field.ErrorList{field.Invalid(path, v.StrVal, "is neither a whole number nor a percentage (\"25%\")")}
 	}
 	if n > 100 {

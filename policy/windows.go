@@ -2,7 +2,6 @@ package policy
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -421,7 +420,7 @@ func percent(v *intstr.IntOrString) int {
 	if v.Type == intstr.Int {
 		return int(v.IntVal)
 	}
-	n, _ := strconv.Atoi(strings.TrimSuffix(v.StrVal, "%"))
+	n, _ := intstr.GetScaledValueFromIntOrPercent(v, 100, false)
 	return n
 }
 
