@@ -25,6 +25,10 @@ type Eviction struct {
 	To       string    `json:"to,omitempty"`
 	Strategy string    `json:"strategy"`
 	At       time.Time `json:"at"`
+	// Surge marks a make-before-break move: the replacement is created
+	// while the pod still runs, so the scheduler steers it to To at once
+	// rather than once the pod has left.
+	Surge bool `json:"surge,omitempty"`
 }
 
 // ID identifies a recorded eviction: its pod and when it was recorded.

@@ -64,7 +64,7 @@ func decodeStateList[T any](cm *corev1.ConfigMap, plainKey, gzipKey string) ([]T
 	}
 	raw := []byte(cm.Data[plainKey])
 	key := plainKey
-	if gz, ok := cm.BinaryData[gzipKey]; ok {
+	if gz, ok := cm.BinaryData[gzipKey]; ok && gzipKey != "" {
 		key = gzipKey
 		r, err := gzip.NewReader(bytes.NewReader(gz))
 		if err != nil {

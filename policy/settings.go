@@ -104,6 +104,9 @@ func (e *Evictable) defaults() {
 	if e.RequirePDB == nil {
 		e.RequirePDB = new(false)
 	}
+	if e.MakeBeforeBreak == nil {
+		e.MakeBeforeBreak = new(false)
+	}
 	if e.MinPodAge == nil {
 		e.MinPodAge = &metav1.Duration{}
 	}

@@ -119,3 +119,15 @@ func (s *Strategies) validateEvictable(base *Evictable, path *field.Path) field.
 	}
 	return errs
 }
+
+// MakesBeforeBreak reports whether any of the policy's evictable settings
+// (global, a namespace's, a strategy's) turns makeBeforeBreak on: a run
+// then reads HorizontalPodAutoscalers and needs the verbs of a surge.
+func (p *Policy) MakesBeforeBreak() bool {
+	for _, e := range p.Evictables() {
+		if e.MakeBeforeBreak != nil && *e.MakeBeforeBreak {
+			return true
+		}
+	}
+	return false
+}

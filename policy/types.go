@@ -150,6 +150,14 @@ type Evictable struct {
 	// RequirePDB lets only the pods that a PodDisruptionBudget covers be
 	// evicted (default false).
 	RequirePDB *bool `json:"requirePDB,omitempty"`
+	// MakeBeforeBreak lets a move that a PodDisruptionBudget, the
+	// workload's implicit budget or minReplicas would forbid be made by
+	// surge, for the pods of a Deployment no HorizontalPodAutoscaler
+	// scales: the Deployment gets one replica more, the new pod is placed
+	// on the planned node, and once it is Ready the Deployment goes back to
+	// its replicas, the old pod being the one its ReplicaSet removes
+	// (default false).
+	MakeBeforeBreak *bool `json:"makeBeforeBreak,omitempty"`
 	// MinPodAge protects pods younger than this (default 0: none).
 	MinPodAge *metav1.Duration `json:"minPodAge,omitempty"`
 	// LabelSelector, when set, limits eviction to the pods it selects.

@@ -304,3 +304,40 @@ func (h *HistoryStore) modify(ctx context.Context, change func(*corev1.ConfigMap
 	}
 	return nil
 }
+
+// Surges returns the surges under way that the state records; none when
+// the ConfigMap does not exist. A list it cannot use is an error: a run
+// must not start surges beside ones it cannot see.
+func (h *HistoryStore) Surges(ctx context.Context) ([]cluster.Surge, error) {
+	cm, err := h.Client.CoreV1().ConfigMaps(h.Namespace).Get(ctx, h.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading ConfigMap %s/%s: %w", h.Namespace, h.Name, err)
+	}
+	return cluster.DecodeSurges(cm)
+}
+
+// RecordSurge adds a surge under way, before it changes anything.
+func (h *HistoryStore) RecordSurge(ctx context.Context, s cluster.Surge) error {
+	return h.changeSurges(ctx, func(old []cluster.Surge) []cluster.Surge { return append(old, s) })
+}
+
+// ForgetSurge removes the record of a surge that is over, finished or
+// undone: the one of that pod under its UID.
+func (h *HistoryStore) ForgetSurge(ctx context.Context, s cluster.Surge) error {
+	return h.changeSurges(ctx, func(old []cluster.Surge) []cluster.Surge {
+		return slices.DeleteFunc(old, func(o cluster.Surge) bool { return o.Pod == s.Pod && o.UID == s.UID })
+	})
+}
+
+func (h *HistoryStore) changeSurges(ctx context.Context, change func([]cluster.Surge) []cluster.Surge) error {
+	return h.modify(ctx, func(cm *corev1.ConfigMap) error {
+		old, err := cluster.DecodeSurges(cm)
+		if err != nil {
+			return err
+		}
+		return cluster.EncodeSurges(cm, change(old))
+	})
+}
