@@ -88,5 +88,8 @@ func TrimStatefulSet(ss *appsv1.StatefulSet) {
 func TrimDeployment(d *appsv1.Deployment) {
 	d.ManagedFields = nil
 	d.Spec = appsv1.DeploymentSpec{Replicas: d.Spec.Replicas, Selector: d.Spec.Selector, Strategy: d.Spec.Strategy}
-	d.Status = appsv1.DeploymentStatus{}
+	// The counts, not the conditions: a surge starts only on a Deployment
+	// whose pods are all updated and available.
+	d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Status.ObservedGeneration, Replicas: d.Status.Replicas,
+		UpdatedReplicas: d.Status.UpdatedReplicas, ReadyReplicas: d.Status.ReadyReplicas, AvailableReplicas: d.Status.AvailableReplicas}
 }

@@ -28,6 +28,11 @@ type Surge struct {
 	From     string `json:"from"`
 	To       string `json:"to"`
 	Strategy string `json:"strategy"`
+	// ReplicaSet is the name of the pod's ReplicaSet, and Before the UIDs
+	// of its pods when the surge started: a pod not among them is one the
+	// surge made.
+	ReplicaSet string      `json:"replicaSet"`
+	Before     []types.UID `json:"before"`
 	// Cost is the pod's controller.kubernetes.io/pod-deletion-cost before
 	// the surge changed it; nil when it had none.
 	Cost *string `json:"cost,omitempty"`

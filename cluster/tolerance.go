@@ -62,6 +62,15 @@ func newTolerances(ds []appsv1.Deployment, sss []appsv1.StatefulSet) tolerances 
 	return t
 }
 
+// DeploymentOf returns the Deployment the workload names; nil for another
+// kind or one the snapshot does not hold.
+func (s *Snapshot) DeploymentOf(w Workload) *appsv1.Deployment {
+	if w.Kind != "Deployment" {
+		return nil
+	}
+	return s.tolerances.deployments[w.Namespace+"/"+w.Name]
+}
+
 // ToleranceOf returns how many of the workload's pods may be down at once by
 // its own spec; false for the kinds that state none (only Deployments and
 // StatefulSets do).

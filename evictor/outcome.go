@@ -21,6 +21,15 @@ const (
 	Gone Result = "gone"
 	// Failed: the eviction failed for another reason, after retries.
 	Failed Result = "failed"
+	// Surged: a move made by surge (evictable.makeBeforeBreak) is done:
+	// the replacement was Ready before the Deployment went back to its
+	// replicas and its ReplicaSet removed the pod.
+	Surged Result = "surged"
+	// RolledBack: a surge was not started or was undone (its replacement
+	// not Ready within --step-timeout, the extra pod refused by a quota or
+	// a LimitRange, the Deployment changed): the pod stays where it was
+	// and the Deployment is at its replicas. Reported, not a failure.
+	RolledBack Result = "rolled-back"
 	// NotAttempted: the run stopped (a signal, the run Lease lost,
 	// --max-duration, or a fatal error) before this move.
 	NotAttempted Result = "not-attempted"

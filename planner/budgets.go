@@ -46,13 +46,21 @@ func (b *budgets) remaining(pdb *cluster.PDB) int32 {
 
 // blocked returns why the budgets forbid evicting the pod, or "".
 func (b *budgets) blocked(snap *cluster.Snapshot, p *cluster.Pod) string {
+	why, _ := b.blockedBy(snap, p)
+	return why
+}
+
+// blockedBy is blocked, and whether what forbids the eviction is a count of
+// disruptions, which a surge leaves as it is: not more than one budget, nor
+// a budget whose status is behind.
+func (b *budgets) blockedBy(snap *cluster.Snapshot, p *cluster.Pod) (why string, count bool) {
 	pdbs := snap.PDBsFor(p)
 	if len(pdbs) > 1 {
 		names := make([]string, len(pdbs))
 		for i, pdb := range pdbs {
 			names[i] = pdb.Name
 		}
-		return fmt.Sprintf("covered by %d PodDisruptionBudgets (%s); the Eviction API refuses pods with more than one", len(pdbs), strings.Join(names, ", "))
+		return fmt.Sprintf("covered by %d PodDisruptionBudgets (%s); the Eviction API refuses pods with more than one", len(pdbs), strings.Join(names, ", ")), false
 	}
 	for _, pdb := range pdbs {
 		if !pdb.CountsAgainst(p.Pod) {
@@ -61,32 +69,33 @@ func (b *budgets) blocked(snap *cluster.Snapshot, p *cluster.Pod) string {
 		if b.remaining(pdb) <= 0 {
 			if pdb.Status.ObservedGeneration < pdb.Generation {
 				return fmt.Sprintf("PodDisruptionBudget %s: its status is not up to date (observedGeneration %d < generation %d), so it allows no disruption",
-					pdb.Key, pdb.Status.ObservedGeneration, pdb.Generation)
+					pdb.Key, pdb.Status.ObservedGeneration, pdb.Generation), false
 			}
 			if pdb.DisruptionsAllowed() <= 0 {
 				if why := pdb.NeverAllows(); why != "" {
-					return fmt.Sprintf("PodDisruptionBudget %s can never allow a disruption (%s): no run evicts this pod while the budget stands", pdb.Key, why)
+					return fmt.Sprintf("PodDisruptionBudget %s can never allow a disruption (%s): no eviction moves this pod while the budget stands; "+
+						"evictable.makeBeforeBreak moves a Deployment's pod by surge instead", pdb.Key, why), true
 				}
-				return fmt.Sprintf("PodDisruptionBudget %s allows no disruption now (status.disruptionsAllowed 0)", pdb.Key)
+				return fmt.Sprintf("PodDisruptionBudget %s allows no disruption now (status.disruptionsAllowed 0)", pdb.Key), true
 			}
-			return fmt.Sprintf("PodDisruptionBudget %s allows no more disruptions in this step (%d allowed, all used)", pdb.Key, pdb.DisruptionsAllowed())
+			return fmt.Sprintf("PodDisruptionBudget %s allows no more disruptions in this step (%d allowed, all used)", pdb.Key, pdb.DisruptionsAllowed()), true
 		}
 	}
 	if len(pdbs) > 0 {
-		return ""
+		return "", false
 	}
 	ib, ok := b.implicit.of(snap, p)
 	if !ok || !countsAgainstImplicit(p.Pod) || b.remainingOf(ib) > 0 {
-		return ""
+		return "", false
 	}
 	if ib.allowed <= 0 {
 		notReady := fmt.Sprintf("%d of its pods are not Ready now, so it allows no disruption until they are", ib.unavailable)
 		if ib.unavailable == 1 {
 			notReady = "1 of its pods is not Ready now, so it allows no disruption until it is"
 		}
-		return fmt.Sprintf("no PodDisruptionBudget covers it; implicit budget: %s, and %s", ib.tolerance, notReady)
+		return fmt.Sprintf("no PodDisruptionBudget covers it; implicit budget: %s, and %s", ib.tolerance, notReady), true
 	}
-	return fmt.Sprintf("no PodDisruptionBudget covers it; implicit budget: %s, all used in this step", ib.tolerance)
+	return fmt.Sprintf("no PodDisruptionBudget covers it; implicit budget: %s, all used in this step", ib.tolerance), true
 }
 
 func (b *budgets) remainingOf(ib implicitBudget) int32 {

@@ -192,18 +192,19 @@ func TestBudgetThatCanNeverAllowADisruption(t *testing.T) {
 		return pdb
 	}
 	zero, zeroPercent, one := intstr.FromInt32(0), intstr.FromString("0%"), intstr.FromInt32(1)
+	const mbb = "evictable.makeBeforeBreak moves a Deployment's pod by surge instead"
 	tests := []struct {
 		name string
 		pdb  policyv1.PodDisruptionBudget
 		want string
 	}{
 		{"maxUnavailable: 0", budget(func(p *policyv1.PodDisruptionBudget) { p.Spec.MinAvailable, p.Spec.MaxUnavailable = nil, &zero }),
-			"PodDisruptionBudget shop/web can never allow a disruption (maxUnavailable: 0): no run evicts this pod while the budget stands"},
+			"PodDisruptionBudget shop/web can never allow a disruption (maxUnavailable: 0): no eviction moves this pod while the budget stands; " + mbb},
 		{"maxUnavailable: 0%", budget(func(p *policyv1.PodDisruptionBudget) { p.Spec.MinAvailable, p.Spec.MaxUnavailable = nil, &zeroPercent }),
-			"PodDisruptionBudget shop/web can never allow a disruption (maxUnavailable: 0%): no run evicts this pod while the budget stands"},
+			"PodDisruptionBudget shop/web can never allow a disruption (maxUnavailable: 0%): no eviction moves this pod while the budget stands; " + mbb},
 		{"minAvailable: 1 of a single replica", budget(func(p *policyv1.PodDisruptionBudget) {
 			p.Spec.MinAvailable, p.Status.ExpectedPods, p.Status.DesiredHealthy, p.Status.CurrentHealthy = &one, 1, 1, 1
-		}), "PodDisruptionBudget shop/web can never allow a disruption (minAvailable: 1, all 1 of its pods): no run evicts this pod while the budget stands"},
+		}), "PodDisruptionBudget shop/web can never allow a disruption (minAvailable: 1, all 1 of its pods): no eviction moves this pod while the budget stands; " + mbb},
 		{"minAvailable: 1 of three, two not healthy now", budget(func(p *policyv1.PodDisruptionBudget) {
 			p.Spec.MinAvailable, p.Status.ExpectedPods, p.Status.DesiredHealthy, p.Status.CurrentHealthy = &one, 3, 1, 1
 		}), "PodDisruptionBudget shop/web allows no disruption now (status.disruptionsAllowed 0)"},

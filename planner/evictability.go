@@ -108,10 +108,13 @@ func protection(snap *cluster.Snapshot, pol *policy.Policy, ev *policy.Evictable
 		return Protected, "uses dynamic resource allocation (spec.resourceClaims), whose devices the plan does not simulate: " +
 			"no node can be known to take it; allow with evictable.resourceClaims"
 	}
+	var fewer string
 	if min := *ev.MinReplicas; min > 1 {
-		if why := replicasProtection(snap, p, min); why != "" {
+		why, few := replicasProtection(snap, p, min)
+		if why != "" && (!few || !*ev.MakeBeforeBreak) {
 			return Protected, why
 		}
+		fewer = why
 	}
 	if *ev.RequirePDB && len(snap.PDBsFor(p)) == 0 {
 		return Protected, "no PodDisruptionBudget covers it, and evictable.requirePDB moves only pods that one covers; " +
@@ -126,6 +129,9 @@ func protection(snap *cluster.Snapshot, pol *policy.Policy, ev *policy.Evictable
 		if age := snap.Now.Sub(p.CreationTimestamp.Time); age < min {
 			return Protected, fmt.Sprintf("younger than evictable.minPodAge (%s < %s)", age.Round(time.Second), min)
 		}
+	}
+	if fewer != "" {
+		return surgeOnly, fewer
 	}
 	return "", ""
 }
@@ -240,9 +246,9 @@ func jobProtection(snap *cluster.Snapshot, p *cluster.Pod) string {
 // read) stays: minReplicas exists to keep the small workloads whole, and
 // this one may be small. A bare pod is barePods' to decide, and a finished
 // pod serves nothing, so evicting it leaves the workload no smaller.
-func replicasProtection(snap *cluster.Snapshot, p *cluster.Pod, min int32) string {
+func replicasProtection(snap *cluster.Snapshot, p *cluster.Pod, min int32) (why string, fewer bool) {
 	if p.IsTerminal() {
-		return ""
+		return "", false
 	}
 	r := snap.ReplicasOf(p)
 	of := r.Owner
@@ -251,18 +257,18 @@ func replicasProtection(snap *cluster.Snapshot, p *cluster.Pod, min int32) strin
 	}
 	switch {
 	case r.Owner == "":
-		return ""
+		return "", false
 	case !r.Counted:
 		return fmt.Sprintf("pod of %s, whose replica count rebalancer does not read (it reads ReplicaSets, StatefulSets and Jobs): "+
-			"evictable.minReplicas (%d) keeps it; allow with a lower evictable.minReplicas for its namespace", of, min)
+			"evictable.minReplicas (%d) keeps it; allow with a lower evictable.minReplicas for its namespace", of, min), false
 	case !r.Found:
 		return fmt.Sprintf("pod of %s, which the snapshot does not hold: its replica count is unknown, so evictable.minReplicas (%d) keeps it; "+
-			"allow with a lower evictable.minReplicas for its namespace", of, min)
+			"allow with a lower evictable.minReplicas for its namespace", of, min), false
 	case r.Count < min:
 		return fmt.Sprintf("%s asks for %d %s, fewer than evictable.minReplicas (%d); allow with a lower evictable.minReplicas",
-			of, r.Count, plural(r.Count, "replica", "replicas"), min)
+			of, r.Count, plural(r.Count, "replica", "replicas"), min), true
 	}
-	return ""
+	return "", false
 }
 
 func plural(n int32, one, many string) string {

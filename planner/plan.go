@@ -111,6 +111,11 @@ type Move struct {
 	// PodDisruptionBudget covers the pod: "implicit budget: maxUnavailable
 	// 25% of Deployment shop/web: 1 of 4 replicas a step".
 	Budget string `json:"budget,omitempty"`
+	// Surge: the move is made before the pod goes (evictable.makeBeforeBreak),
+	// as no eviction may be: its Deployment gets one replica more, the new
+	// pod runs on To, and once it is Ready the Deployment goes back to its
+	// replicas, removing this pod. It takes nothing from a budget.
+	Surge bool `json:"surge,omitempty"`
 	// Score is To's total score; RunnerUp is the next best node, so that a
 	// reader sees how clear the choice was.
 	Score         int64  `json:"score,omitempty"`

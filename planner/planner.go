@@ -234,8 +234,13 @@ func (c *cycle) Move(strategy string, cand framework.Candidate) framework.Outcom
 	} else {
 		c.snap.Remove(p)
 	}
-	m.Step = c.admit(p, from)
-	m.Budget = c.budgets.applied(c.snap, p)
+	if c.steadyVerdictsOf(strategy, p).surge {
+		m.Surge = true
+		m.Step = c.admit(p, from, true)
+	} else {
+		m.Step = c.admit(p, from, false)
+		m.Budget = c.budgets.applied(c.snap, p)
+	}
 	c.moved[p] = true
 	c.plan.Moves = append(c.plan.Moves, m)
 	logMoved(strategy, p, &m)
@@ -251,19 +256,22 @@ func implicitBudgetsOf(pol *policy.Policy) *implicitBudgets {
 	return newImplicitBudgets()
 }
 
-// admit counts an eviction against the limits and budgets, in the current
-// step when they allow it there, else in a new one, and returns its step.
-// Steps only grow: a move may rely on the room an earlier move made.
-func (c *cycle) admit(p *cluster.Pod, from *cluster.Node) int {
+// admit counts a move against the limits and, unless it is a surge, which
+// disrupts nothing, the budgets, in the current step when they allow it
+// there, else in a new one, and returns its step. Steps only grow: a move
+// may rely on the room an earlier move made.
+func (c *cycle) admit(p *cluster.Pod, from *cluster.Node, surge bool) int {
 	pol := c.planner.Policy
 	s := pol.For(p.Namespace, c.snap.NamespaceLabels(p.Namespace))
-	if c.stepExceeded(c.counts, s, p, from) != "" || c.budgets.blocked(c.snap, p) != "" {
+	if c.stepExceeded(c.counts, s, p, from) != "" || !surge && c.budgets.blocked(c.snap, p) != "" {
 		c.step++
 		c.counts.newStep()
 		c.budgets = c.budgets.next()
 	}
 	c.counts.add(p, from)
-	c.budgets.spend(c.snap, p)
+	if !surge {
+		c.budgets.spend(c.snap, p)
+	}
 	return c.step
 }
 

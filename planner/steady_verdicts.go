@@ -16,6 +16,9 @@ import (
 // asks twice in one: before it searches for a target and when it proposes.
 type steadyVerdicts struct {
 	first, last verdict
+	// surge: only a budget or minReplicas keeps the pod, and its strategy
+	// moves it by surge (evictable.makeBeforeBreak).
+	surge bool
 }
 
 // verdict is one reason with its category; an empty why lets the pod pass.
@@ -53,8 +56,15 @@ func (c *cycle) steadyVerdictsOf(strategy string, p *cluster.Pod) steadyVerdicts
 func (c *cycle) workOutSteadyVerdicts(strategy string, p *cluster.Pod) steadyVerdicts {
 	pol := c.planner.Policy
 	s := pol.For(p.Namespace, c.snap.NamespaceLabels(p.Namespace))
+	ev := s.EvictableFor(strategy)
+	var surge bool
 	first := func() verdict {
-		if cat, why := protection(c.snap, pol, s.EvictableFor(strategy), p); why != "" {
+		if cat, why := protection(c.snap, pol, ev, p); cat == surgeOnly {
+			var v verdict
+			if surge, v = bySurge(c.snap, p, true, verdict{Protected, why}); v.why != "" {
+				return v
+			}
+		} else if why != "" {
 			return verdict{cat, why}
 		}
 		if needsPlace(p) && p.HasPVC() {
@@ -87,10 +97,15 @@ func (c *cycle) workOutSteadyVerdicts(strategy string, p *cluster.Pod) steadyVer
 	if why := c.stepExceeded(&none, s, p, c.boundNode(p)); why != "" {
 		return steadyVerdicts{last: verdict{LimitReached, why}}
 	}
+	if surge {
+		// A surge takes nothing from a budget.
+		return steadyVerdicts{surge: true}
+	}
 	// Nil maps: a fresh step's budgets, read only.
 	fresh := budgets{implicit: c.budgets.implicit}
-	if why := fresh.blocked(c.snap, p); why != "" {
-		return steadyVerdicts{last: verdict{PDBBudget, why}}
+	if why, count := fresh.blockedBy(c.snap, p); why != "" {
+		surge, v := bySurge(c.snap, p, count && *ev.MakeBeforeBreak, verdict{PDBBudget, why})
+		return steadyVerdicts{last: v, surge: surge}
 	}
 	return steadyVerdicts{}
 }

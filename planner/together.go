@@ -17,7 +17,7 @@ func (c *cycle) EvictableTogether(strategy string, pods []*cluster.Pod) string {
 		if _, why := c.check(strategy, p); why != "" {
 			return p.Key + ": " + why
 		}
-		c.admit(p, c.snap.NodeOf(p))
+		c.admit(p, c.snap.NodeOf(p), c.steadyVerdictsOf(strategy, p).surge)
 	}
 	return ""
 }

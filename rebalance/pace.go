@@ -35,6 +35,19 @@ func steps(moves []planner.Move) [][]planner.Move {
 	return out
 }
 
+// splitSurges parts a step's moves into its evictions and its surges,
+// each in plan order.
+func splitSurges(step []planner.Move) (evictions, surges []planner.Move) {
+	for _, m := range step {
+		if m.Surge {
+			surges = append(surges, m)
+		} else {
+			evictions = append(evictions, m)
+		}
+	}
+	return evictions, surges
+}
+
 // settled says whether the next step may start: every pod the last step
 // evicted has its replacement Ready, and every PodDisruptionBudget the next
 // step's pods count against allows them. It returns what it still waits

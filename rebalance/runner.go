@@ -252,6 +252,11 @@ func until(ctx context.Context, at time.Time, cause error) (context.Context, fun
 // when the cycle failed before it had one.
 func (r *Runner) cycle(ctx context.Context, m cycleMode) (*report.Report, error) {
 	start := time.Now()
+	if !m.dryRun && r.cfg.History != nil {
+		if err := r.recoverSurges(ctx); err != nil {
+			return nil, fmt.Errorf("%w (nothing was evicted)", err)
+		}
+	}
 	objs, err := kube.ReadObjects(ctx, r.cfg.Client)
 	if err != nil {
 		return nil, fmt.Errorf("reading the cluster: %w", err)
@@ -380,6 +385,9 @@ func (r *Runner) evict(ctx context.Context, snap *cluster.Snapshot, plan *planne
 	)
 	all := steps(plan.Moves)
 	for i, step := range all {
+		// A surge takes nothing from a budget: the wait is for the
+		// evictions' budgets only.
+		step, surges := splitSurges(step)
 		if i > 0 {
 			if stopped = r.waitSettled(ectx, snap, i, evicted, step); stopped != "" {
 				outcomes = append(outcomes, notAttempted(flatten(all[i:]), stopped)...)
@@ -401,7 +409,7 @@ func (r *Runner) evict(ctx context.Context, snap *cluster.Snapshot, plan *planne
 				return nil, nil, fmt.Errorf("%w (nothing was evicted)", err)
 			}
 			execErr = err
-			outcomes = append(outcomes, notAttempted(flatten(all[i:]), err.Error())...)
+			outcomes = append(outcomes, notAttempted(append(step, append(surges, flatten(all[i+1:])...)...), err.Error())...)
 			break
 		}
 		outs, err := ev.Execute(ectx, &planner.Plan{Moves: step})
@@ -418,12 +426,12 @@ func (r *Runner) evict(ctx context.Context, snap *cluster.Snapshot, plan *planne
 		if cut && err == nil {
 			stopped = fmt.Sprintf("%s during step %d: the step's remaining evictions were not made, nor their replacements waited for; the rest is left to the next run",
 				context.Cause(ectx), i+1)
-			outcomes = append(outcomes, notAttempted(flatten(all[i+1:]), stopped)...)
+			outcomes = append(outcomes, notAttempted(append(surges, flatten(all[i+1:])...), stopped)...)
 			break
 		}
 		if err != nil {
 			execErr = err
-			outcomes = append(outcomes, notAttempted(flatten(all[i+1:]), "run stopped: "+err.Error())...)
+			outcomes = append(outcomes, notAttempted(append(surges, flatten(all[i+1:])...), "run stopped: "+err.Error())...)
 			break
 		}
 		evicted = evicted[:0]
@@ -431,6 +439,19 @@ func (r *Runner) evict(ctx context.Context, snap *cluster.Snapshot, plan *planne
 			if o.Result == evictor.Evicted {
 				evicted = append(evicted, o.Move)
 			}
+		}
+		// One at a time: each waits for its own replacement, and undoes
+		// itself when that does not come.
+		for j, m := range surges {
+			if ectx.Err() != nil {
+				stopped = fmt.Sprintf("%s during step %d: its remaining surges were not made; the rest is left to the next run", context.Cause(ectx), i+1)
+				outcomes = append(outcomes, notAttempted(append(surges[j:], flatten(all[i+1:])...), stopped)...)
+				break
+			}
+			outcomes = append(outcomes, r.surge(ectx, snap, m))
+		}
+		if stopped != "" {
+			break
 		}
 	}
 	flush := eventFlushTimeout

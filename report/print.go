@@ -84,6 +84,9 @@ func printTable(out io.Writer, r *Report, verbose bool) error {
 			if to == "" {
 				to = "(not replaced)"
 			}
+			if m.Surge {
+				to += " (surge)"
+			}
 			reason := m.Reason
 			if m.Message != "" {
 				reason += " [" + m.Message + "]"
@@ -105,6 +108,14 @@ func printTable(out io.Writer, r *Report, verbose bool) error {
 		for _, p := range r.Placements {
 			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", p.Pod, p.Node, p.Strategy, p.Reason)
 		}
+	}
+	if n := surges(r.Moves); n > 0 {
+		moves := "moves are"
+		if n == 1 {
+			moves = "move is"
+		}
+		fmt.Fprintf(w, "\nSURGES: %d %s made before the pod goes (evictable.makeBeforeBreak): its Deployment gets one replica more, "+
+			"and once the new pod is Ready on TO it goes back to its replicas, removing the old pod\n", n, moves)
 	}
 	if budgets := implicitBudgets(r.Moves); len(budgets) > 0 {
 		fmt.Fprintln(w, "\nIMPLICIT BUDGETS (no PodDisruptionBudget covers these workloads: each keeps to its own maxUnavailable a step)")
@@ -172,6 +183,16 @@ func printTable(out io.Writer, r *Report, verbose bool) error {
 		}
 	}
 	return w.Flush()
+}
+
+func surges(moves []Move) int {
+	n := 0
+	for _, m := range moves {
+		if m.Surge {
+			n++
+		}
+	}
+	return n
 }
 
 // implicitBudgets lists the implicit budgets the moves count against, each
