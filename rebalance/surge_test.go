@@ -322,4 +322,3 @@ func snapshotOf(t *testing.T, c *controllers) *cluster.Snapshot {
 	}
 	return snap
 }
-
