@@ -12,8 +12,9 @@ import (
 // Intents are the planned placements of the replacements still expected:
 // the evictions of the state ConfigMap that name a target node and are
 // younger than TTL. A replacement pod claims the oldest unclaimed intent of
-// its workload whose pod has left, as the live scheduler's hand-off does,
-// and keeps it for every later request about it, so that filter and
+// its workload whose pod has left, or that marks a surge, as the live
+// scheduler's hand-off does, and keeps it for every later request about
+// it, so that filter and
 // prioritize, and a retry after a failed binding, agree. A claim lasts as
 // long as its intent: a replacement deleted before it was bound keeps its
 // intent from the next one, which kube-scheduler then places on its own.
@@ -97,7 +98,9 @@ func (in *Intents) Loaded() bool {
 }
 
 // Claim returns the intent the pod replaces: the one it claimed before, or
-// the oldest unclaimed live intent of its workload whose pod has departed.
+// the oldest unclaimed live intent of its workload whose pod has departed
+// or that marks a surge. A surge's pod runs until its replacement is
+// Ready, so waiting for it to leave would never steer the replacement.
 // waiting tells that an intent of the workload was passed over only because
 // its pod is still there: the pod may be a replacement the watch has not
 // caught up with, or a new pod beside an eviction that never happened.
@@ -120,7 +123,7 @@ func (in *Intents) Claim(uid types.UID, w cluster.Workload, now time.Time, depar
 		if _, taken := in.claimedBy[it.ID()]; taken {
 			continue
 		}
-		if !departed(it.Eviction) {
+		if !it.Surge && !departed(it.Eviction) {
 			waiting = true
 			continue
 		}

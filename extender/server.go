@@ -97,9 +97,10 @@ func (s *Server) now() time.Time {
 }
 
 // planned returns the node the plan chose for the pod, when the pod
-// replaces one a run evicted. waiting tells that the pod's workload has
-// intents whose pods are still running: an eviction that never happened (a
-// run killed between recording and evicting) steers no new pod.
+// replaces one a run evicted or surges. waiting tells that the pod's
+// workload has intents, not surges, whose pods are still running: an
+// eviction that never happened (a run killed between recording and
+// evicting) steers no new pod.
 func (s *Server) planned(pod *corev1.Pod) (e cluster.Eviction, ok, waiting bool) {
 	departed := s.Departed
 	if departed == nil {
@@ -154,7 +155,7 @@ func (s *Server) filter(args *extenderv1.ExtenderArgs) *extenderv1.ExtenderFilte
 		return pass
 	}
 	s.Metrics.steered.Inc()
-	klog.V(2).InfoS("Replacement steered to its planned node", "pod", klog.KObj(args.Pod), "planned", e.To, "replaces", e.Pod)
+	klog.V(2).InfoS("Replacement steered to its planned node", "pod", klog.KObj(args.Pod), "planned", e.To, "replaces", e.Pod, "surge", e.Surge)
 	why := fmt.Sprintf("rebalancer planned this replacement of %s on node %s", e.Pod, e.To)
 	out := &extenderv1.ExtenderFilterResult{FailedNodes: make(extenderv1.FailedNodesMap, len(names))}
 	for _, n := range names {

@@ -254,29 +254,39 @@ func TestFilterWithNodeObjects(t *testing.T) {
 // killed between recording an eviction and making it leaves the pod
 // running under the UID it recorded: a new pod of the workload (a
 // scale-up) is no replacement, and kube-scheduler places it on its own.
+// A surge's pod runs until its replacement is Ready: its intent is
+// claimed at once.
 func TestIntentIsClaimedOnlyOnceItsPodLeft(t *testing.T) {
 	evicted := cluster.Eviction{Pod: "shop/web-7d9f8-aaaaa", UID: "uid-aaaaa", Workload: web, From: "node-a", To: "node-c", At: now.Add(-time.Minute)}
 	noUID := evicted
 	noUID.UID = ""
+	surge := evicted
+	surge.Surge = true
+	surgeLater := surge
+	surgeLater.Pod, surgeLater.UID, surgeLater.To, surgeLater.At = "shop/web-7d9f8-bbbbb", "uid-bbbbb", "node-b", now
 	tests := []struct {
 		name string
-		// running: the pod watch holds the evicted pod, running under
-		// its recorded UID; after the watch caught up, caughtUp.
+		// running: the pod watch holds every intent's pod, running
+		// under its recorded UID; after the watch caught up, caughtUp.
 		running, caughtUp bool
-		intent            cluster.Eviction
+		intents           []cluster.Eviction
 		wantTo            string
 		wantDeclined      float64
 	}{
-		{name: "the evicted pod is gone or terminating: its replacement is steered", intent: evicted, wantTo: "node-c"},
-		{name: "the evicted pod still runs: a new pod is not steered", intent: evicted, running: true, caughtUp: true, wantDeclined: 1},
-		{name: "the watch had not seen the eviction yet: steered once it caught up", intent: evicted, running: true, wantTo: "node-c"},
-		{name: "an intent recorded without a UID cannot be told apart: steered", intent: noUID, running: true, caughtUp: true, wantTo: "node-c"},
+		{name: "the evicted pod is gone or terminating: its replacement is steered", intents: []cluster.Eviction{evicted}, wantTo: "node-c"},
+		{name: "the evicted pod still runs: a new pod is not steered", intents: []cluster.Eviction{evicted}, running: true, caughtUp: true, wantDeclined: 1},
+		{name: "the watch had not seen the eviction yet: steered once it caught up", intents: []cluster.Eviction{evicted}, running: true, wantTo: "node-c"},
+		{name: "an intent recorded without a UID cannot be told apart: steered", intents: []cluster.Eviction{noUID}, running: true, caughtUp: true, wantTo: "node-c"},
+		{name: "a surge's pod still runs: its replacement is steered at once", intents: []cluster.Eviction{surge}, running: true, caughtUp: true, wantTo: "node-c"},
+		{name: "a surge whose pod has left steers as an eviction does", intents: []cluster.Eviction{surge}, wantTo: "node-c"},
+		{name: "an older eviction whose pod still runs is passed over for the surge", intents: []cluster.Eviction{evicted, surgeLater},
+			running: true, caughtUp: true, wantTo: "node-b"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			running := tt.running
 			s := testServer()
-			s.Intents.Set([]cluster.Eviction{tt.intent}, now)
+			s.Intents.Set(tt.intents, now)
 			s.Departed = func(e cluster.Eviction) bool { return e.UID == "" || !running }
 			s.CatchUp = func(*corev1.Pod) bool {
 				running = tt.caughtUp

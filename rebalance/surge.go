@@ -45,8 +45,12 @@ var lowestDeletionCost = strconv.Itoa(math.MinInt32)
 
 // handoffDelay is how long a surge waits between recording its intent and
 // creating the pod: the scheduler reads the recorded intents again when
-// its last read is older than a second.
-const handoffDelay = 2 * time.Second
+// its last read is older than a second. surgePoll is how often a surge
+// looks at its pods. Variables for the tests.
+var (
+	handoffDelay = 2 * time.Second
+	surgePoll    = settlePoll
+)
 
 // surgeGone bounds the wait for the ReplicaSet to remove the old pod once
 // the Deployment is back at its replicas.
@@ -241,7 +245,7 @@ func (r *Runner) waitSurgeReady(ctx context.Context, s cluster.Surge) (*corev1.P
 		refused string
 		waiting = "the new pod to be created"
 	)
-	err := wait.PollUntilContextCancel(wctx, settlePoll, false, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextCancel(wctx, surgePoll, false, func(ctx context.Context) (bool, error) {
 		pods, err := r.replicaSetPods(ctx, ns, s.ReplicaSet, "")
 		if err != nil {
 			return false, nil // one more reason to wait
@@ -288,7 +292,7 @@ func (r *Runner) finishSurge(ctx context.Context, s cluster.Surge) error {
 func (r *Runner) waitSurgeGone(ctx context.Context, s cluster.Surge) string {
 	ns, name, _ := strings.Cut(s.Pod, "/")
 	gone := false
-	_ = wait.PollUntilContextTimeout(ctx, time.Second, surgeGone, true, func(ctx context.Context) (bool, error) {
+	_ = wait.PollUntilContextTimeout(ctx, surgePoll, surgeGone, true, func(ctx context.Context) (bool, error) {
 		list, err := r.cfg.Client.CoreV1().Pods(ns).List(ctx, byName(name))
 		if err != nil {
 			return false, nil

@@ -300,3 +300,37 @@ func TestImplicitBudgetsShown(t *testing.T) {
 		t.Errorf("a plan without implicit budgets lists some:\n%s", table.String())
 	}
 }
+
+// A move made by surge says so: in the table after its node, counted under
+// SURGES, and as surge: true in JSON.
+func TestSurgesShown(t *testing.T) {
+	p := samplePlan()
+	p.Moves[1].Surge = true
+	var table, js bytes.Buffer
+	if err := Print(&table, FromPlan(p), Table, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := Print(&js, FromPlan(p), JSON, false); err != nil {
+		t.Fatal(err)
+	}
+	text := squeeze(table.String())
+	for _, want := range []string{p.Moves[1].To + " (surge)", "SURGES: 1 move is made before the pod goes (evictable.makeBeforeBreak)"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the table lacks %q:\n%s", want, table.String())
+		}
+	}
+	if strings.Count(text, "(surge)") != 1 {
+		t.Errorf("only the surge is marked:\n%s", table.String())
+	}
+	var doc struct {
+		Moves []struct {
+			Surge bool `json:"surge"`
+		} `json:"moves"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Moves) != 3 || doc.Moves[0].Surge || !doc.Moves[1].Surge {
+		t.Errorf("JSON moves %+v, want surge on the second only", doc.Moves)
+	}
+}

@@ -385,10 +385,11 @@ func (l *Live) decide(snap *cluster.Snapshot, p *cluster.Pod, evictions []cluste
 	// An eviction whose pod still runs where it was, under its UID, never
 	// happened (a run killed between recording and evicting): it steers
 	// no pod. The cache has seen the eviction of a pod before the pod
-	// that replaces it, as the watch delivers them.
+	// that replaces it, as the watch delivers them. A surge's pod runs
+	// until its replacement is Ready: it steers at once.
 	if undone := cluster.NotCarriedOut(evictions, snap); len(undone) > 0 {
 		evictions = slices.DeleteFunc(slices.Clone(evictions), func(e cluster.Eviction) bool {
-			return slices.ContainsFunc(undone, func(u cluster.Eviction) bool { return u.ID() == e.ID() })
+			return !e.Surge && slices.ContainsFunc(undone, func(u cluster.Eviction) bool { return u.ID() == e.ID() })
 		})
 	}
 	var left []string
@@ -476,6 +477,11 @@ func (l *Live) report(ctx context.Context, pod *corev1.Pod, reason, message, nom
 // readHandoffs returns the evictions whose replacements may still come:
 // read at most every handoffsReadEvery, and again for a pod whose
 // controller lost a pod since the last read (see departures).
+//
+// A surge's new pod comes with no departure. The age bound covers it: the
+// run waits longer than handoffsReadEvery between recording the intent and
+// raising the replicas, so a list read before the intent was written is
+// older than the bound when the new pod is decided, and is read again.
 func (l *Live) readHandoffs(ctx context.Context, pod *corev1.Pod, now time.Time) []cluster.Eviction {
 	if l.History == nil {
 		return nil

@@ -115,17 +115,71 @@ func TestLivePlacesTheReplacementWhereThePlanSaid(t *testing.T) {
 
 // A run killed between recording an eviction and making it leaves the
 // pod running on its node under the UID it recorded: a new pod of the
-// workload is no replacement, and is placed as the engine chooses.
-func TestLiveDoesNotSteerBesideAnEvictionThatNeverHappened(t *testing.T) {
-	client := liveCluster(t,
-		[]cluster.Eviction{{Pod: "shop/web-old", UID: "uid-web-old", Workload: webWorkload, From: "n1", To: "n3",
-			Strategy: "LowNodeUtilization", At: time.Now()}},
-		ct.Node("n1"), ct.Node("n2"), ct.Node("n3"), ct.DeploymentReplicaSet("shop", "web"),
-		ct.Pod("shop", "web-old").On("n1").Requests("1", "1Gi").Deployment("web").Edit(func(p *corev1.Pod) { p.UID = "uid-web-old" }),
-		ct.Pod("shop", "filler").On("n3").Requests("2", "4Gi").Deployment("web"),
-		replacement("web-new"))
-	if got := waitForPod(t, client, "shop", "web-new", bound).Spec.NodeName; got != "n2" {
-		t.Errorf("new pod bound to %s, want n2, where the engine puts it: the eviction it would replace never happened", got)
+// workload is no replacement, and is placed as the engine chooses. A
+// surge's pod runs until its replacement is Ready: the new pod goes where
+// the plan said while it still runs.
+func TestLiveSteersBesideARunningPodOnlyForASurge(t *testing.T) {
+	tests := []struct {
+		name  string
+		surge bool
+		want  string
+	}{
+		{name: "an eviction that never happened steers nothing: the engine's n2", want: "n2"},
+		{name: "a surge steers its new pod to n3 while the old one runs", surge: true, want: "n3"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			client := liveCluster(t,
+				[]cluster.Eviction{{Pod: "shop/web-old", UID: "uid-web-old", Workload: webWorkload, From: "n1", To: "n3",
+					Strategy: "LowNodeUtilization", At: time.Now(), Surge: tt.surge}},
+				ct.Node("n1"), ct.Node("n2"), ct.Node("n3"), ct.DeploymentReplicaSet("shop", "web"),
+				ct.Pod("shop", "web-old").On("n1").Requests("1", "1Gi").Deployment("web").Edit(func(p *corev1.Pod) { p.UID = "uid-web-old" }),
+				ct.Pod("shop", "filler").On("n3").Requests("2", "4Gi").Deployment("web"),
+				replacement("web-new"))
+			if got := waitForPod(t, client, "shop", "web-new", bound).Spec.NodeName; got != tt.want {
+				t.Errorf("new pod bound to %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// A surge's new pod comes with no departure, only once the run, which
+// waits a moment after recording the intent, raised the replicas: the
+// list read before the intent is older than handoffsReadEvery by then,
+// and is read again.
+func TestLiveReadsHandoffsAgainForASurge(t *testing.T) {
+	tests := []struct {
+		name string
+		// wait is how long after the intent was recorded the new pod is
+		// decided; the list was read just before it was recorded.
+		wait time.Duration
+		want bool
+	}{
+		{name: "decided after the run's wait: the intent is read", wait: 2 * time.Second, want: true},
+		{name: "decided after handoffsReadEvery: the intent is read", wait: handoffsReadEvery, want: true},
+		{name: "decided within handoffsReadEvery of the last read: the list read before", wait: handoffsReadEvery / 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			client := kubetest.Clientset(ct.Objects())
+			store := &kube.HistoryStore{Client: client, Namespace: "rebalancer", Name: "rebalancer-state", Keep: time.Hour}
+			l := &Live{History: store, HandoffTTL: 10 * time.Minute}
+			pod := replacement("web-new").Obj()
+			read := time.Now()
+			if got := l.readHandoffs(ctx, &pod, read); len(got) != 0 {
+				t.Fatalf("hand-offs before the run %v, want none", got)
+			}
+			surge := cluster.Eviction{Pod: "shop/web-old", UID: "uid-web-old", Workload: webWorkload, From: "n1", To: "n3",
+				Strategy: "RemovePodsViolatingNodeTaints", At: read, Surge: true}
+			if err := store.Append(ctx, read, []cluster.Eviction{surge}); err != nil {
+				t.Fatal(err)
+			}
+			got := l.readHandoffs(ctx, &pod, read.Add(tt.wait))
+			if held := len(got) == 1 && got[0].Surge; held != tt.want {
+				t.Errorf("hand-offs %v; holds the surge %v, want %v", got, held, tt.want)
+			}
+		})
 	}
 }
 
