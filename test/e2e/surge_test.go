@@ -14,14 +14,17 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/ptr"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/evictor"
@@ -71,6 +74,7 @@ func TestSurgeMovesASingleReplica(t *testing.T) {
 		t.Fatal(runErr)
 	}
 	m := onlySurge(t, decode(t, r), f.nodes[0])
+	t.Logf("%s from %s to %s: %s (%s); readyReplicas %v", m.Pod, m.From, m.To, m.Result, m.Message, seen)
 	if m.Result != evictor.Surged {
 		t.Fatalf("move of %s: %s (%s), want %s", m.Pod, m.Result, m.Message, evictor.Surged)
 	}
@@ -116,6 +120,7 @@ func TestSurgeSpreadsAFullyProtectedDeployment(t *testing.T) {
 		t.Errorf("%d moves, want 2 (one of the three pods stays)", len(rep.Moves))
 	}
 	for _, m := range rep.Moves {
+		t.Logf("%s from %s to %s: %s (%s)", m.Pod, m.From, m.To, m.Result, m.Message)
 		if !m.Surge || m.Result != evictor.Surged || m.From != f.nodes[0] {
 			t.Errorf("move of %s from %s to %s: surge %v, %s (%s); want a surge off %s, surged", m.Pod, m.From, m.To, m.Surge, m.Result, m.Message, f.nodes[0])
 		}
@@ -126,6 +131,7 @@ func TestSurgeSpreadsAFullyProtectedDeployment(t *testing.T) {
 			t.Errorf("%d pods on %s after the run (%v); want one on each node", n, node, on)
 		}
 	}
+	t.Logf("readyReplicas %v", seen)
 	if low < 3 {
 		t.Errorf("status.readyReplicas of the Deployment went down to %d during the run (%v); want 3 throughout", low, seen)
 	}
@@ -194,8 +200,22 @@ func TestSurgeKilledRunIsEndedByTheNext(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("next run exited %d, want 0", r.code)
 	}
-	if !strings.Contains(r.stderr, "Ended a surge an earlier run left under way") {
+	ended := ""
+	for _, l := range strings.Split(r.stderr, "\n") {
+		if strings.Contains(l, "Ended a surge an earlier run left under way") {
+			ended = l
+		}
+	}
+	if ended == "" {
 		t.Errorf("the next run does not say it ended the surge left under way")
+	}
+	t.Logf("next run: %s", ended)
+	// The killed run's intent would steer the workload's next new pod to
+	// where the surge was going.
+	for _, e := range readState(t, cp, f.ns) {
+		if e.Surge {
+			t.Errorf("the state still holds the killed surge's intent %+v", e)
+		}
 	}
 	if rep := decode(t, r); len(rep.Moves) != 0 {
 		t.Errorf("the next run made %d moves; want none (makeBeforeBreak is off)", len(rep.Moves))
@@ -220,45 +240,77 @@ func TestSurgeKilledRunIsEndedByTheNext(t *testing.T) {
 // Ready within --step-timeout is undone: the old pod stays as it was,
 // spec.replicas goes back, and the move says why.
 //
-// The new pod is one no scheduler binds. kwok's pod-ready stage sets every
-// spec.readinessGates condition True along with Ready, so a gate does not
-// hold a pod back; and a node kwok does not manage needs its status and
-// lease faked for the planner to take it. A pod never bound is never
-// Ready either, and the surge waits for it the same way.
+// kwok's pod-ready stage sets every spec.readinessGates condition True
+// along with Ready, so a readiness gate holds no pod back. What does:
+// "node-without-kubelet", a node kwok does not manage (no
+// kwok.x-k8s.io/node annotation), whose status and Lease the test keeps
+// Ready: the new pod is steered there and bound, and nothing ever runs
+// it; "never-bound", a new pod no scheduler binds.
 func TestSurgeRolledBackWhenTheNewPodNeverReady(t *testing.T) {
 	cp := sharedControlPlane(t)
-	ctx := t.Context()
-	f := newFixture(t, cp, "surge-undone", 3, harness.NodeSpec{CPU: "4", Memory: "16Gi"})
-	web := f.surgeWorkload("web", 1, manualScheduler)
-	before := f.deployOn(web, f.nodes[0])
-	f.pdb(web, "minAvailable", 1)
-	f.taint(f.nodes[0])
-	d0 := f.deployment(web.Name)
-	state := f.ns + "/rebalancer-state"
+	for _, tc := range []struct {
+		name, fixture string
+		dark          bool
+	}{
+		{"node-without-kubelet", "surge-dark", true},
+		{"never-bound", "surge-unbound", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := t.Context()
+			kwokNodes := 3
+			scheduler := manualScheduler
+			if tc.dark {
+				// The dark node is the only one the pod may go to.
+				kwokNodes, scheduler = 1, "rebalancer"
+			}
+			f := newFixture(t, cp, tc.fixture, kwokNodes, harness.NodeSpec{CPU: "4", Memory: "16Gi"})
+			web := f.surgeWorkload("web", 1, scheduler)
+			before := f.deployOn(web, f.nodes[0])
+			f.pdb(web, "minAvailable", 1)
+			f.taint(f.nodes[0])
+			d0 := f.deployment(web.Name)
+			state := f.ns + "/rebalancer-state"
+			dark := ""
+			if tc.dark {
+				dark = f.darkNode()
+				f.scheduler(state)
+			}
 
-	pol := f.policy("evictable: {makeBeforeBreak: true}\nstrategies:\n  RemovePodsViolatingNodeTaints: {includedTaints: [" + surgeTaint + "]}\n")
-	r := rebalancer(t, "run", "--kubeconfig", cp.Kubeconfig, "--policy", pol, "--state-configmap", state, "--step-timeout", "15s", "-o", "json")
-	if r.code != 0 {
-		t.Errorf("run exited %d, want 0: a surge undone is an outcome, not a failure", r.code)
+			pol := f.policy("evictable: {makeBeforeBreak: true}\nstrategies:\n  RemovePodsViolatingNodeTaints: {includedTaints: [" + surgeTaint + "]}\n")
+			r := rebalancer(t, "run", "--kubeconfig", cp.Kubeconfig, "--policy", pol, "--state-configmap", state, "--step-timeout", "15s", "-o", "json")
+			if r.code != 0 {
+				t.Errorf("run exited %d, want 0: a surge undone is an outcome, not a failure", r.code)
+			}
+			m := onlySurge(t, decode(t, r), f.nodes[0])
+			t.Logf("%s from %s to %s: %s (%s)", m.Pod, m.From, m.To, m.Result, m.Message)
+			waiting := "to be Ready;"
+			if tc.dark {
+				waiting = "to be Ready on " + dark + ";"
+				if m.To != dark {
+					t.Errorf("move of %s to %s; want to %s, the only node it fits", m.Pod, m.To, dark)
+				}
+			}
+			if m.Result != evictor.RolledBack || !strings.Contains(m.Message, "--step-timeout 15s reached") ||
+				!strings.Contains(m.Message, waiting) || !strings.Contains(m.Message, "the pod stays") {
+				t.Errorf("move of %s: %s (%s); want %s, saying --step-timeout 15s was reached waiting for the new pod %s and the pod stays",
+					m.Pod, m.Result, m.Message, evictor.RolledBack, strings.TrimSuffix(waiting, ";"))
+			}
+			if _, err := cp.WaitForPodsRunning(ctx, f.ns, web.Selector(), 1); err != nil {
+				t.Fatal(err)
+			}
+			after := pods(t, cp, f.ns, web.Selector())
+			if problems := unchanged(before, after); len(problems) > 0 || len(after) != 1 {
+				t.Errorf("pods after the run: %v; want the old one untouched (%s)", slices.Sorted(maps.Keys(after)), strings.Join(problems, "; "))
+			}
+			for name, p := range after {
+				if b := before[name]; p.Spec.NodeName != b.Spec.NodeName || !maps.Equal(p.Annotations, b.Annotations) {
+					t.Errorf("%s on %s with the annotations %v; was on %s with %v", name, p.Spec.NodeName, p.Annotations, b.Spec.NodeName, b.Annotations)
+				}
+			}
+			f.expectDeclared(d0, 1)
+			f.expectNoSurgeLeft()
+		})
 	}
-	m := onlySurge(t, decode(t, r), f.nodes[0])
-	if m.Result != evictor.RolledBack || !strings.Contains(m.Message, "--step-timeout 15s reached") || !strings.Contains(m.Message, "the pod stays") {
-		t.Errorf("move of %s: %s (%s); want %s, saying --step-timeout 15s was reached and the pod stays", m.Pod, m.Result, m.Message, evictor.RolledBack)
-	}
-	if _, err := cp.WaitForPodsRunning(ctx, f.ns, web.Selector(), 1); err != nil {
-		t.Fatal(err)
-	}
-	after := pods(t, cp, f.ns, web.Selector())
-	if problems := unchanged(before, after); len(problems) > 0 || len(after) != 1 {
-		t.Errorf("pods after the run: %v; want the old one untouched (%s)", slices.Sorted(maps.Keys(after)), strings.Join(problems, "; "))
-	}
-	for name, p := range after {
-		if b := before[name]; p.Spec.NodeName != b.Spec.NodeName || !maps.Equal(p.Annotations, b.Annotations) {
-			t.Errorf("%s on %s with the annotations %v; was on %s with %v", name, p.Spec.NodeName, p.Annotations, b.Spec.NodeName, b.Annotations)
-		}
-	}
-	f.expectDeclared(d0, 1)
-	f.expectNoSurgeLeft()
 }
 
 // TestSurgeOffByDefault: the cluster of TestSurgeMovesASingleReplica with
@@ -487,6 +539,10 @@ func (f *fixture) expectDeclared(before *appsv1.Deployment, replicas int32) {
 // the workload by the run's intent, not by its own choice.
 func (f *fixture) expectSteered(sched *daemon, before map[string]corev1.Pod, spec harness.WorkloadSpec) {
 	f.t.Helper()
+	// Stopped first: it writes the events it recorded before it exits.
+	if code := sched.stop(f.t); code != 0 {
+		f.t.Errorf("the scheduler exited %d on SIGTERM", code)
+	}
 	events := rebalancerEvents(f.t, f.cp, f.ns)
 	for name, p := range pods(f.t, f.cp, f.ns, spec.Selector()) {
 		if _, old := before[name]; old {
@@ -500,10 +556,9 @@ func (f *fixture) expectSteered(sched *daemon, before map[string]corev1.Pod, spe
 		}
 		if len(how) != 1 || !strings.Contains(how[0], "planned by rebalancer") {
 			f.t.Errorf("new pod %s on %s: Scheduled events %q; want one saying the plan placed it", name, p.Spec.NodeName, how)
+			continue
 		}
-	}
-	if code := sched.stop(f.t); code != 0 {
-		f.t.Errorf("the scheduler exited %d on SIGTERM", code)
+		f.t.Logf("%s on %s: %s", name, p.Spec.NodeName, how[0])
 	}
 }
 
@@ -551,4 +606,88 @@ func (f *fixture) waitLeaseExpired(lease string) {
 	if err != nil {
 		f.t.Fatal(err)
 	}
+}
+
+// darkNode adds to the fixture's node set a node kwok does not manage: it
+// runs no pod, while the test posts its Ready condition and renews its
+// node Lease as a kubelet would, so that the node lifecycle controller
+// lifts its not-ready taint and keeps it Ready. It is deleted with the
+// test.
+func (f *fixture) darkNode() string {
+	f.t.Helper()
+	ctx := f.t.Context()
+	name := f.ns + "-dark"
+	capacity := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("16Gi"),
+		corev1.ResourcePods: resource.MustParse("110")}
+	node := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{harness.NodeSetLabel: f.ns, corev1.LabelHostname: name,
+			corev1.LabelOSStable: "linux", corev1.LabelArchStable: "amd64"}},
+		Status: corev1.NodeStatus{Capacity: capacity, Allocatable: capacity},
+	}
+	nodes := f.cp.Client.CoreV1().Nodes()
+	if _, err := nodes.Create(ctx, node, metav1.CreateOptions{}); err != nil {
+		f.t.Fatal(err)
+	}
+	leases := f.cp.Client.CoordinationV1().Leases(corev1.NamespaceNodeLease)
+	f.t.Cleanup(func() {
+		cctx := context.WithoutCancel(ctx)
+		_ = nodes.Delete(cctx, name, metav1.DeleteOptions{})
+		_ = leases.Delete(cctx, name, metav1.DeleteOptions{})
+	})
+
+	beat := func(ctx context.Context) error {
+		now := metav1.NewMicroTime(time.Now())
+		l, err := leases.Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			l = &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: name},
+				Spec: coordinationv1.LeaseSpec{HolderIdentity: &name, LeaseDurationSeconds: ptr.To[int32](40), RenewTime: &now}}
+			_, err = leases.Create(ctx, l, metav1.CreateOptions{})
+			return err
+		}
+		if err != nil {
+			return err
+		}
+		l.Spec.RenewTime = &now
+		_, err = leases.Update(ctx, l, metav1.UpdateOptions{})
+		return err
+	}
+	if err := beat(ctx); err != nil {
+		f.t.Fatal(err)
+	}
+	n, err := nodes.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	now := metav1.Now()
+	n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
+		LastHeartbeatTime: now, LastTransitionTime: now}}
+	if _, err := nodes.UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
+		f.t.Fatal(err)
+	}
+	bctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-bctx.Done():
+				return
+			case <-time.After(5 * time.Second):
+				_ = beat(bctx)
+			}
+		}
+	}()
+	f.t.Cleanup(func() { stop(); <-done })
+
+	err = harness.WaitFor(ctx, time.Minute, name+" Ready without the not-ready taint", func(ctx context.Context) (bool, error) {
+		n, err := nodes.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		return harness.NodeReady(n) && len(n.Spec.Taints) == 0, nil
+	})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return name
 }
