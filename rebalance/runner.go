@@ -448,7 +448,14 @@ func (r *Runner) evict(ctx context.Context, snap *cluster.Snapshot, plan *planne
 				outcomes = append(outcomes, notAttempted(append(surges[j:], flatten(all[i+1:])...), stopped)...)
 				break
 			}
-			outcomes = append(outcomes, r.surge(ectx, snap, m))
+			o := r.surge(ectx, snap, m)
+			switch o.Result {
+			case evictor.Surged:
+				events.Surged(m, o.Message)
+			case evictor.RolledBack:
+				events.RolledBack(m, o.Message)
+			}
+			outcomes = append(outcomes, o)
 		}
 		if stopped != "" {
 			break
