@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"maps"
 	"math"
@@ -85,6 +86,7 @@ func TestSurgeMovesASingleReplica(t *testing.T) {
 	if low < 1 {
 		t.Errorf("status.readyReplicas of the Deployment went down to %d during the run (%v); want 1 throughout", low, seen)
 	}
+	f.expectEvent(m, corev1.EventTypeNormal, evictor.ReasonRebalanced, "by surge")
 	f.expectDeclared(d0, 1)
 	f.expectSteered(sched, before, web)
 	f.expectNoSurgeLeft()
@@ -130,6 +132,9 @@ func TestSurgeSpreadsAFullyProtectedDeployment(t *testing.T) {
 		if n > 1 {
 			t.Errorf("%d pods on %s after the run (%v); want one on each node", n, node, on)
 		}
+	}
+	for _, m := range rep.Moves {
+		f.expectEvent(m, corev1.EventTypeNormal, evictor.ReasonRebalanced, "by surge")
 	}
 	t.Logf("readyReplicas %v", seen)
 	if low < 3 {
@@ -295,6 +300,7 @@ func TestSurgeRolledBackWhenTheNewPodNeverReady(t *testing.T) {
 				t.Errorf("move of %s: %s (%s); want %s, saying --step-timeout 15s was reached waiting for the new pod %s and the pod stays",
 					m.Pod, m.Result, m.Message, evictor.RolledBack, strings.TrimSuffix(waiting, ";"))
 			}
+			f.expectEvent(m, corev1.EventTypeWarning, evictor.ReasonRolledBack, "--step-timeout 15s reached")
 			if _, err := cp.WaitForPodsRunning(ctx, f.ns, web.Selector(), 1); err != nil {
 				t.Fatal(err)
 			}
@@ -562,6 +568,21 @@ func (f *fixture) expectSteered(sched *daemon, before map[string]corev1.Pod, spe
 	}
 }
 
+// expectEvent checks that the run recorded one event on the moved pod,
+// of the given type and reason, that says what.
+func (f *fixture) expectEvent(m report.Move, kind, reason, what string) {
+	f.t.Helper()
+	var got []string
+	for _, e := range rebalancerEvents(f.t, f.cp, f.ns) {
+		if e.InvolvedObject.UID == m.UID {
+			got = append(got, e.Type+" "+e.Reason+": "+e.Message)
+		}
+	}
+	if len(got) != 1 || !strings.HasPrefix(got[0], kind+" "+reason+": ") || !strings.Contains(got[0], what) {
+		f.t.Errorf("events on %s: %q; want one %s %s saying %q", m.Pod, got, kind, reason, what)
+	}
+}
+
 // surges returns the surges under way the state ConfigMap records.
 func (f *fixture) surges() []cluster.Surge {
 	f.t.Helper()
@@ -654,14 +675,14 @@ func (f *fixture) darkNode() string {
 	if err := beat(ctx); err != nil {
 		f.t.Fatal(err)
 	}
-	n, err := nodes.Get(ctx, name, metav1.GetOptions{})
+	// A patch: the node lifecycle controller changes the node meanwhile.
+	now := metav1.Now()
+	ready, err := json.Marshal(map[string]any{"status": map[string]any{"conditions": []corev1.NodeCondition{{Type: corev1.NodeReady,
+		Status: corev1.ConditionTrue, Reason: "KubeletReady", LastHeartbeatTime: now, LastTransitionTime: now}}}})
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	now := metav1.Now()
-	n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
-		LastHeartbeatTime: now, LastTransitionTime: now}}
-	if _, err := nodes.UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
+	if _, err := nodes.Patch(ctx, name, types.StrategicMergePatchType, ready, metav1.PatchOptions{}, "status"); err != nil {
 		f.t.Fatal(err)
 	}
 	bctx, stop := context.WithCancel(ctx)
