@@ -319,6 +319,54 @@ func TestSurgeRolledBackWhenTheNewPodNeverReady(t *testing.T) {
 	}
 }
 
+// TestSurgeRefusedByAQuota: a ResourceQuota that leaves no room for the
+// extra pod makes the ReplicaSet controller fail to create it. The surge
+// is rolled back at once, saying so, not after --step-timeout, and the
+// run does not fail.
+func TestSurgeRefusedByAQuota(t *testing.T) {
+	cp := sharedControlPlane(t)
+	ctx := t.Context()
+	f := newFixture(t, cp, "surge-quota", 2, harness.NodeSpec{CPU: "4", Memory: "16Gi"})
+	web := f.surgeWorkload("web", 1, manualScheduler)
+	before := f.deployOn(web, f.nodes[0])
+	f.pdb(web, "minAvailable", 1)
+	f.taint(f.nodes[0])
+	d0 := f.deployment(web.Name)
+
+	// The harness runs no resource quota controller: the test posts the
+	// usage it would, one pod of one.
+	quotas := cp.Client.CoreV1().ResourceQuotas(f.ns)
+	one := corev1.ResourceList{corev1.ResourcePods: resource.MustParse("1")}
+	q, err := quotas.Create(ctx, &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "pods"}, Spec: corev1.ResourceQuotaSpec{Hard: one}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Status = corev1.ResourceQuotaStatus{Hard: one, Used: one}
+	if _, err := quotas.UpdateStatus(ctx, q, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	pol := f.policy("evictable: {makeBeforeBreak: true}\nstrategies:\n  RemovePodsViolatingNodeTaints: {includedTaints: [" + surgeTaint + "]}\n")
+	r := rebalancer(t, "run", "--kubeconfig", cp.Kubeconfig, "--policy", pol, "--state-configmap", f.ns+"/rebalancer-state", "--step-timeout", "60s", "-o", "json")
+	if r.code != 0 {
+		t.Errorf("run exited %d, want 0: a refused surge is an outcome, not a failure", r.code)
+	}
+	m := onlySurge(t, decode(t, r), f.nodes[0])
+	t.Logf("%s from %s to %s: %s (%s) after %s", m.Pod, m.From, m.To, m.Result, m.Message, r.wall().Round(time.Millisecond))
+	if m.Result != evictor.RolledBack || !strings.Contains(m.Message, "could not create the extra pod") || !strings.Contains(m.Message, "exceeded quota") {
+		t.Errorf("move of %s: %s (%s); want %s, saying the quota refused the extra pod", m.Pod, m.Result, m.Message, evictor.RolledBack)
+	}
+	if r.wall() > 30*time.Second {
+		t.Errorf("the run took %s; a refused pod needs no wait for --step-timeout", r.wall())
+	}
+	f.expectEvent(m, corev1.EventTypeWarning, evictor.ReasonRolledBack, "exceeded quota")
+	if problems := unchanged(before, pods(t, cp, f.ns, web.Selector())); len(problems) > 0 {
+		t.Errorf("web disturbed: %s", strings.Join(problems, "; "))
+	}
+	f.expectDeclared(d0, 1)
+	f.expectNoSurgeLeft()
+}
+
 // TestSurgeOffByDefault: the cluster of TestSurgeMovesASingleReplica with
 // the setting left at its default. The pod is skipped for its budget, the
 // skip names the setting, and nothing changes.
