@@ -56,6 +56,10 @@ var (
 // the Deployment is back at its replicas.
 const surgeGone = time.Minute
 
+// surgeSettle bounds the wait for a Deployment to be settled before a
+// surge of it starts.
+const surgeSettle = 30 * time.Second
+
 // surge makes one move by surge and says how it went.
 func (r *Runner) surge(ctx context.Context, snap *cluster.Snapshot, m planner.Move) evictor.Outcome {
 	out := func(res evictor.Result, format string, args ...any) evictor.Outcome {
@@ -134,16 +138,9 @@ func (r *Runner) startingSurge(ctx context.Context, p *cluster.Pod, m planner.Mo
 		return cluster.Surge{}, "", errSurgePodGone
 	}
 	pod := &pods.Items[0]
-	list, err := r.cfg.Client.AppsV1().Deployments(p.Namespace).List(ctx, byName(p.Workload.Name))
-	if err != nil {
-		return cluster.Surge{}, "", err
-	}
-	if len(list.Items) == 0 {
-		return cluster.Surge{}, fmt.Sprintf("%s is gone", p.Workload), nil
-	}
-	d := &list.Items[0]
-	if why := cluster.Unsettled(d); why != "" {
-		return cluster.Surge{}, why + " now", nil
+	d, why, err := r.settledDeployment(ctx, p.Namespace, p.Workload.Name)
+	if d == nil || err != nil {
+		return cluster.Surge{}, why, err
 	}
 	rs := p.Controller()
 	mine, err := r.replicaSetPods(ctx, p.Namespace, rs.Name, rs.UID)
@@ -159,6 +156,36 @@ func (r *Runner) startingSurge(ctx context.Context, p *cluster.Pod, m planner.Mo
 		s.Cost = &v
 	}
 	return s, "", nil
+}
+
+// settledDeployment reads the Deployment until it is settled, at most
+// surgeSettle: right after a surge of it, its status catches up with the
+// pod the ReplicaSet removed. It returns nil and why when it is gone or
+// stays unsettled.
+func (r *Runner) settledDeployment(ctx context.Context, namespace, name string) (*appsv1.Deployment, string, error) {
+	var (
+		d   *appsv1.Deployment
+		why string
+	)
+	err := wait.PollUntilContextTimeout(ctx, surgePoll, surgeSettle, true, func(ctx context.Context) (bool, error) {
+		list, err := r.cfg.Client.AppsV1().Deployments(namespace).List(ctx, byName(name))
+		switch {
+		case err != nil:
+			return false, err
+		case len(list.Items) == 0:
+			why = fmt.Sprintf("Deployment %s/%s is gone", namespace, name)
+			return true, nil
+		}
+		d, why = &list.Items[0], cluster.Unsettled(&list.Items[0])
+		return why == "", nil
+	})
+	switch {
+	case why != "":
+		return nil, why, nil
+	case err != nil:
+		return nil, "", err
+	}
+	return d, "", nil
 }
 
 // replicaSetPods lists the live pods the ReplicaSet controls.
