@@ -132,7 +132,7 @@ Without --policy, the built-in default policy runs:
 // dumpNeeds says what of the kinds a dump may leave out the policy reads.
 func dumpNeeds(pol *policy.Policy) cluster.DumpNeeds {
 	needs := cluster.DumpNeeds{PriorityClasses: pol.PriorityClassNames(), NamespaceSelectors: pol.Evictable.NamespaceSelector != nil,
-		ImplicitBudgets: pol.UsesImplicitBudgets()}
+		ImplicitBudgets: pol.UsesImplicitBudgets(), Autoscalers: pol.MakesBeforeBreak()}
 	for _, o := range pol.Overrides {
 		needs.NamespaceSelectors = needs.NamespaceSelectors || o.NamespaceSelector != nil
 	}
