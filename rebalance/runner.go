@@ -257,7 +257,7 @@ func (r *Runner) cycle(ctx context.Context, m cycleMode) (*report.Report, error)
 			return nil, fmt.Errorf("%w (nothing was evicted)", err)
 		}
 	}
-	objs, err := kube.ReadObjects(ctx, r.cfg.Client)
+	objs, err := kube.ReadObjectsWith(ctx, r.cfg.Client, kube.ReadOptions{HPAs: m.policy.MakesBeforeBreak()})
 	if err != nil {
 		return nil, fmt.Errorf("reading the cluster: %w", err)
 	}
