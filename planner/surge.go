@@ -32,6 +32,9 @@ func surgeRefusal(snap *cluster.Snapshot, p *cluster.Pod) string {
 	if d == nil {
 		return fmt.Sprintf("%s is not in the snapshot, so a surge of it cannot be checked", w)
 	}
+	if hpa, ok := snap.AutoscalerOf(w); ok {
+		return fmt.Sprintf("HorizontalPodAutoscaler %s scales %s, and a surge would race it for spec.replicas", hpa, w)
+	}
 	if why := cluster.Unsettled(d); why != "" {
 		return why + ": a surge waits until every replica is updated and available"
 	}

@@ -105,6 +105,12 @@ func TestMakeBeforeBreak(t *testing.T) {
 				"makeBeforeBreak cannot move it: Deployment shop/web is not in the snapshot, so a surge of it cannot be checked",
 		},
 		{
+			name: "a Deployment a HorizontalPodAutoscaler scales is left alone", policy: on, pods: 1,
+			extra: []any{settled("web", 1), neverAllows("web"), ct.Autoscaler("shop", "web-hpa", "web")},
+			skipped: "shop/web-0: pdb: PodDisruptionBudget shop/web can never allow a disruption (maxUnavailable: 0): no eviction moves this pod while the budget stands; " +
+				"makeBeforeBreak cannot move it: HorizontalPodAutoscaler shop/web-hpa scales Deployment shop/web, and a surge would race it for spec.replicas",
+		},
+		{
 			name: "limits.total counts surges as moves", policy: on + "limits: {total: 2}\n", pods: 3,
 			extra:   []any{settled("web", 3), neverAllows("web")},
 			moves:   "shop/web-0@1 surge, shop/web-1@1 surge",
