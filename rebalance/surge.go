@@ -389,7 +389,24 @@ func (r *Runner) undone(ctx context.Context, m planner.Move, s cluster.Surge, in
 // pod kept: the pods the surge made get the lowest deletion cost, the old
 // pod its own again. Its record is forgotten once that is done.
 func (r *Runner) undoSurge(ctx context.Context, s cluster.Surge) error {
-	ns, _, _ := strings.Cut(s.Deployment, "/")
+	ns, name, _ := strings.Cut(s.Deployment, "/")
+	if err := r.setDeletionCost(ctx, s.Pod, s.UID, s.Cost); err != nil {
+		return err
+	}
+	scale, err := r.cfg.Client.AppsV1().Deployments(ns).GetScale(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return r.cfg.History.ForgetSurge(ctx, s)
+	case err != nil:
+		return err
+	case scale.Spec.Replicas != s.Replicas+1:
+		// Never raised, already back, or set by someone else: the count
+		// stands, and no pod is marked to go.
+		if scale.Spec.Replicas != s.Replicas {
+			klog.InfoS("The Deployment's replicas were set by someone else during the surge; they are left as set", "deployment", s.Deployment, "replicas", scale.Spec.Replicas)
+		}
+		return r.cfg.History.ForgetSurge(ctx, s)
+	}
 	pods, err := r.replicaSetPods(ctx, ns, s.ReplicaSet, "")
 	if err != nil {
 		return err
@@ -401,16 +418,8 @@ func (r *Runner) undoSurge(ctx context.Context, s cluster.Surge) error {
 			}
 		}
 	}
-	if err := r.setDeletionCost(ctx, s.Pod, s.UID, s.Cost); err != nil {
-		return err
-	}
 	var changed *replicasChanged
-	switch err := r.scaleSurge(ctx, s, s.Replicas+1, s.Replicas); {
-	case errors.As(err, &changed):
-		if changed.have != s.Replicas {
-			klog.InfoS("The Deployment's replicas were set by someone else during the surge; they are left as set", "deployment", s.Deployment, "replicas", changed.have)
-		}
-	case err != nil && !apierrors.IsNotFound(err):
+	if err := r.scaleSurge(ctx, s, s.Replicas+1, s.Replicas); err != nil && !errors.As(err, &changed) && !apierrors.IsNotFound(err) {
 		return err
 	}
 	return r.cfg.History.ForgetSurge(ctx, s)

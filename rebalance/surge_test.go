@@ -290,10 +290,13 @@ func TestRecoverSurges(t *testing.T) {
 	tests := []struct {
 		name     string
 		newReady bool
-		state    string
+		// done: the killed run had finished the surge, not forgotten it.
+		done  bool
+		state string
 	}{
-		{"the new pod is Ready: finished", true, "pods [web-new-1@n2], replicas 1, surges under way 0"},
-		{"the new pod is not Ready: undone", false, "pods [web-0@n1], replicas 1, surges under way 0"},
+		{name: "the new pod is Ready: finished", newReady: true, state: "pods [web-new-1@n2], replicas 1, surges under way 0"},
+		{name: "the new pod is not Ready: undone", state: "pods [web-0@n1], replicas 1, surges under way 0"},
+		{name: "finished but not forgotten: forgotten, no pod marked", newReady: true, done: true, state: "pods [web-new-1@n2], replicas 1, surges under way 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -308,6 +311,11 @@ func TestRecoverSurges(t *testing.T) {
 			// Where the killed run stopped: one replica more, its pod made.
 			if err := r.scaleSurge(context.Background(), s, 1, 2); err != nil {
 				t.Fatal(err)
+			}
+			if tt.done {
+				if err := r.finishSurge(context.Background(), s); err != nil {
+					t.Fatal(err)
+				}
 			}
 			if err := r.recoverSurges(context.Background()); err != nil {
 				t.Fatal(err)
