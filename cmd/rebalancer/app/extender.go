@@ -81,7 +81,7 @@ first refused list or watch, naming it.`,
 			src := &extender.Source{Client: client, Namespace: store.Namespace, Name: store.Name, Intents: intents}
 			metrics := extender.NewMetrics()
 			metrics.Registry.MustRegister(report.NewBuildInfo(s.version, s.commit))
-			srv := &extender.Server{Intents: intents, Workload: src.Workload, Departed: src.Departed, CatchUp: src.CatchUp,
+			srv := &extender.Server{Intents: intents, Workload: src.Workload, Departed: src.Departed, CatchUp: src.CatchUp, HoldOver: src.HoldOver,
 				Metrics: metrics}
 			return runtimeErr(serveExtender(ctx, src, srv, listen, certFile, keyFile))
 		},
