@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
 )
 
 // Hold is a node a run freed for a pending pod (a plan's placement),
@@ -27,6 +28,11 @@ type Hold struct {
 	// At is when the hold was recorded.
 	At time.Time `json:"at"`
 }
+
+// HoldKeep is how long a hold stays in the state: a run forgets an
+// older one, and a plan no longer counts it. The schedulers honour a
+// hold for at most their hand-off TTL.
+const HoldKeep = 10 * time.Minute
 
 // Live tells whether the hold still steers at now, given readers' TTL.
 func (h Hold) Live(now time.Time, ttl time.Duration) bool {
@@ -66,4 +72,43 @@ func EncodeHolds(cm *corev1.ConfigMap, holds []Hold) error {
 	cm.Data[formatKey] = stateFormat
 	cm.Data[holdsKey] = string(body)
 	return nil
+}
+
+// ApplyHolds makes each pod a live hold names (younger than HoldKeep at
+// the snapshot's instant, and not over) count as nominated to its node,
+// unless a scheduler nominated it somewhere already: a plan then treats
+// that room as taken, as the schedulers do, and does not serve the pod
+// again while the moves made for it settle. It returns how many pods it
+// marked.
+func (s *Snapshot) ApplyHolds(holds []Hold) int {
+	n := 0
+	for _, h := range holds {
+		if h.Over(s) || !h.Live(s.Now, HoldKeep) || s.Node(h.Node) == nil {
+			continue
+		}
+		p := s.Pod(h.Pod)
+		if p.Status.NominatedNodeName != "" {
+			continue
+		}
+		obj := *p.Pod
+		obj.Status.NominatedNodeName = h.Node
+		s.SetPod(&obj, p.Workload)
+		n++
+	}
+	return n
+}
+
+// Holds returns the holds the state ConfigMaps of a dump record. A list
+// that cannot be used is left out with a warning.
+func (o *Objects) Holds() []Hold {
+	var all []Hold
+	for i := range o.StateConfigMaps {
+		holds, err := DecodeHolds(&o.StateConfigMaps[i])
+		if err != nil {
+			klog.Warningf("%v; the plan ignores its holds", err)
+			continue
+		}
+		all = append(all, holds...)
+	}
+	return all
 }

@@ -114,12 +114,12 @@ func (r *Runner) releaseHolds(ctx context.Context, h *holding) error {
 
 // forgetOverHolds forgets the holds earlier runs recorded that hold
 // nothing any more: their pod is bound (wherever it went), gone or
-// replaced, or they are older than the evictions are remembered.
+// replaced, or they are older than cluster.HoldKeep.
 func (r *Runner) forgetOverHolds(ctx context.Context, snap *cluster.Snapshot, dryRun bool) error {
 	if r.cfg.History == nil || dryRun {
 		return nil
 	}
-	over := func(h cluster.Hold) bool { return h.Over(snap) || snap.Now.Sub(h.At) > r.cfg.History.Keep }
+	over := func(h cluster.Hold) bool { return h.Over(snap) || !h.Live(snap.Now, cluster.HoldKeep) }
 	if !slices.ContainsFunc(r.cfg.History.Holds(), over) {
 		return nil
 	}

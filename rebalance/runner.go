@@ -273,7 +273,11 @@ func (r *Runner) cycle(ctx context.Context, m cycleMode) (*report.Report, error)
 	// state may write it.
 	history := func(snap *cluster.Snapshot) ([]cluster.Eviction, error) { return r.readHistory(ctx, snap, m.dryRun) }
 	took := map[string]time.Duration{}
-	plan, err := Planning{Policy: m.policy, Placer: r.cfg.Placer, Source: "the cluster", History: history,
+	var holds func() []cluster.Hold
+	if r.cfg.History != nil {
+		holds = r.cfg.History.Holds
+	}
+	plan, err := Planning{Policy: m.policy, Placer: r.cfg.Placer, Source: "the cluster", History: history, Holds: holds,
 		Observations: r.earlierObservations,
 		StrategyTime: func(name string, d time.Duration) { took[name] += d }}.Plan(snap)
 	if err != nil {
