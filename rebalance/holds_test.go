@@ -87,12 +87,10 @@ func TestHoldIsRecordedBeforeTheMovesAndForgottenOnceBound(t *testing.T) {
 		if a.GetSubresource() == "eviction" && firstEviction < 0 {
 			firstEviction = i
 		}
+		// Creates and updates alike carry the object written.
 		var obj any
-		switch a := a.(type) {
-		case k8stesting.CreateAction:
-			obj = a.GetObject()
-		case k8stesting.UpdateAction:
-			obj = a.GetObject()
+		if w, ok := a.(interface{ GetObject() runtime.Object }); ok {
+			obj = w.GetObject()
 		}
 		if cm, ok := obj.(*corev1.ConfigMap); ok && cm.Data["holds.json"] != "" && held < 0 {
 			held = i
