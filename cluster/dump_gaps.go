@@ -35,6 +35,18 @@ type DumpNeeds struct {
 	// to its own maxUnavailable (implicitBudgets), which a Deployment
 	// states.
 	ImplicitBudgets bool
+	// Autoscalers is true when the policy may move a pod by surge
+	// (evictable.makeBeforeBreak), which it never does to a Deployment a
+	// HorizontalPodAutoscaler scales.
+	Autoscalers bool
+}
+
+// dumpCommand is DumpCommand with the kinds only some policies read.
+func (n DumpNeeds) dumpCommand() string {
+	if n.Autoscalers {
+		return strings.Replace(DumpCommand, ",csinodes ", ",csinodes,hpa ", 1)
+	}
+	return DumpCommand
 }
 
 // Gap is a kind a dump does not list although the plan depends on it.
@@ -47,6 +59,8 @@ type Gap struct {
 	// Maybe is true when a cluster may well have none of the kind, so that
 	// the dump may be complete.
 	Maybe bool
+	// command dumps the cluster again; DumpCommand when empty.
+	command string
 }
 
 // Warning words the gap for someone who made the dump at path.
@@ -62,7 +76,11 @@ func (g Gap) Warning(path string) string {
 	if g.Kind == "Namespace" || g.Kind == "PriorityClass" {
 		scope = ""
 	}
-	fmt.Fprintf(&b, " them to the dump (kubectl get %s%s -o yaml), or dump the cluster again with: %s", g.Resource, scope, DumpCommand)
+	command := g.command
+	if command == "" {
+		command = DumpCommand
+	}
+	fmt.Fprintf(&b, " them to the dump (kubectl get %s%s -o yaml), or dump the cluster again with: %s", g.Resource, scope, command)
 	return b.String()
 }
 
@@ -155,6 +173,15 @@ func Gaps(objs Objects, needs DumpNeeds) []Gap {
 			Effect:  "whether their Jobs' podFailurePolicy ignores disruptions is unknown, so they stay in place as pods whose eviction would cost their Job a retry",
 		})
 	}
+	if ofDeployments := deploymentReplicaSets(objs.ReplicaSets); needs.Autoscalers && ofDeployments > 0 &&
+		!objs.AutoscalersListed && len(objs.HorizontalPodAutoscalers) == 0 {
+		gaps = append(gaps, Gap{
+			Kind: "HorizontalPodAutoscaler", Resource: "hpa", Maybe: true,
+			Because: count(ofDeployments, "ReplicaSet is owned by a Deployment", "ReplicaSets are owned by Deployments"),
+			Effect: "the plan takes no Deployment to be scaled by one, so evictable.makeBeforeBreak may plan surges " +
+				"of Deployments an autoscaler scales, which a run, reading them, would not make",
+		})
+	}
 	if withClaims > 0 && !objs.VolumesListed && len(objs.PersistentVolumeClaims)+len(objs.PersistentVolumes)+len(objs.StorageClasses)+len(objs.CSINodes) == 0 {
 		gaps = append(gaps, Gap{
 			Kind: "PersistentVolumeClaim", Resource: "pv,pvc,storageclasses,csinodes",
@@ -194,6 +221,9 @@ func Gaps(objs Objects, needs DumpNeeds) []Gap {
 					"and a pod naming one has priority 0",
 			})
 		}
+	}
+	for i := range gaps {
+		gaps[i].command = needs.dumpCommand()
 	}
 	return gaps
 }

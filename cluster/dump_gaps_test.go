@@ -117,6 +117,16 @@ spec:
 	// What the API server returns for a LIST of a kind the cluster has none of.
 	gapEmptyPDBList = "apiVersion: policy/v1\nkind: PodDisruptionBudgetList\nmetadata: {resourceVersion: \"7\"}\nitems: []\n"
 	gapEmptyRSList  = "{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSetList\",\"items\":[]}\n"
+	// The autoscaler of the Deployment web, as kubectl get hpa prints it.
+	gapAutoscaler = `apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web, namespace: shop}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 1
+  maxReplicas: 5
+`
+	gapEmptyAutoscalerList = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscalerList\nitems: []\n"
 	// kubectl writes an empty generic List when nothing matched: it names no kind.
 	gapEmptyKubectlList = "apiVersion: v1\nkind: List\nitems: []\n"
 )
@@ -246,6 +256,31 @@ func TestGaps(t *testing.T) {
 			docs: []string{gapNode, gapEmptyPDBList, gapStatefulSetPod},
 		},
 		{
+			name:  "no HorizontalPodAutoscaler, and the policy may surge",
+			docs:  []string{gapNode, gapNamespace, gapPriorityClass, gapDeployment, gapReplicaSet, gapPDB, gapDeploymentPod},
+			needs: DumpNeeds{Autoscalers: true},
+			want:  []string{"HorizontalPodAutoscaler?"},
+		},
+		{
+			name:  "HorizontalPodAutoscalers listed",
+			docs:  []string{gapNode, gapNamespace, gapPriorityClass, gapDeployment, gapReplicaSet, gapPDB, gapAutoscaler, gapDeploymentPod},
+			needs: DumpNeeds{Autoscalers: true},
+		},
+		{
+			name:  "a typed empty List of HorizontalPodAutoscalers",
+			docs:  []string{gapNode, gapNamespace, gapPriorityClass, gapDeployment, gapReplicaSet, gapPDB, gapEmptyAutoscalerList, gapDeploymentPod},
+			needs: DumpNeeds{Autoscalers: true},
+		},
+		{
+			name: "no HorizontalPodAutoscaler, and the policy never surges",
+			docs: []string{gapNode, gapNamespace, gapPriorityClass, gapDeployment, gapReplicaSet, gapPDB, gapDeploymentPod},
+		},
+		{
+			name:  "no HorizontalPodAutoscaler, and no Deployment to surge",
+			docs:  []string{gapNode, gapNamespace, gapEmptyPDBList, gapStatefulSet, gapStatefulSetPod},
+			needs: DumpNeeds{Autoscalers: true},
+		},
+		{
 			name:  "some PriorityClasses listed: the kind was dumped",
 			docs:  []string{gapNode, gapPriorityClass, gapHandWrittenPod},
 			needs: DumpNeeds{PriorityClasses: []string{"business-critical"}},
@@ -323,5 +358,34 @@ func TestPDBGapEffect(t *testing.T) {
 		if len(gaps) != 1 || gaps[0].Kind != "PodDisruptionBudget" || gaps[0].Effect != tt.want {
 			t.Errorf("Gaps(%+v) = %+v, want one PodDisruptionBudget gap: %s", tt.needs, gaps, tt.want)
 		}
+	}
+}
+
+// A policy that may surge reads the autoscalers: the warning says what the
+// plan does without them, and the command to dump again names them, as
+// that of every other gap of the same plan does.
+func TestAutoscalerGapWarning(t *testing.T) {
+	objs, _, err := Decode(strings.NewReader(strings.Join([]string{gapNode, gapNamespace, gapReplicaSet, gapDeploymentPod}, "---\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	withHPA := strings.Replace(DumpCommand, ",csinodes ", ",csinodes,hpa ", 1)
+	gaps := Gaps(objs, DumpNeeds{Autoscalers: true})
+	if len(gaps) != 2 || gaps[0].Kind != "PodDisruptionBudget" || gaps[1].Kind != "HorizontalPodAutoscaler" {
+		t.Fatalf("Gaps() = %+v, want a PodDisruptionBudget and a HorizontalPodAutoscaler gap", gaps)
+	}
+	msg := gaps[1].Warning("dump.yaml")
+	for _, w := range []string{"dump.yaml lists no HorizontalPodAutoscaler although 1 ReplicaSet is owned by a Deployment",
+		"evictable.makeBeforeBreak may plan surges of Deployments an autoscaler scales",
+		"If the cluster has none, nothing is missing", "kubectl get hpa -A -o yaml", withHPA} {
+		if !strings.Contains(msg, w) {
+			t.Errorf("warning lacks %q:\n%s", w, msg)
+		}
+	}
+	if pdb := gaps[0].Warning("dump.yaml"); !strings.HasSuffix(pdb, withHPA) {
+		t.Errorf("the PodDisruptionBudget warning does not end with %q:\n%s", withHPA, pdb)
+	}
+	if pdb := Gaps(objs, DumpNeeds{})[0].Warning("dump.yaml"); !strings.HasSuffix(pdb, DumpCommand) {
+		t.Errorf("without surges, the warning does not end with %q:\n%s", DumpCommand, pdb)
 	}
 }

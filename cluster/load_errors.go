@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apimachinery/pkg/version"
 )
 
 // maxReportedObjects bounds the objects an error names one by one: a dump
@@ -134,24 +136,35 @@ func newInvalidObject(raw []byte, kind string, cause error) *invalidObject {
 }
 
 // versionsOfKinds maps each kind of the groups a snapshot reads to its
-// apiVersion, to say which one an object that has none lacks. A kind of
-// several groups (the options every group registers) says nothing.
-var versionsOfKinds = func() map[string]string {
-	versions := make(map[string]string)
+// apiVersions, newest first, to say which one an object that has none
+// lacks. A kind of several groups (the options every group registers) says
+// nothing.
+var versionsOfKinds = func() map[string][]string {
+	versions := make(map[string][]schema.GroupVersion)
 	shared := make(map[string]bool)
 	for gvk := range dumpScheme.AllKnownTypes() {
 		if gvk.Version == runtime.APIVersionInternal || strings.HasSuffix(gvk.Kind, "List") {
 			continue
 		}
-		if v, dup := versions[gvk.Kind]; dup && v != gvk.GroupVersion().String() {
+		gvs := versions[gvk.Kind]
+		if len(gvs) > 0 && gvs[0].Group != gvk.Group {
 			shared[gvk.Kind] = true
 		}
-		versions[gvk.Kind] = gvk.GroupVersion().String()
+		versions[gvk.Kind] = append(gvs, gvk.GroupVersion())
 	}
-	for kind := range shared {
-		delete(versions, kind)
+	out := make(map[string][]string, len(versions))
+	for kind, gvs := range versions {
+		if shared[kind] {
+			continue
+		}
+		slices.SortFunc(gvs, func(a, b schema.GroupVersion) int {
+			return -version.CompareKubeAwareVersionStrings(a.Version, b.Version)
+		})
+		for _, gv := range gvs {
+			out[kind] = append(out[kind], gv.String())
+		}
 	}
-	return versions
+	return out
 }()
 
 // readKinds are the kinds a snapshot keeps.
@@ -159,7 +172,7 @@ var readKinds = map[string]bool{
 	"Node": true, "Pod": true, "PodDisruptionBudget": true, "Namespace": true, "PriorityClass": true,
 	"ReplicaSet": true, "StatefulSet": true, "RuntimeClass": true, "Job": true, "NodeMetrics": true,
 	"PodMetrics": true, "PersistentVolume": true, "PersistentVolumeClaim": true, "StorageClass": true,
-	"CSINode": true, "ConfigMap": true, "Deployment": true,
+	"CSINode": true, "ConfigMap": true, "Deployment": true, "HorizontalPodAutoscaler": true,
 }
 
 // unknownVersion refuses an object of a kind a snapshot keeps, in that
@@ -168,15 +181,16 @@ var readKinds = map[string]bool{
 // plan as an object of some other API. A kind of another group (a custom
 // resource that happens to be called Node) is another API.
 func unknownVersion(raw []byte, gvk schema.GroupVersionKind) error {
-	version, ok := versionsOfKinds[gvk.Kind]
+	versions, ok := versionsOfKinds[gvk.Kind]
 	if !ok || !readKinds[gvk.Kind] {
 		return nil
 	}
-	if want, _ := schema.ParseGroupVersion(version); want.Group != gvk.Group {
+	if want, _ := schema.ParseGroupVersion(versions[0]); want.Group != gvk.Group {
 		return nil
 	}
 	bad := newInvalidObject(raw, gvk.Kind, nil)
-	bad.errs = field.ErrorList{field.Invalid(field.NewPath("apiVersion"), gvk.GroupVersion().String(), "a "+gvk.Kind+" of a dump is read as "+version)}
+	bad.errs = field.ErrorList{field.Invalid(field.NewPath("apiVersion"), gvk.GroupVersion().String(),
+		"a "+gvk.Kind+" of a dump is read as "+strings.Join(versions, " or "))}
 	return bad
 }
 
@@ -184,11 +198,11 @@ func unknownVersion(raw []byte, gvk schema.GroupVersionKind) error {
 // not say its apiVersion, as kube-apiserver does, rather than leave it out
 // of the snapshot as an object of some other API.
 func missingAPIVersion(raw []byte, kind string) error {
-	version, ok := versionsOfKinds[kind]
+	versions, ok := versionsOfKinds[kind]
 	if !ok {
 		return nil
 	}
 	bad := newInvalidObject(raw, kind, nil)
-	bad.errs = field.ErrorList{field.Required(field.NewPath("apiVersion"), "a "+kind+" is "+version)}
+	bad.errs = field.ErrorList{field.Required(field.NewPath("apiVersion"), "a "+kind+" is "+strings.Join(versions, " or "))}
 	return bad
 }

@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
@@ -37,7 +39,7 @@ var dumpScheme = func() *runtime.Scheme {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
 		corev1.AddToScheme, appsv1.AddToScheme, batchv1.AddToScheme, policyv1.AddToScheme, schedulingv1.AddToScheme, nodev1.AddToScheme,
-		storagev1.AddToScheme,
+		storagev1.AddToScheme, autoscalingv1.AddToScheme, autoscalingv2.AddToScheme,
 	} {
 		utilruntime.Must(add(s))
 	}
@@ -57,7 +59,8 @@ var dumpDecoder = serializer.NewCodecFactory(dumpScheme).UniversalDeserializer()
 // documents separated by "---", a stream of JSON objects, or a mix. Objects of
 // kinds a snapshot does not use are counted in ignored, by kind, and
 // otherwise left out. RuntimeClasses (add runtimeclasses to the command) are
-// read for placing a new pod.
+// read for placing a new pod, HorizontalPodAutoscalers (add hpa, for a
+// policy that may surge) for telling which Deployments an autoscaler scales.
 func ReadFile(path string) (objs Objects, ignored map[string]int, err error) {
 	f, err := inputfile.Open(path)
 	if err != nil {
@@ -547,6 +550,8 @@ func (o *Objects) listed(itemKind string) {
 	switch itemKind {
 	case "PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode":
 		o.VolumesListed = true
+	case "HorizontalPodAutoscaler":
+		o.AutoscalersListed = true
 	}
 }
 
@@ -635,6 +640,10 @@ func (o *Objects) addDecoded(raw json.RawMessage, d decodedObject, ignored map[s
 		o.StatefulSets = append(o.StatefulSets, *t)
 	case *appsv1.Deployment:
 		o.Deployments = append(o.Deployments, *t)
+	case *autoscalingv2.HorizontalPodAutoscaler:
+		o.HorizontalPodAutoscalers = append(o.HorizontalPodAutoscalers, *t)
+	case *autoscalingv1.HorizontalPodAutoscaler:
+		o.HorizontalPodAutoscalers = append(o.HorizontalPodAutoscalers, autoscalerFromV1(t))
 	case *nodev1.RuntimeClass:
 		o.RuntimeClasses = append(o.RuntimeClasses, *t)
 	case *batchv1.Job:
@@ -674,5 +683,7 @@ func trimDecoded(obj runtime.Object) {
 		TrimStatefulSet(t)
 	case *appsv1.Deployment:
 		TrimDeployment(t)
+	case *autoscalingv2.HorizontalPodAutoscaler:
+		TrimAutoscaler(t)
 	}
 }

@@ -250,6 +250,16 @@ func TestDecodeRefusesWhatTheAPIServerWould(t *testing.T) {
 			want:  []string{`PodDisruptionBudget shop/web: apiVersion: Invalid value: "policy/v1beta1": a PodDisruptionBudget of a dump is read as policy/v1`},
 		},
 		{
+			name:  "a HorizontalPodAutoscaler of a version the API server no longer serves",
+			input: "apiVersion: autoscaling/v2beta2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\nspec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}, maxReplicas: 5}\n",
+			want:  []string{`HorizontalPodAutoscaler shop/web: apiVersion: Invalid value: "autoscaling/v2beta2": a HorizontalPodAutoscaler of a dump is read as autoscaling/v2 or autoscaling/v1`},
+		},
+		{
+			name:  "a HorizontalPodAutoscaler without an apiVersion",
+			input: "kind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\nspec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}, maxReplicas: 5}\n",
+			want:  []string{`HorizontalPodAutoscaler shop/web: apiVersion: Required value: a HorizontalPodAutoscaler is autoscaling/v2 or autoscaling/v1`},
+		},
+		{
 			name:  "maxUnavailable that is neither a number nor a percentage",
 			input: "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web, namespace: shop}\nspec: {maxUnavailable: abc}\n",
 			want:  []string{`PodDisruptionBudget shop/web: spec.maxUnavailable: Invalid value: "abc": must be a whole number or a percentage from 0% to 100%, such as 1 or 25%`},

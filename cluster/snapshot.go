@@ -8,6 +8,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
@@ -30,6 +31,12 @@ type Objects struct {
 	// (see MaxUnavailableOf).
 	StatefulSets []appsv1.StatefulSet
 	Deployments  []appsv1.Deployment
+	// HorizontalPodAutoscalers say which Deployments an autoscaler scales
+	// (see AutoscalerOf), which a surge must leave alone. A run reads them
+	// only when its policy may surge; AutoscalersListed says that they
+	// were read, even if the cluster has none.
+	HorizontalPodAutoscalers []autoscalingv2.HorizontalPodAutoscaler
+	AutoscalersListed        bool
 	// RuntimeClasses are read for placing a new pod, whose RuntimeClass adds
 	// overhead and scheduling constraints (see DefaultPod).
 	RuntimeClasses []nodev1.RuntimeClass
@@ -116,6 +123,10 @@ type Snapshot struct {
 	replicas        replicaCounts
 	tolerances      tolerances
 	vol             volumes
+	// autoscalers maps each Deployment an autoscaler scales to it; see
+	// AutoscalerOf and AutoscalersKnown.
+	autoscalers      map[Workload]string
+	autoscalersKnown bool
 
 	// usageAt is the moment a node's sample is judged stale against
 	// (MaxUsageAge before it); zero when the snapshot has no node sample.
@@ -198,6 +209,8 @@ func New(objs Objects, now time.Time) (*Snapshot, error) {
 	owners := newReplicaSetOwners(objs.ReplicaSets)
 	s.replicas = newReplicaCounts(objs.ReplicaSets, objs.StatefulSets)
 	s.tolerances = newTolerances(objs.Deployments, objs.StatefulSets)
+	s.autoscalers = autoscaledDeployments(objs.HorizontalPodAutoscalers)
+	s.autoscalersKnown = objs.AutoscalersListed || len(objs.HorizontalPodAutoscalers) > 0
 	s.pods = make([]*Pod, len(pods))
 	s.placement = make([]int32, len(pods))
 	scratch := corev1.ResourceList{}

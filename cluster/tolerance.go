@@ -71,6 +71,19 @@ func (s *Snapshot) DeploymentOf(w Workload) *appsv1.Deployment {
 	return s.tolerances.deployments[w.Namespace+"/"+w.Name]
 }
 
+// Unsettled returns why a Deployment is not settled, "" when it is: its
+// controller has seen its last change, and every replica it asks for is
+// updated and available, none beside them. Only a settled Deployment can
+// surge: in a rollout the new replica would come from either ReplicaSet.
+func Unsettled(d *appsv1.Deployment) string {
+	replicas, st := orOne(d.Spec.Replicas), d.Status
+	if d.Generation > st.ObservedGeneration || st.Replicas != replicas || st.UpdatedReplicas != replicas || st.AvailableReplicas != replicas {
+		return fmt.Sprintf("Deployment %s/%s is not settled (spec.replicas %d, %d updated, %d available, %d in all)",
+			d.Namespace, d.Name, replicas, st.UpdatedReplicas, st.AvailableReplicas, st.Replicas)
+	}
+	return ""
+}
+
 // ToleranceOf returns how many of the workload's pods may be down at once by
 // its own spec; false for the kinds that state none (only Deployments and
 // StatefulSets do).

@@ -24,6 +24,8 @@ const (
 	ReasonRebalanced = "Rebalanced"
 	ReasonRefused    = "RebalanceRefused"
 	ReasonDenied     = "RebalanceDenied"
+	// ReasonRolledBack: a move by surge was undone, and the pod stays.
+	ReasonRolledBack = "RebalanceRolledBack"
 )
 
 // Events records Kubernetes Events through client-go's event broadcaster,
@@ -69,6 +71,19 @@ func (e *Events) Refused(m planner.Move, message string) {
 func (e *Events) Denied(m planner.Move, message string) {
 	e.record(m, corev1.EventTypeWarning, ReasonDenied,
 		fmt.Sprintf("rebalancer (%s) could not evict the pod, the API server denied it: %s", m.Strategy, message))
+}
+
+// Surged records that a move by surge is done: the pod leaves as its
+// ReplicaSet scales down, its replacement already Ready.
+func (e *Events) Surged(m planner.Move, message string) {
+	e.record(m, corev1.EventTypeNormal, ReasonRebalanced,
+		fmt.Sprintf("Moved by rebalancer (%s) by surge: %s; %s", m.Strategy, m.Reason, message))
+}
+
+// RolledBack records that a move by surge was undone.
+func (e *Events) RolledBack(m planner.Move, message string) {
+	e.record(m, corev1.EventTypeWarning, ReasonRolledBack,
+		fmt.Sprintf("rebalancer (%s) could not move the pod by surge: %s", m.Strategy, message))
 }
 
 func (e *Events) record(m planner.Move, eventType, reason, note string) {

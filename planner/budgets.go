@@ -44,6 +44,10 @@ func (b *budgets) remaining(pdb *cluster.PDB) int32 {
 	return pdb.DisruptionsAllowed()
 }
 
+// makeBeforeBreakHint ends the skip of a Deployment's pod that a budget
+// keeps for ever, for a policy that does not move it by surge.
+const makeBeforeBreakHint = "; evictable.makeBeforeBreak moves a Deployment's pod by surge instead"
+
 // blocked returns why the budgets forbid evicting the pod, or "".
 func (b *budgets) blocked(snap *cluster.Snapshot, p *cluster.Pod) string {
 	why, _ := b.blockedBy(snap, p)
@@ -73,8 +77,11 @@ func (b *budgets) blockedBy(snap *cluster.Snapshot, p *cluster.Pod) (why string,
 			}
 			if pdb.DisruptionsAllowed() <= 0 {
 				if why := pdb.NeverAllows(); why != "" {
-					return fmt.Sprintf("PodDisruptionBudget %s can never allow a disruption (%s): no eviction moves this pod while the budget stands; "+
-						"evictable.makeBeforeBreak moves a Deployment's pod by surge instead", pdb.Key, why), true
+					never := fmt.Sprintf("PodDisruptionBudget %s can never allow a disruption (%s): no eviction moves this pod while the budget stands", pdb.Key, why)
+					if p.Workload.Kind == "Deployment" {
+						never += makeBeforeBreakHint
+					}
+					return never, true
 				}
 				return fmt.Sprintf("PodDisruptionBudget %s allows no disruption now (status.disruptionsAllowed 0)", pdb.Key), true
 			}

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 )
@@ -31,14 +32,11 @@ func surgeRefusal(snap *cluster.Snapshot, p *cluster.Pod) string {
 	if d == nil {
 		return fmt.Sprintf("%s is not in the snapshot, so a surge of it cannot be checked", w)
 	}
-	replicas := int32(1)
-	if d.Spec.Replicas != nil {
-		replicas = *d.Spec.Replicas
+	if hpa, ok := snap.AutoscalerOf(w); ok {
+		return fmt.Sprintf("HorizontalPodAutoscaler %s scales %s, and a surge would race it for spec.replicas", hpa, w)
 	}
-	st := d.Status
-	if d.Generation > st.ObservedGeneration || st.Replicas != replicas || st.UpdatedReplicas != replicas || st.AvailableReplicas != replicas {
-		return fmt.Sprintf("%s is not settled (%d replicas wanted, %d updated, %d available, %d in all): a surge waits until every replica is updated and available",
-			w, replicas, st.UpdatedReplicas, st.AvailableReplicas, st.Replicas)
+	if why := cluster.Unsettled(d); why != "" {
+		return why + ": a surge waits until every replica is updated and available"
 	}
 	return ""
 }
@@ -52,7 +50,7 @@ func bySurge(snap *cluster.Snapshot, p *cluster.Pod, allowed bool, refused verdi
 		return false, refused
 	}
 	if why := surgeRefusal(snap, p); why != "" {
-		return false, verdict{refused.cat, refused.why + "; makeBeforeBreak cannot move it: " + why}
+		return false, verdict{refused.cat, strings.TrimSuffix(refused.why, makeBeforeBreakHint) + "; makeBeforeBreak cannot move it: " + why}
 	}
 	return true, verdict{}
 }

@@ -95,14 +95,20 @@ func TestMakeBeforeBreak(t *testing.T) {
 			name: "a Deployment in the middle of a rollout waits", policy: on, pods: 1,
 			extra: []any{unsettled, neverAllows("web")},
 			skipped: "shop/web-0: pdb: PodDisruptionBudget shop/web can never allow a disruption (maxUnavailable: 0): no eviction moves this pod while the budget stands; " +
-				"evictable.makeBeforeBreak moves a Deployment's pod by surge instead; makeBeforeBreak cannot move it: Deployment shop/web is not settled " +
-				"(1 replicas wanted, 1 updated, 0 available, 1 in all): a surge waits until every replica is updated and available",
+				"makeBeforeBreak cannot move it: Deployment shop/web is not settled " +
+				"(spec.replicas 1, 1 updated, 0 available, 1 in all): a surge waits until every replica is updated and available",
 		},
 		{
 			name: "a Deployment the snapshot lacks cannot be checked", policy: on, pods: 1,
 			extra: []any{neverAllows("web")},
 			skipped: "shop/web-0: pdb: PodDisruptionBudget shop/web can never allow a disruption (maxUnavailable: 0): no eviction moves this pod while the budget stands; " +
-				"evictable.makeBeforeBreak moves a Deployment's pod by surge instead; makeBeforeBreak cannot move it: Deployment shop/web is not in the snapshot, so a surge of it cannot be checked",
+				"makeBeforeBreak cannot move it: Deployment shop/web is not in the snapshot, so a surge of it cannot be checked",
+		},
+		{
+			name: "a Deployment a HorizontalPodAutoscaler scales is left alone", policy: on, pods: 1,
+			extra: []any{settled("web", 1), neverAllows("web"), ct.Autoscaler("shop", "web-hpa", "web")},
+			skipped: "shop/web-0: pdb: PodDisruptionBudget shop/web can never allow a disruption (maxUnavailable: 0): no eviction moves this pod while the budget stands; " +
+				"makeBeforeBreak cannot move it: HorizontalPodAutoscaler shop/web-hpa scales Deployment shop/web, and a surge would race it for spec.replicas",
 		},
 		{
 			name: "limits.total counts surges as moves", policy: on + "limits: {total: 2}\n", pods: 3,
@@ -149,9 +155,15 @@ func TestMakeBeforeBreakLeavesStatefulSets(t *testing.T) {
 		ct.Pod("shop", "db-0").On("n1").Requests("100m", "").Label("app", "db").OwnedBy("StatefulSet", "db"))
 	plan := propose(t, loadPolicy(t, "evictable: {makeBeforeBreak: true}\n"), snap, nil, "shop/db-0")
 	want := "shop/db-0: pdb: PodDisruptionBudget shop/db can never allow a disruption (maxUnavailable: 0): no eviction moves this pod while the budget stands; " +
-		"evictable.makeBeforeBreak moves a Deployment's pod by surge instead; makeBeforeBreak cannot move it: a StatefulSet's pod keeps its name and volumes, " +
+		"makeBeforeBreak cannot move it: a StatefulSet's pod keeps its name and volumes, " +
 		"so no second one can run beside it; makeBeforeBreak moves only the pods of Deployments"
 	if got := skipped(plan); got != want {
 		t.Errorf("skipped:\n%s\nwant:\n%s", got, want)
+	}
+	// Nor does the skip point to the setting when it is off.
+	plan = propose(t, loadPolicy(t, ""), snap, nil, "shop/db-0")
+	want = "shop/db-0: pdb: PodDisruptionBudget shop/db can never allow a disruption (maxUnavailable: 0): no eviction moves this pod while the budget stands"
+	if got := skipped(plan); got != want {
+		t.Errorf("setting off, skipped:\n%s\nwant:\n%s", got, want)
 	}
 }

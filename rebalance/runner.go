@@ -257,7 +257,7 @@ func (r *Runner) cycle(ctx context.Context, m cycleMode) (*report.Report, error)
 			return nil, fmt.Errorf("%w (nothing was evicted)", err)
 		}
 	}
-	objs, err := kube.ReadObjects(ctx, r.cfg.Client)
+	objs, err := kube.ReadObjectsWith(ctx, r.cfg.Client, kube.ReadOptions{HPAs: m.policy.MakesBeforeBreak()})
 	if err != nil {
 		return nil, fmt.Errorf("reading the cluster: %w", err)
 	}
@@ -465,9 +465,15 @@ func (r *Runner) evict(ctx context.Context, snap *cluster.Snapshot, plan *planne
 				outcomes = append(outcomes, notAttempted(append(surges[j:], flatten(all[i+1:])...), stopped)...)
 				break
 			}
-			out := r.surge(ectx, snap, m)
-			outcomes = append(outcomes, out)
-			held.carriedOut([]evictor.Outcome{out})
+			o := r.surge(ectx, snap, m)
+			switch o.Result {
+			case evictor.Surged:
+				events.Surged(m, o.Message)
+			case evictor.RolledBack:
+				events.RolledBack(m, o.Message)
+			}
+			outcomes = append(outcomes, o)
+			held.carriedOut([]evictor.Outcome{o})
 		}
 		if stopped != "" {
 			break

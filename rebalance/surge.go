@@ -56,6 +56,10 @@ var (
 // the Deployment is back at its replicas.
 const surgeGone = time.Minute
 
+// surgeSettle bounds the wait for a Deployment to be settled before a
+// surge of it starts.
+const surgeSettle = 30 * time.Second
+
 // surge makes one move by surge and says how it went.
 func (r *Runner) surge(ctx context.Context, snap *cluster.Snapshot, m planner.Move) evictor.Outcome {
 	out := func(res evictor.Result, format string, args ...any) evictor.Outcome {
@@ -70,10 +74,10 @@ func (r *Runner) surge(ctx context.Context, snap *cluster.Snapshot, m planner.Mo
 	}
 	s, why, err := r.startingSurge(ctx, p, m)
 	switch {
+	case errors.Is(err, errSurgePodGone):
+		return out(evictor.Gone, "%v", err)
 	case err != nil:
 		return out(evictor.Failed, "surge not started: %v", err)
-	case why == "gone":
-		return out(evictor.Gone, "the pod no longer runs under the planned UID")
 	case why != "":
 		return out(evictor.RolledBack, "surge not started: %s", why)
 	}
@@ -98,6 +102,11 @@ func (r *Runner) surge(ctx context.Context, snap *cluster.Snapshot, m planner.Mo
 	if ready == nil {
 		return r.undone(ctx, m, s, &intent, why)
 	}
+	if ready.Spec.NodeName == m.From {
+		// Nothing steered it (no extender, another scheduler): finishing
+		// would restart the pod where it was, for nothing.
+		return r.undone(ctx, m, s, &intent, fmt.Sprintf("the new pod %s was placed on %s, the node the pod leaves, not on %s as planned", ready.Name, m.From, m.To))
+	}
 	if err := r.finishSurge(ctx, s); err != nil {
 		return r.undone(ctx, m, s, &intent, "finishing: "+err.Error())
 	}
@@ -115,41 +124,30 @@ func (r *Runner) surge(ctx context.Context, snap *cluster.Snapshot, m planner.Mo
 	return out(evictor.Surged, "%s", msg)
 }
 
+// errSurgePodGone: the pod a surge would move is gone.
+var errSurgePodGone = errors.New("the pod no longer runs under the planned UID")
+
 // startingSurge reads the Deployment and the pod's ReplicaSet afresh and
-// returns the record of the surge to make, or why it cannot start now
-// ("gone" when the pod is gone).
+// returns the record of the surge to make, or why it cannot start now.
 func (r *Runner) startingSurge(ctx context.Context, p *cluster.Pod, m planner.Move) (cluster.Surge, string, error) {
 	pods, err := r.cfg.Client.CoreV1().Pods(p.Namespace).List(ctx, byName(p.Name))
 	if err != nil {
 		return cluster.Surge{}, "", err
 	}
 	if len(pods.Items) == 0 || pods.Items[0].UID != m.UID || pods.Items[0].DeletionTimestamp != nil {
-		return cluster.Surge{}, "gone", nil
+		return cluster.Surge{}, "", errSurgePodGone
 	}
 	pod := &pods.Items[0]
-	list, err := r.cfg.Client.AppsV1().Deployments(p.Namespace).List(ctx, byName(p.Workload.Name))
-	if err != nil {
-		return cluster.Surge{}, "", err
-	}
-	if len(list.Items) == 0 {
-		return cluster.Surge{}, fmt.Sprintf("%s is gone", p.Workload), nil
-	}
-	d := &list.Items[0]
-	replicas := int32(1)
-	if d.Spec.Replicas != nil {
-		replicas = *d.Spec.Replicas
-	}
-	st := d.Status
-	if d.Generation > st.ObservedGeneration || st.Replicas != replicas || st.UpdatedReplicas != replicas || st.AvailableReplicas != replicas {
-		return cluster.Surge{}, fmt.Sprintf("%s is not settled now (%d replicas wanted, %d updated, %d available, %d in all)",
-			p.Workload, replicas, st.UpdatedReplicas, st.AvailableReplicas, st.Replicas), nil
+	d, why, err := r.settledDeployment(ctx, p.Namespace, p.Workload.Name)
+	if d == nil || err != nil {
+		return cluster.Surge{}, why, err
 	}
 	rs := p.Controller()
 	mine, err := r.replicaSetPods(ctx, p.Namespace, rs.Name, rs.UID)
 	if err != nil {
 		return cluster.Surge{}, "", err
 	}
-	s := cluster.Surge{Deployment: p.Namespace + "/" + d.Name, DeploymentUID: d.UID, Replicas: replicas, Pod: m.Pod, UID: m.UID,
+	s := cluster.Surge{Deployment: p.Namespace + "/" + d.Name, DeploymentUID: d.UID, Replicas: *d.Spec.Replicas, Pod: m.Pod, UID: m.UID,
 		From: m.From, To: m.To, Strategy: m.Strategy, ReplicaSet: rs.Name, At: time.Now()}
 	for _, q := range mine {
 		s.Before = append(s.Before, q.UID)
@@ -158,6 +156,36 @@ func (r *Runner) startingSurge(ctx context.Context, p *cluster.Pod, m planner.Mo
 		s.Cost = &v
 	}
 	return s, "", nil
+}
+
+// settledDeployment reads the Deployment until it is settled, at most
+// surgeSettle: right after a surge of it, its status catches up with the
+// pod the ReplicaSet removed. It returns nil and why when it is gone or
+// stays unsettled.
+func (r *Runner) settledDeployment(ctx context.Context, namespace, name string) (*appsv1.Deployment, string, error) {
+	var (
+		d   *appsv1.Deployment
+		why string
+	)
+	err := wait.PollUntilContextTimeout(ctx, surgePoll, surgeSettle, true, func(ctx context.Context) (bool, error) {
+		list, err := r.cfg.Client.AppsV1().Deployments(namespace).List(ctx, byName(name))
+		switch {
+		case err != nil:
+			return false, err
+		case len(list.Items) == 0:
+			why = fmt.Sprintf("Deployment %s/%s is gone", namespace, name)
+			return true, nil
+		}
+		d, why = &list.Items[0], cluster.Unsettled(&list.Items[0])
+		return why == "", nil
+	})
+	switch {
+	case why != "":
+		return nil, why, nil
+	case err != nil:
+		return nil, "", err
+	}
+	return d, "", nil
 }
 
 // replicaSetPods lists the live pods the ReplicaSet controls.

@@ -221,6 +221,8 @@ func TestSurge(t *testing.T) {
 		// ready: the new pod becomes Ready; refuse: a quota refuses it.
 		ready  bool
 		refuse string
+		// node is where the new pod is placed; default n2, as planned.
+		node   string
 		result evictor.Result
 		// message is a part of the outcome's message.
 		message string
@@ -237,6 +239,11 @@ func TestSurge(t *testing.T) {
 			state: "pods [web-0@n1], replicas 1, surges under way 0",
 		},
 		{
+			name: "the new pod is placed on the node the pod leaves: undone", ready: true, node: "n1",
+			result: evictor.RolledBack, message: "the new pod web-new-1 was placed on n1, the node the pod leaves, not on n2 as planned; undone, the pod stays",
+			state: "pods [web-0@n1], replicas 1, surges under way 0",
+		},
+		{
 			name: "a quota refuses the extra pod: undone", refuse: `pods "web-new" is forbidden: exceeded quota: pods, requested: pods=1, used: pods=1, limited: pods=1`,
 			result: evictor.RolledBack, message: "the ReplicaSet could not create the extra pod: pods \"web-new\" is forbidden: exceeded quota",
 			state: "pods [web-0@n1], replicas 1, surges under way 0",
@@ -246,6 +253,9 @@ func TestSurge(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := newControllers(t)
 			c.ready, c.refuse = tt.ready, tt.refuse
+			if tt.node != "" {
+				c.node = tt.node
+			}
 			r, h := surgeRunner(c)
 			snap := snapshotOf(t, c)
 			m := planner.Move{Pod: "shop/web-0", UID: "web-0-uid", Workload: "Deployment shop/web", From: "n1", To: "n2", Strategy: "Test", Surge: true}

@@ -26,7 +26,7 @@ func TestDeniedEvictionsAreCounted(t *testing.T) {
 	m.Observe(NewRunRecord(start, start.Add(time.Second), false, rep, nil), rep)
 
 	want := `
-# HELP rebalancer_last_cycle_evictions Planned moves of the last cycle by result (evicted, refused, denied, gone, failed, not-attempted).
+# HELP rebalancer_last_cycle_evictions Planned moves of the last cycle by result (evicted, refused, denied, gone, failed, not-attempted, surged, rolled-back).
 # TYPE rebalancer_last_cycle_evictions gauge
 rebalancer_last_cycle_evictions{result="denied"} 1
 rebalancer_last_cycle_evictions{result="evicted"} 2
@@ -34,6 +34,8 @@ rebalancer_last_cycle_evictions{result="failed"} 0
 rebalancer_last_cycle_evictions{result="gone"} 0
 rebalancer_last_cycle_evictions{result="not-attempted"} 0
 rebalancer_last_cycle_evictions{result="refused"} 0
+rebalancer_last_cycle_evictions{result="rolled-back"} 0
+rebalancer_last_cycle_evictions{result="surged"} 0
 `
 	if err := testutil.CollectAndCompare(m.lastEvictions, strings.NewReader(want)); err != nil {
 		t.Error(err)

@@ -42,7 +42,8 @@ type Metrics struct {
 
 // results are every result a move can have, so that the last cycle's
 // evictions are exported as 0 rather than absent when none had that result.
-var results = []evictor.Result{evictor.Evicted, evictor.Refused, evictor.Denied, evictor.Gone, evictor.Failed, evictor.NotAttempted}
+var results = []evictor.Result{evictor.Evicted, evictor.Refused, evictor.Denied, evictor.Gone, evictor.Failed, evictor.NotAttempted,
+	evictor.Surged, evictor.RolledBack}
 
 // MetricsOptions are the choices a process makes about its metrics once,
 // before they are registered.
@@ -63,10 +64,10 @@ func NewMetrics() *Metrics { return NewMetricsWith(MetricsOptions{}) }
 // NewMetricsWith registers the metrics on a fresh registry.
 func NewMetricsWith(o MetricsOptions) *Metrics {
 	evictionLabels := []string{"strategy", "result"}
-	evictionHelp := "Planned moves by strategy and result (evicted, refused, denied, gone, failed, not-attempted); dry runs count no result."
+	evictionHelp := "Planned moves by strategy and result (evicted, refused, denied, gone, failed, not-attempted, surged, rolled-back); dry runs count no result."
 	if o.NamespaceLabel {
 		evictionLabels = []string{"strategy", "namespace", "result"}
-		evictionHelp = "Planned moves by strategy, the pod's namespace and result (evicted, refused, denied, gone, failed, not-attempted); dry runs count no result."
+		evictionHelp = "Planned moves by strategy, the pod's namespace and result (evicted, refused, denied, gone, failed, not-attempted, surged, rolled-back); dry runs count no result."
 	}
 	m := &Metrics{
 		Registry:       prometheus.NewRegistry(),
@@ -110,7 +111,7 @@ func NewMetricsWith(o MetricsOptions) *Metrics {
 			Name: "rebalancer_last_cycle_outside_windows", Help: "1 when the last cycle started outside every disruption window that allows evictions, or inside one with evict: false, and so evicted nothing; 0 otherwise, and when the policy has no windows.",
 		}),
 		lastEvictions: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "rebalancer_last_cycle_evictions", Help: "Planned moves of the last cycle by result (evicted, refused, denied, gone, failed, not-attempted).",
+			Name: "rebalancer_last_cycle_evictions", Help: "Planned moves of the last cycle by result (evicted, refused, denied, gone, failed, not-attempted, surged, rolled-back).",
 		}, []string{"result"}),
 		lastSteps: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "rebalancer_last_cycle_steps", Help: "Steps of the last cycle's plan (state planned) and how many it started (state started); fewer started than planned: it stopped early, and its report says why.",

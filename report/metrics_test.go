@@ -73,7 +73,7 @@ rebalancer_evictions_total{namespace="shop",result="refused",strategy="LowNodeUt
 			if tt.opts.NamespaceLabel {
 				help = "Planned moves by strategy, the pod's namespace and result"
 			}
-			want := "# HELP rebalancer_evictions_total " + help + " (evicted, refused, denied, gone, failed, not-attempted); dry runs count no result.\n" +
+			want := "# HELP rebalancer_evictions_total " + help + " (evicted, refused, denied, gone, failed, not-attempted, surged, rolled-back); dry runs count no result.\n" +
 				"# TYPE rebalancer_evictions_total counter" + tt.want
 			if err := testutil.GatherAndCompare(m.Registry, strings.NewReader(want), "rebalancer_evictions_total"); err != nil {
 				t.Error(err)

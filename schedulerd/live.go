@@ -408,7 +408,11 @@ func (l *Live) decide(snap *cluster.Snapshot, p *cluster.Pod, evictions []cluste
 		if n := snap.Node(e.To); n != nil {
 			if fits, _ := l.Engine.Fits(snap, p, n); fits {
 				l.handoffs.consume(e)
-				return e.To, placementPlanned, fmt.Sprintf("planned by rebalancer %s when it evicted %s from %s", e.Strategy, e.Pod, e.From), failed
+				how := "when it evicted"
+				if e.Surge {
+					how = "for its surge of"
+				}
+				return e.To, placementPlanned, fmt.Sprintf("planned by rebalancer %s %s %s from %s", e.Strategy, how, e.Pod, e.From), failed
 			}
 		}
 		l.handoffs.consume(e)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -300,6 +301,14 @@ func Namespace(name string, labels map[string]string) corev1.Namespace {
 	return corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: l}}
 }
 
+// Autoscaler is a HorizontalPodAutoscaler that scales the Deployment of
+// that name.
+func Autoscaler(namespace, name, deployment string) autoscalingv2.HorizontalPodAutoscaler {
+	return autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
+		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{
+			APIVersion: "apps/v1", Kind: "Deployment", Name: deployment}}}
+}
+
 // PriorityClass is a PriorityClass with a value.
 func PriorityClass(name string, value int32) schedulingv1.PriorityClass {
 	return schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Value: value}
@@ -332,6 +341,9 @@ func Objects(objs ...any) cluster.Objects {
 			o.Deployments = append(o.Deployments, v)
 		case batchv1.Job:
 			o.Jobs = append(o.Jobs, v)
+		case autoscalingv2.HorizontalPodAutoscaler:
+			o.HorizontalPodAutoscalers = append(o.HorizontalPodAutoscalers, v)
+			o.AutoscalersListed = true
 		case cluster.NodeMetrics:
 			o.NodeMetrics = append(o.NodeMetrics, v)
 		case cluster.PodMetrics:

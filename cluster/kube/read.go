@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -39,12 +40,25 @@ const (
 	pageSize     = 1000
 )
 
+// ReadOptions name the kinds a read adds to those every snapshot needs.
+type ReadOptions struct {
+	// HPAs reads the HorizontalPodAutoscalers (autoscaling/v2), which a
+	// policy that may surge needs and which need their own permission.
+	HPAs bool
+}
+
 // ReadObjects reads the objects a cluster.Snapshot needs from the API server with
 // paginated LISTs, the thirteen kinds in parallel. Each object is trimmed as its
 // page arrives (cluster.Trim, and its managedFields dropped), and a page is let
 // go before the next is asked for, so that what the process holds grows with
 // the trimmed cluster, not with the API server's full objects.
 func ReadObjects(ctx context.Context, client kubernetes.Interface) (cluster.Objects, error) {
+	return ReadObjectsWith(ctx, client, ReadOptions{})
+}
+
+// ReadObjectsWith is ReadObjects with the kinds opts adds, read in the same
+// way and in parallel with the others.
+func ReadObjectsWith(ctx context.Context, client kubernetes.Interface, opts ReadOptions) (cluster.Objects, error) {
 	var (
 		objs cluster.Objects
 		wg   sync.WaitGroup
@@ -135,11 +149,24 @@ func ReadObjects(ctx context.Context, client kubernetes.Interface) (cluster.Obje
 			func(l *storagev1.CSINodeList) []storagev1.CSINode { return l.Items },
 			&objs.CSINodes, trimmed[storagev1.CSINode])
 	})
+	if opts.HPAs {
+		read("horizontalpodautoscalers", func(ctx context.Context) error {
+			return listPages(ctx, pageSize, client.AutoscalingV2().HorizontalPodAutoscalers(all).List,
+				func(l *autoscalingv2.HorizontalPodAutoscalerList) []autoscalingv2.HorizontalPodAutoscaler {
+					return l.Items
+				},
+				&objs.HorizontalPodAutoscalers, func(h *autoscalingv2.HorizontalPodAutoscaler) {
+					trimmed(h)
+					cluster.TrimAutoscaler(h)
+				})
+		})
+	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return cluster.Objects{}, err
 	}
 	objs.VolumesListed = true
+	objs.AutoscalersListed = opts.HPAs
 	return objs, nil
 }
 

@@ -8,10 +8,12 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -260,5 +262,82 @@ func TestReadObjectsReadsVolumes(t *testing.T) {
 	}
 	if !empty.VolumesListed {
 		t.Errorf("a cluster without volumes: VolumesListed is false")
+	}
+}
+
+// HorizontalPodAutoscalers are read only when asked for, since they need a
+// permission of their own: in pages, each trimmed to what names its target,
+// and listed even when the cluster has none.
+func TestReadObjectsWithReadsAutoscalersOnlyWhenAsked(t *testing.T) {
+	hpa := &autoscalingv2.HorizontalPodAutoscaler{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", Annotations: map[string]string{"team": "shop"}},
+		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
+			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"},
+			MaxReplicas:    10,
+			Metrics: []autoscalingv2.MetricSpec{{Type: autoscalingv2.ResourceMetricSourceType,
+				Resource: &autoscalingv2.ResourceMetricSource{Name: corev1.ResourceCPU}}},
+		},
+		Status: autoscalingv2.HorizontalPodAutoscalerStatus{CurrentReplicas: 3},
+	}
+	listed := func(client *fake.Clientset) []k8stesting.ListActionImpl {
+		var out []k8stesting.ListActionImpl
+		for _, a := range client.Actions() {
+			if a.GetVerb() == "list" && a.GetResource().Resource == "horizontalpodautoscalers" {
+				out = append(out, a.(k8stesting.ListActionImpl))
+			}
+		}
+		return out
+	}
+
+	client := fake.NewClientset(hpa)
+	objs, err := ReadObjects(context.Background(), client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(listed(client)); n != 0 || objs.AutoscalersListed || len(objs.HorizontalPodAutoscalers) != 0 {
+		t.Errorf("ReadObjects: %d LISTs of autoscalers, listed %t, %d read; want none", n, objs.AutoscalersListed, len(objs.HorizontalPodAutoscalers))
+	}
+
+	client = fake.NewClientset(hpa)
+	objs, err = ReadObjectsWith(context.Background(), client, ReadOptions{HPAs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !objs.AutoscalersListed || len(objs.HorizontalPodAutoscalers) != 1 {
+		t.Fatalf("listed %t, read %v; want true and shop/web", objs.AutoscalersListed, objs.HorizontalPodAutoscalers)
+	}
+	got := objs.HorizontalPodAutoscalers[0]
+	want := autoscalingv2.HorizontalPodAutoscaler{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"},
+		Spec:       autoscalingv2.HorizontalPodAutoscalerSpec{ScaleTargetRef: hpa.Spec.ScaleTargetRef},
+	}
+	got.TypeMeta, got.ResourceVersion = metav1.TypeMeta{}, ""
+	if !equality.Semantic.DeepEqual(got, want) {
+		t.Errorf("kept %+v, want only its name and target %+v", got, want)
+	}
+	for _, l := range listed(client) {
+		if l.ListOptions.Limit != pageSize || l.GetNamespace() != metav1.NamespaceAll {
+			t.Errorf("autoscaler LIST with limit %d in namespace %q, want pages of %d in every namespace", l.ListOptions.Limit, l.GetNamespace(), pageSize)
+		}
+	}
+
+	empty, err := ReadObjectsWith(context.Background(), fake.NewClientset(), ReadOptions{HPAs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !empty.AutoscalersListed {
+		t.Errorf("a cluster without autoscalers: AutoscalersListed is false")
+	}
+}
+
+// A LIST of autoscalers that fails fails the read, as any other kind's.
+func TestReadObjectsWithReportsAFailingAutoscalerList(t *testing.T) {
+	client := fake.NewClientset()
+	client.PrependReactor("list", "horizontalpodautoscalers", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(autoscalingv2.Resource("horizontalpodautoscalers"), "", fmt.Errorf("RBAC"))
+	})
+	_, err := ReadObjectsWith(context.Background(), client, ReadOptions{HPAs: true})
+	if err == nil || !strings.Contains(err.Error(), "listing horizontalpodautoscalers") {
+		t.Errorf("ReadObjectsWith() error = %v, want it to name the list", err)
 	}
 }

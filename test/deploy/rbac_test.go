@@ -2,6 +2,8 @@ package deploy
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -241,6 +243,61 @@ func TestRunRBACMatchesCode(t *testing.T) {
 		checkRBAC(t, c.name, c.objs, "rebalancer", c.code, used)
 		checkNoOtherRoles(t, c.name, c.objs, used)
 	}
+}
+
+// TestRunRBACWithMakeBeforeBreakMatchesCode: a policy value that turns
+// evictable.makeBeforeBreak on anywhere (globally, for a strategy, in an
+// override or for a strategy there) or rbac.makeBeforeBreak, and the
+// kustomize component added to an overlay, grant exactly what `rebalancer
+// rbac run --make-before-break` prints; a policy that turns it off
+// everywhere grants what `rebalancer rbac run` does.
+func TestRunRBACWithMakeBeforeBreakMatchesCode(t *testing.T) {
+	plain, surge := rbacOf(t, "run"), rbacOf(t, "run", "--make-before-break")
+	electSurge := rbacOf(t, "run", "--leader-elect", "--make-before-break")
+	overlay := kustomizeOverlay(t, "make-before-break-cronjob", "../cronjob", "../components/make-before-break")
+	for _, c := range []struct {
+		name string
+		objs []*unstructured.Unstructured
+		code codePermissions
+	}{
+		{"chart, policy.evictable", helmTemplate(t, docRelease, docNamespace, "--set", "policy.evictable.makeBeforeBreak=true"), surge},
+		{"chart, a strategy's evictable", helmTemplate(t, docRelease, docNamespace,
+			"--set", "policy.strategies.RemoveDuplicates.evictable.makeBeforeBreak=true"), surge},
+		{"chart, an override's evictable", helmTemplate(t, docRelease, docNamespace,
+			"--set-json", `policy.overrides=[{"namespaces":["db"],"evictable":{"makeBeforeBreak":true}}]`), surge},
+		{"chart, a strategy's evictable in an override", helmTemplate(t, docRelease, docNamespace,
+			"--set-json", `policy.overrides=[{"namespaces":["db"],"strategies":{"RemoveDuplicates":{"evictable":{"makeBeforeBreak":true}}}}]`), surge},
+		{"chart, rbac.makeBeforeBreak", helmTemplate(t, docRelease, docNamespace, "--set", "rbac.makeBeforeBreak=true"), surge},
+		{"chart, deployment with 3 replicas", helmTemplate(t, docRelease, docNamespace,
+			"--set", "mode=deployment,deployment.replicas=3,policy.evictable.makeBeforeBreak=true"), electSurge},
+		{"chart, makeBeforeBreak off everywhere", helmTemplate(t, docRelease, docNamespace,
+			"--set", "policy.evictable.makeBeforeBreak=false,policy.strategies.RemoveDuplicates.evictable.makeBeforeBreak=false"), plain},
+		{"kustomize/cronjob with components/make-before-break", kustomizeBuild(t, overlay), surge},
+	} {
+		used := map[string]bool{}
+		checkRBAC(t, c.name, c.objs, "rebalancer", c.code, used)
+		checkNoOtherRoles(t, c.name, c.objs, used)
+	}
+}
+
+// kustomizeOverlay writes, in the copy of kustomize/, an overlay named name
+// of these resources and components (paths from the overlay), as a user
+// writes one of their own, and returns its directory.
+func kustomizeOverlay(t *testing.T, name, resource string, components ...string) string {
+	t.Helper()
+	dir := filepath.Join(kustomizeDir(t, ""), name)
+	var b strings.Builder
+	fmt.Fprintf(&b, "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - %s\ncomponents:\n", resource)
+	for _, c := range components {
+		fmt.Fprintf(&b, "  - %s\n", c)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // TestExtenderRBACMatchesCode: the extender's ServiceAccount gets exactly

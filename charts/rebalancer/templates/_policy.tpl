@@ -34,3 +34,41 @@ policy.yaml: |
   kind: RebalancePolicy
   {{- toYaml $policy | nindent 2 }}
 {{- end }}
+
+{{/*
+"true" when the run needs the rules of a surge (`rebalancer rbac run
+--make-before-break`): the policy turns evictable.makeBeforeBreak on
+anywhere (globally, in an override, for a strategy at either level), as
+Policy.MakesBeforeBreak reads it, or rbac.makeBeforeBreak says so.
+*/}}
+{{- define "rebalancer.makeBeforeBreak" -}}
+{{- $on := false }}
+{{- if and (kindIs "map" .Values.rbac) .Values.rbac.makeBeforeBreak }}
+{{- $on = true }}
+{{- end }}
+{{- $settings := list }}
+{{- if kindIs "map" .Values.policy }}
+{{- $settings = append $settings .Values.policy }}
+{{- if kindIs "slice" .Values.policy.overrides }}
+{{- $settings = concat $settings .Values.policy.overrides }}
+{{- end }}
+{{- end }}
+{{- range $s := $settings }}
+{{- if kindIs "map" $s }}
+{{- $evictables := list $s.evictable }}
+{{- if kindIs "map" $s.strategies }}
+{{- range $args := $s.strategies }}
+{{- if kindIs "map" $args }}
+{{- $evictables = append $evictables $args.evictable }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- range $e := $evictables }}
+{{- if and (kindIs "map" $e) (eq (toString $e.makeBeforeBreak) "true") }}
+{{- $on = true }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- if $on }}true{{ end }}
+{{- end }}

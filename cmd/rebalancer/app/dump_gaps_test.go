@@ -50,6 +50,7 @@ overrides:
 - namespaceSelector: {matchLabels: {team: data}}
   limits: {perNamespace: 1}
 `)
+	surgePolicy := writeFile(t, "surge.yaml", "apiVersion: rebalancer.dev/v1alpha1\nkind: RebalancePolicy\nevictable: {makeBeforeBreak: true}\n")
 	tests := []struct {
 		name   string
 		policy []string
@@ -61,6 +62,13 @@ overrides:
 		{
 			name: "the default policy reads PDBs and ReplicaSets",
 			want: []string{"lists no PodDisruptionBudget although 2 pods have a controller", "lists no ReplicaSet although 2 pods are owned by ReplicaSets"},
+		},
+		{
+			// Without ReplicaSets no pod is known to be a Deployment's, which
+			// alone may surge: the autoscalers are not missed yet.
+			name:   "a policy that may surge",
+			policy: []string{"--policy", surgePolicy},
+			want:   []string{"lists no PodDisruptionBudget", "lists no ReplicaSet"},
 		},
 		{
 			name:   "a policy that selects namespaces by label and protects by a class name",
@@ -148,6 +156,12 @@ func TestDumpNeeds(t *testing.T) {
 		{name: "minReplicas and requirePDB for a strategy in a namespace",
 			policy: "evictable: {jobPods: true}\nstrategies:\n  RemoveDuplicates: {}\noverrides:\n- namespaces: [db]\n  strategies:\n    RemoveDuplicates: {evictable: {minReplicas: 3, requirePDB: true}}",
 			want:   cluster.DumpNeeds{ImplicitBudgets: true, Replicas: true, RequirePDB: true}},
+		{name: "makeBeforeBreak", policy: "evictable: {jobPods: true, makeBeforeBreak: true}",
+			want: cluster.DumpNeeds{ImplicitBudgets: true, Autoscalers: true}},
+		{name: "makeBeforeBreak for a namespace", policy: "evictable: {jobPods: true}\noverrides:\n- namespaces: [db]\n  evictable: {makeBeforeBreak: true}",
+			want: cluster.DumpNeeds{ImplicitBudgets: true, Autoscalers: true}},
+		{name: "makeBeforeBreak for a strategy", policy: "evictable: {jobPods: true}\nstrategies:\n  RemoveDuplicates: {evictable: {makeBeforeBreak: true}}",
+			want: cluster.DumpNeeds{ImplicitBudgets: true, Autoscalers: true}},
 		{name: "a strategy's priority class", policy: "evictable: {jobPods: true}\nstrategies:\n  RemoveDuplicates: {evictable: {priorityThreshold: {name: high}}}",
 			want: cluster.DumpNeeds{ImplicitBudgets: true, PriorityClasses: []string{"high"}}},
 	}

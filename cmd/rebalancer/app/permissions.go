@@ -37,12 +37,12 @@ func rule(group string, resources []string, verbs ...string) rbacv1.PolicyRule {
 // --leader-elect the election's Lease), and takes the cluster's run Lease
 // in that Lease's namespace.
 func runPermissions(leaderElect bool) permissions {
-	return runPermissionsWith(leaderElect, defaultRunLeaseNamespace, defaultRunLeaseName)
+	return runPermissionsWith(leaderElect, false, defaultRunLeaseNamespace, defaultRunLeaseName)
 }
 
-// runPermissionsWith is runPermissions for a run Lease moved with
-// --run-lease.
-func runPermissionsWith(leaderElect bool, leaseNamespace, leaseName string) permissions {
+// runPermissionsWith is runPermissions for a policy that may surge
+// (makeBeforeBreak) and a run Lease moved with --run-lease.
+func runPermissionsWith(leaderElect, makeBeforeBreak bool, leaseNamespace, leaseName string) permissions {
 	ns := []rbacv1.PolicyRule{
 		rule("", []string{"configmaps"}, "create"),
 		named(rule("", []string{"configmaps"}, "get", "update"), defaultStateName),
@@ -52,7 +52,7 @@ func runPermissionsWith(leaderElect bool, leaseNamespace, leaseName string) perm
 			rule("coordination.k8s.io", []string{"leases"}, "create"),
 			named(rule("coordination.k8s.io", []string{"leases"}, "get", "update"), electionLease("run")))
 	}
-	return permissions{
+	p := permissions{
 		Cluster: []rbacv1.PolicyRule{
 			rule("", []string{"nodes", "pods", "namespaces"}, "list"),
 			rule("apps", []string{"replicasets", "statefulsets"}, "list"),
@@ -88,6 +88,18 @@ func runPermissionsWith(leaderElect bool, leaseNamespace, leaseName string) perm
 			named(rule("coordination.k8s.io", []string{"leases"}, "get", "update"), leaseName),
 		}},
 	}
+	if makeBeforeBreak {
+		p.Cluster = append(p.Cluster,
+			// A surge never touches a Deployment an autoscaler scales.
+			rule("autoscaling", []string{"horizontalpodautoscalers"}, "list"),
+			// One replica more, and back, through the scale subresource:
+			// the Deployment's template is never written.
+			rule("apps", []string{"deployments/scale"}, "get", "update"),
+			// The deletion cost that makes the ReplicaSet remove the old
+			// pod (or, on rollback, the new one) when it scales back.
+			rule("", []string{"pods"}, "patch"))
+	}
+	return p
 }
 
 // schedulePermissions: `rebalancer schedule` watches what it snapshots,
@@ -157,8 +169,8 @@ func named(r rbacv1.PolicyRule, names ...string) rbacv1.PolicyRule {
 
 func newRBACCommand() *cobra.Command {
 	var (
-		leaderElect bool
-		runLease    string
+		leaderElect, makeBeforeBreak bool
+		runLease                     string
 	)
 	c := &cobra.Command{
 		Use:   "rbac COMMAND",
@@ -168,21 +180,28 @@ the rules cluster-wide, and those in its own namespace, where get and update
 (and the extender's list and watch) name its objects (the state ConfigMap rebalancer-state and, with
 --leader-elect, the leader election's Lease). For run, also the rules in the
 namespace of the run Lease (runLease: ` + defaultRunLease + `, which every
-run that evicts takes; --run-lease names another). The Helm chart and the
-kustomize overlays grant exactly these.`,
+run that evicts takes; --run-lease names another). With --make-before-break,
+run's rules include what a policy that turns evictable.makeBeforeBreak on
+needs: listing HorizontalPodAutoscalers, the scale of Deployments, and
+patching pods' deletion cost. The Helm chart and the kustomize overlays
+grant exactly these.`,
 		Example: `  rebalancer rbac run
   rebalancer rbac run --run-lease ops/rebalancer-run-lock
+  rebalancer rbac run --make-before-break
   rebalancer rbac schedule --leader-elect`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			var p permissions
+			if makeBeforeBreak && args[0] != "run" {
+				return fmt.Errorf("--make-before-break is for run, not %s", args[0])
+			}
 			switch args[0] {
 			case "run":
 				ns, name, err := parseRunLease(runLease)
 				if err != nil {
 					return err
 				}
-				p = runPermissionsWith(leaderElect, ns, name)
+				p = runPermissionsWith(leaderElect, makeBeforeBreak, ns, name)
 			case "schedule":
 				p = schedulePermissions(leaderElect)
 			case "scheduler-users":
@@ -201,6 +220,7 @@ kustomize overlays grant exactly these.`,
 		},
 	}
 	c.Flags().BoolVar(&leaderElect, "leader-elect", false, "include what leader election needs")
+	c.Flags().BoolVar(&makeBeforeBreak, "make-before-break", false, "for run: include what a policy that turns evictable.makeBeforeBreak on needs (anywhere: globally, for a strategy or a namespace)")
 	c.Flags().StringVar(&runLease, "run-lease", defaultRunLease, "for run: the run Lease the runs are given with --run-lease, NAMESPACE/NAME")
 	return c
 }

@@ -8,9 +8,11 @@ import (
 	"testing"
 	"time"
 
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
@@ -151,6 +153,47 @@ func TestRunPermissionsMatchTheCallsMade(t *testing.T) {
 	}
 }
 
+// surgeCalls makes, against the fake API server, the calls a surge adds to
+// a cycle's (rebalance/surge.go): the Deployment's scale read and written
+// through its subresource, and the deletion cost merge-patched onto the
+// two pods. The fake's answers do not matter, only the requests.
+func surgeCalls() []k8stesting.Action {
+	client := kubetest.Imbalanced()
+	ctx := context.Background()
+	deployments, pods := client.AppsV1().Deployments("shop"), client.CoreV1().Pods("shop")
+	_, _ = deployments.GetScale(ctx, "web", metav1.GetOptions{})
+	_, _ = deployments.UpdateScale(ctx, "web", &autoscalingv1.Scale{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"},
+		Spec: autoscalingv1.ScaleSpec{Replicas: 9}}, metav1.UpdateOptions{})
+	cost := []byte(`{"metadata":{"annotations":{"controller.kubernetes.io/pod-deletion-cost":"-2147483648"}}}`)
+	for _, pod := range []string{"web-0", "web-8"} {
+		_, _ = pods.Patch(ctx, pod, types.MergePatchType, cost, metav1.PatchOptions{})
+	}
+	return client.Actions()
+}
+
+// A policy that may surge needs, and is granted, the autoscalers' LIST and
+// a surge's calls besides a cycle's; `rbac run --make-before-break` prints
+// these. The cycles read the autoscalers; until a cycle of the tests
+// surges, surgeCalls stands for what a surge asks.
+func TestRunPermissionsWithMakeBeforeBreakMatchTheCallsMade(t *testing.T) {
+	var actions []k8stesting.Action
+	for _, strategies := range permissionPolicies {
+		actions = append(actions, runCycles(t, false, "evictable: {makeBeforeBreak: true}\n"+strategies)...)
+	}
+	listed := 0
+	for _, a := range actions {
+		if a.GetVerb() == "list" && a.GetResource().Resource == "horizontalpodautoscalers" {
+			listed++
+		}
+	}
+	// Two policies, two cycles each.
+	if listed != 4 {
+		t.Errorf("%d LISTs of autoscalers, want 4: one a cycle", listed)
+	}
+	actions = append(actions, surgeCalls()...)
+	checkPermissions(t, runPermissionsWith(false, true, defaultRunLeaseNamespace, defaultRunLeaseName), actions)
+}
+
 // A policy that balances on requests reads no metrics: a cluster without
 // metrics-server runs it.
 func TestRunReadsMetricsOnlyForAUsagePolicy(t *testing.T) {
@@ -245,6 +288,31 @@ func TestRBACCommandPrintsThePermissions(t *testing.T) {
 	}
 }
 
+// The rules of a surge are printed only for a policy that may surge, and
+// only for run, the one command that surges.
+func TestRBACRunMakeBeforeBreak(t *testing.T) {
+	surge := []string{"horizontalpodautoscalers", "deployments/scale", "- patch\n"}
+	plain, code, err := execute(t, "rbac", "run")
+	if code != exitOK {
+		t.Fatal(err)
+	}
+	with, code, err := execute(t, "rbac", "run", "--make-before-break")
+	if code != exitOK {
+		t.Fatal(err)
+	}
+	for _, w := range surge {
+		if strings.Contains(plain, w) {
+			t.Errorf("rbac run grants %s:\n%s", strings.TrimSpace(w), plain)
+		}
+		if !strings.Contains(with, w) {
+			t.Errorf("rbac run --make-before-break lacks %s:\n%s", strings.TrimSpace(w), with)
+		}
+	}
+	if _, code, _ := execute(t, "rbac", "schedule", "--make-before-break"); code != exitUsage {
+		t.Errorf("rbac schedule --make-before-break exited %d, want %d", code, exitUsage)
+	}
+}
+
 // In its own namespace a command may read and change only its own objects
 // (the state ConfigMap, its Leases), not the other ConfigMaps and Leases that
 // namespace holds. Create is the exception RBAC forces: its request names no
@@ -252,7 +320,8 @@ func TestRBACCommandPrintsThePermissions(t *testing.T) {
 func TestNamespaceRulesNameTheirObjects(t *testing.T) {
 	for name, p := range map[string]permissions{
 		"run": runPermissions(false), "run --leader-elect": runPermissions(true),
-		"schedule": schedulePermissions(false), "schedule --leader-elect": schedulePermissions(true),
+		"run --make-before-break": runPermissionsWith(false, true, defaultRunLeaseNamespace, defaultRunLeaseName),
+		"schedule":                schedulePermissions(false), "schedule --leader-elect": schedulePermissions(true),
 		"extender": extenderPermissions(),
 	} {
 		rules := p.Namespace

@@ -123,7 +123,7 @@ Without --policy, the built-in default policy runs:
 			return report.Print(c.OutOrStdout(), rep, output, verbose(c))
 		},
 	}
-	c.Flags().StringVar(&snapshot, "snapshot", "", "cluster dump to plan against: a List or multi-document YAML/JSON of nodes, pods, PDBs, namespaces, Deployments, ReplicaSets, StatefulSets, Jobs, priority classes, PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes and (for the cooldown) rebalancer's state ConfigMap")
+	c.Flags().StringVar(&snapshot, "snapshot", "", "cluster dump to plan against: a List or multi-document YAML/JSON of nodes, pods, PDBs, namespaces, Deployments, ReplicaSets, StatefulSets, Jobs, priority classes, PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes, (for evictable.makeBeforeBreak) HorizontalPodAutoscalers and (for the cooldown) rebalancer's state ConfigMap")
 	c.Flags().StringVar(&policyFile, "policy", "", "RebalancePolicy file (default: the built-in policy)")
 	c.Flags().StringVar(&now, "now", "", "evaluate pod ages and the policy's disruption windows at this RFC 3339 time instead of the current time, for reproducible plans")
 	profiles.addFlags(c)
@@ -134,7 +134,7 @@ Without --policy, the built-in default policy runs:
 // dumpNeeds says what of the kinds a dump may leave out the policy reads.
 func dumpNeeds(pol *policy.Policy) cluster.DumpNeeds {
 	needs := cluster.DumpNeeds{PriorityClasses: pol.PriorityClassNames(), NamespaceSelectors: pol.Evictable.NamespaceSelector != nil,
-		ImplicitBudgets: pol.UsesImplicitBudgets()}
+		ImplicitBudgets: pol.UsesImplicitBudgets(), Autoscalers: pol.MakesBeforeBreak()}
 	for _, o := range pol.Overrides {
 		needs.NamespaceSelectors = needs.NamespaceSelectors || o.NamespaceSelector != nil
 	}
