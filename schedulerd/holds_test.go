@@ -2,12 +2,17 @@ package schedulerd
 
 import (
 	"context"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/kube-rebalancer/rebalancer/cluster"
 	ct "github.com/kube-rebalancer/rebalancer/cluster/clustertest"
@@ -80,5 +85,55 @@ func TestLiveHoldsTheFreedNodeForThePendingPod(t *testing.T) {
 				t.Errorf("competitor bound to %s, want it pending", p.Spec.NodeName)
 			}
 		})
+	}
+}
+
+// The held node is still being freed when the pods are first tried: the
+// held pod fails there without losing its hold (nothing is written to its
+// status.nominatedNodeName), and once the last moved pod is gone it binds
+// there, ahead of a pod of the same priority that was waiting for the
+// same room.
+func TestLiveHoldOutlivesFailedAttempts(t *testing.T) {
+	hold := cluster.Hold{Pod: "shop/big-0", UID: "uid-big-0", Node: "n2", Strategy: "DefragmentForPendingPods", At: time.Now()}
+	var (
+		mu          sync.Mutex
+		nominations []string
+	)
+	record := func(client *fake.Clientset) {
+		store := &kube.HistoryStore{Client: client, Namespace: "rebalancer", Name: "rebalancer-state", Keep: time.Hour}
+		if err := store.RecordHolds(context.Background(), []cluster.Hold{hold}); err != nil {
+			t.Fatal(err)
+		}
+		client.PrependReactor("patch", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+			if p := string(a.(k8stesting.PatchAction).GetPatch()); strings.Contains(p, "nominatedNodeName") {
+				mu.Lock()
+				nominations = append(nominations, a.(k8stesting.PatchAction).GetName()+": "+p)
+				mu.Unlock()
+			}
+			return false, nil, nil
+		})
+	}
+	client := liveClusterReacting(t, record, ct.Node("n1"), ct.Node("n2"), ct.Node("n3"),
+		ct.Pod("shop", "filler-1").On("n1").Requests("2", ""), ct.Pod("shop", "filler-3").On("n3").Requests("2", ""),
+		ct.Pod("shop", "leaving").On("n2").Requests("2", ""),
+		waitingPod("a-other", "3", 0), waitingPod("big-0", "3", 0))
+	for _, name := range []string{"a-other", "big-0"} {
+		waitForPod(t, client, "shop", name, func(p *corev1.Pod) bool {
+			return len(p.Status.Conditions) > 0 && p.Status.Conditions[0].Reason == corev1.PodReasonUnschedulable
+		})
+	}
+	if err := client.CoreV1().Pods("shop").Delete(context.Background(), "leaving", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := waitForPod(t, client, "shop", "big-0", bound).Spec.NodeName; got != "n2" {
+		t.Errorf("held pod bound to %s, want n2", got)
+	}
+	if p := waitForPod(t, client, "shop", "a-other", func(*corev1.Pod) bool { return true }); p.Spec.NodeName != "" {
+		t.Errorf("competitor bound to %s, want it pending", p.Spec.NodeName)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(nominations) > 0 {
+		t.Errorf("status.nominatedNodeName patched: %v; a hold is never written", nominations)
 	}
 }
