@@ -67,3 +67,18 @@ func TestHoldsRoundTripAndEnd(t *testing.T) {
 		}
 	}
 }
+
+// A dump's state ConfigMap gives its holds to plan --snapshot; a list it
+// cannot read gives none.
+func TestObjectsHolds(t *testing.T) {
+	good := corev1.ConfigMap{}
+	h := cluster.Hold{Pod: "shop/big-0", UID: "uid-big-0", Node: "n0", At: ct.Now}
+	if err := cluster.EncodeHolds(&good, []cluster.Hold{h}); err != nil {
+		t.Fatal(err)
+	}
+	bad := corev1.ConfigMap{Data: map[string]string{"holds.json": "{"}}
+	objs := cluster.Objects{StateConfigMaps: []corev1.ConfigMap{good, bad}}
+	if got := objs.Holds(); len(got) != 1 || got[0] != h {
+		t.Errorf("Holds() = %+v, want %+v", got, h)
+	}
+}
