@@ -30,6 +30,8 @@ type Intents struct {
 	// about rather than its date, which a run may rewrite.
 	firstSeen map[string]time.Time
 	loaded    bool
+	// holds are the nodes runs hold for pending pods.
+	holds []cluster.Hold
 }
 
 // intent is an eviction and the moment its TTL runs from: its date, or

@@ -32,10 +32,10 @@ func NewMetrics() *Metrics {
 			Name: "rebalancer_extender_requests_total", Help: "Requests from kube-scheduler, by verb (filter, prioritize) and code (ok, bad-request).",
 		}, []string{"verb", "code"}),
 		steered: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "rebalancer_extender_steered_total", Help: "Filter requests of a replacement answered with only its planned node.",
+			Name: "rebalancer_extender_steered_total", Help: "Filter requests of a replacement answered with only its planned node, or of a pending pod with only the node held for it.",
 		}),
 		declined: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "rebalancer_extender_declined_total", Help: "Filter requests of a replacement passed through unsteered, by reason.",
+			Name: "rebalancer_extender_declined_total", Help: "Filter requests of a replacement, or of a pending pod a node is held for, passed through unsteered, by reason.",
 		}, []string{"reason"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "rebalancer_extender_request_duration_seconds", Help: "Time to answer a request, by verb.",

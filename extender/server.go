@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -29,7 +30,10 @@ type Server struct {
 	// order: once it holds a replacement, it holds the eviction that
 	// made way for it too. Nil: no watch to wait for.
 	CatchUp func(*corev1.Pod) bool
-	Metrics *Metrics
+	// HoldOver tells, from the pod watch, whether a hold's pod is bound
+	// or gone; nil: none is (no watch to ask).
+	HoldOver HoldOver
+	Metrics  *Metrics
 	// Now is the clock; nil: time.Now.
 	Now func() time.Time
 }
@@ -133,15 +137,32 @@ func nodeNames(args *extenderv1.ExtenderArgs) []string {
 // filter keeps only the planned node of a replacement, when kube-scheduler
 // found it feasible; any other pod, and a replacement whose planned node
 // no longer fits, keeps every candidate.
+//
+// A pending pod a run freed a node for goes to that node when it is
+// feasible; other pods of no higher priority are kept off the nodes held
+// for pending pods (see held).
 func (s *Server) filter(args *extenderv1.ExtenderArgs) *extenderv1.ExtenderFilterResult {
 	names := nodeNames(args)
 	pass := &extenderv1.ExtenderFilterResult{NodeNames: args.NodeNames, Nodes: args.Nodes}
+	own, isHeld, against := s.held(args.Pod)
+	if isHeld {
+		if slices.Contains(names, own.Node) {
+			s.Metrics.steered.Inc()
+			klog.V(2).InfoS("Pending pod steered to the node held for it", "pod", klog.KObj(args.Pod), "node", own.Node)
+			return steer(args, names, own.Node, fmt.Sprintf("rebalancer holds node %s for this pod, for which its moves freed the node", own.Node))
+		}
+		s.Metrics.declined.WithLabelValues(declinedInfeasible).Inc()
+		klog.V(2).InfoS("Pending pod not steered: the node held for it is not among the feasible ones", "pod", klog.KObj(args.Pod), "held", own.Node)
+	}
 	e, ok, waiting := s.planned(args.Pod)
 	if !ok {
 		if waiting {
 			s.Metrics.declined.WithLabelValues(declinedStillRunning).Inc()
 			klog.V(2).InfoS("Pod not steered: the pods its workload's intents evict are still running under their UIDs",
 				"pod", klog.KObj(args.Pod))
+		}
+		if out := keepOff(args, names, against); out != nil {
+			return out
 		}
 		return pass
 	}
@@ -156,24 +177,41 @@ func (s *Server) filter(args *extenderv1.ExtenderArgs) *extenderv1.ExtenderFilte
 	}
 	s.Metrics.steered.Inc()
 	klog.V(2).InfoS("Replacement steered to its planned node", "pod", klog.KObj(args.Pod), "planned", e.To, "replaces", e.Pod, "surge", e.Surge)
-	why := fmt.Sprintf("rebalancer planned this replacement of %s on node %s", e.Pod, e.To)
+	return steer(args, names, e.To, fmt.Sprintf("rebalancer planned this replacement of %s on node %s", e.Pod, e.To))
+}
+
+// steer answers a filter with the one node, every other failed for why.
+func steer(args *extenderv1.ExtenderArgs, names []string, node, why string) *extenderv1.ExtenderFilterResult {
 	out := &extenderv1.ExtenderFilterResult{FailedNodes: make(extenderv1.FailedNodesMap, len(names))}
 	for _, n := range names {
-		if n != e.To {
+		if n != node {
 			out.FailedNodes[n] = why
 		}
 	}
+	only(args, out, []string{node})
+	return out
+}
+
+// only sets the feasible nodes of an answer to those named, in the form
+// of the request: names with nodeCacheCapable, else whole nodes.
+func only(args *extenderv1.ExtenderArgs, out *extenderv1.ExtenderFilterResult, names []string) {
 	if args.NodeNames != nil {
-		out.NodeNames = &[]string{e.To}
-	} else {
-		out.Nodes = &corev1.NodeList{}
-		for i := range args.Nodes.Items {
-			if args.Nodes.Items[i].Name == e.To {
-				out.Nodes.Items = append(out.Nodes.Items, args.Nodes.Items[i])
-			}
+		kept := slices.Clone(names)
+		if kept == nil {
+			kept = []string{}
+		}
+		out.NodeNames = &kept
+		return
+	}
+	out.Nodes = &corev1.NodeList{}
+	if args.Nodes == nil {
+		return
+	}
+	for i := range args.Nodes.Items {
+		if slices.Contains(names, args.Nodes.Items[i].Name) {
+			out.Nodes.Items = append(out.Nodes.Items, args.Nodes.Items[i])
 		}
 	}
-	return out
 }
 
 // prioritize gives a replacement's planned node the highest score and
@@ -181,11 +219,16 @@ func (s *Server) filter(args *extenderv1.ExtenderArgs) *extenderv1.ExtenderFilte
 // leave kube-scheduler's ranking as it is.
 func (s *Server) prioritize(args *extenderv1.ExtenderArgs) *extenderv1.HostPriorityList {
 	names := nodeNames(args)
-	e, ok, _ := s.planned(args.Pod)
+	to := ""
+	if own, isHeld, _ := s.held(args.Pod); isHeld {
+		to = own.Node
+	} else if e, ok, _ := s.planned(args.Pod); ok {
+		to = e.To
+	}
 	out := make(extenderv1.HostPriorityList, len(names))
 	for i, n := range names {
 		out[i] = extenderv1.HostPriority{Host: n}
-		if ok && n == e.To {
+		if to != "" && n == to {
 			out[i].Score = extenderv1.MaxExtenderPriority
 		}
 	}

@@ -23,9 +23,10 @@ import (
 )
 
 // Source keeps what the extender needs in memory, from watches: the
-// intents of the state ConfigMap, the ReplicaSets that name the workload
-// of each pod, and the pods, of which it keeps only what tells whether an
-// evicted pod has left (name, UID, deletion).
+// intents and holds of the state ConfigMap, the ReplicaSets that name the
+// workload of each pod, and the pods, of which it keeps only what tells
+// whether an evicted pod has left or a held pod is bound (name, UID,
+// deletion, node).
 type Source struct {
 	Client kubernetes.Interface
 	// Namespace and Name are the state ConfigMap's.
@@ -82,12 +83,18 @@ func (s *Source) Start(ctx context.Context) error {
 			evs = nil
 		}
 		s.Intents.Set(evs, time.Now())
+		holds, err := cluster.DecodeHolds(cm)
+		if err != nil {
+			klog.ErrorS(err, "Ignoring the state ConfigMap's holds: no node is held for a pending pod until a run records them again")
+			holds = nil
+		}
+		s.Intents.SetHolds(holds)
 		klog.V(2).InfoS("Read the planned placements", "configMap", s.Namespace+"/"+s.Name, "evictions", len(evs))
 	}
 	handled, err := cms.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    load,
 		UpdateFunc: func(_, obj any) { load(obj) },
-		DeleteFunc: func(any) { s.Intents.Set(nil, time.Now()) },
+		DeleteFunc: func(any) { s.Intents.Set(nil, time.Now()); s.Intents.SetHolds(nil) },
 	})
 	if err != nil {
 		return err
@@ -162,7 +169,7 @@ func (s *Source) Workload(p *corev1.Pod) cluster.Workload {
 	})
 }
 
-// slimPod keeps of a pod what Departed reads: a cluster's pods in full
+// slimPod keeps of a pod what Departed and HoldOver read: a cluster's pods in full
 // would cost the extender as much memory as kube-scheduler's cache.
 func slimPod(obj any) (any, error) {
 	p, ok := obj.(*corev1.Pod)
@@ -170,7 +177,16 @@ func slimPod(obj any) (any, error) {
 		return obj, nil
 	}
 	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name, UID: p.UID,
-		ResourceVersion: p.ResourceVersion, DeletionTimestamp: p.DeletionTimestamp}}, nil
+		ResourceVersion: p.ResourceVersion, DeletionTimestamp: p.DeletionTimestamp},
+		Spec: corev1.PodSpec{NodeName: p.Spec.NodeName}}, nil
+}
+
+// HoldOver tells, from the pod watch, whether a hold's pod is bound,
+// gone, replaced under its name or being deleted.
+func (s *Source) HoldOver(h cluster.Hold) bool {
+	namespace, name, _ := strings.Cut(h.Pod, "/")
+	p, err := s.pods.Pods(namespace).Get(name)
+	return err != nil || p.UID != h.UID || p.DeletionTimestamp != nil || p.Spec.NodeName != ""
 }
 
 // Departed tells, from the pod watch, whether the pod an intent evicts has

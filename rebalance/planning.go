@@ -31,6 +31,10 @@ type Planning struct {
 	// runs made (the state ConfigMap's, or a loop's own), asked only when a
 	// strategy of the policy counts them, after History; nil: none.
 	Observations func() []cluster.Observation
+	// Holds returns the nodes earlier runs hold for pending pods, asked
+	// after History; nil: none. Each live hold's pod counts as nominated
+	// to its node in the snapshot (cluster.Snapshot.ApplyHolds).
+	Holds func() []cluster.Hold
 	// LogLevel is the verbosity of the log line that sums up the plan.
 	LogLevel klog.Level
 	// StrategyTime, when set, is told how long each run of a strategy took
@@ -39,7 +43,7 @@ type Planning struct {
 }
 
 // Plan checks the policy against the snapshot, reads the earlier evictions
-// and plans. The error is the policy's (*policy.Error) when the snapshot
+// and holds, and plans; the holds mark their pods nominated in snap. The error is the policy's (*policy.Error) when the snapshot
 // lacks a PriorityClass the policy names, else History's.
 func (p Planning) Plan(snap *cluster.Snapshot) (*planner.Plan, error) {
 	if err := CheckPriorityClasses(p.Policy, snap, p.Source); err != nil {
@@ -51,6 +55,11 @@ func (p Planning) Plan(snap *cluster.Snapshot) (*planner.Plan, error) {
 		var err error
 		if past, err = p.History(snap); err != nil {
 			return nil, err
+		}
+	}
+	if p.Holds != nil {
+		if n := snap.ApplyHolds(p.Holds()); n > 0 {
+			klog.InfoS("Pending pods for which earlier runs hold a node count as nominated there", "pods", n)
 		}
 	}
 	var earlier []cluster.Observation

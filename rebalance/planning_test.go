@@ -70,3 +70,59 @@ func TestPlanningReadsHistoryOnlyForAPolicyThatSuits(t *testing.T) {
 		})
 	}
 }
+
+// A pending pod for which an earlier run holds a node counts as
+// nominated there: the plan does not serve it again while the moves made
+// for it settle, nor move other pods into that room. A hold that is over
+// or too old counts for nothing.
+func TestPlanningCountsHeldPodsAsNominated(t *testing.T) {
+	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name      string
+		holds     []cluster.Hold
+		wantMoves int
+	}{
+		{name: "no hold: two moves make room", wantMoves: 2},
+		{name: "a live hold: nothing moves", wantMoves: 0,
+			holds: []cluster.Hold{{Pod: "shop/big-0", UID: "uid-big-0", Node: "n0", At: now.Add(-time.Minute)}}},
+		{name: "a hold of another pod under the name: two moves", wantMoves: 2,
+			holds: []cluster.Hold{{Pod: "shop/big-0", UID: "uid-earlier", Node: "n0", At: now.Add(-time.Minute)}}},
+		{name: "a hold older than cluster.HoldKeep: two moves", wantMoves: 2,
+			holds: []cluster.Hold{{Pod: "shop/big-0", UID: "uid-big-0", Node: "n0", At: now.Add(-cluster.HoldKeep - time.Minute)}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objs := clustertest.Objects(clustertest.DeploymentReplicaSet("shop", "web"), clustertest.DeploymentReplicaSet("shop", "big"))
+			for i := range 3 {
+				n := fmt.Sprintf("n%d", i)
+				objs.Nodes = append(objs.Nodes, clustertest.Node(n).CPU("3").Obj())
+				for _, s := range []string{"a", "b"} {
+					objs.Pods = append(objs.Pods, clustertest.Pod("shop", "web-"+n+"-"+s).On(n).Requests("750m", "").Deployment("web").Obj())
+				}
+			}
+			big := clustertest.Pod("shop", "big-0").Requests("3", "").Deployment("big").Unschedulable().Obj()
+			big.UID = "uid-big-0"
+			objs.Pods = append(objs.Pods, big)
+			snap, err := cluster.New(objs, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pol, err := policy.Load([]byte("apiVersion: rebalancer.dev/v1alpha1\nkind: RebalancePolicy\nimplicitBudgets: false\n"+
+				"strategies:\n  DefragmentForPendingPods: {minPendingAge: 0s}\n"), "p.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			placer, err := engine.New(profile.DefaultProfile())
+			if err != nil {
+				t.Fatal(err)
+			}
+			plan, err := Planning{Policy: pol, Placer: placer, Source: "dump.yaml", Holds: func() []cluster.Hold { return tt.holds }}.Plan(snap)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(plan.Moves) != tt.wantMoves {
+				t.Errorf("moves %+v, want %d (notes %+v)", plan.Moves, tt.wantMoves, plan.Notes)
+			}
+		})
+	}
+}

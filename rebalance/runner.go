@@ -273,7 +273,11 @@ func (r *Runner) cycle(ctx context.Context, m cycleMode) (*report.Report, error)
 	// state may write it.
 	history := func(snap *cluster.Snapshot) ([]cluster.Eviction, error) { return r.readHistory(ctx, snap, m.dryRun) }
 	took := map[string]time.Duration{}
-	plan, err := Planning{Policy: m.policy, Placer: r.cfg.Placer, Source: "the cluster", History: history,
+	var holds func() []cluster.Hold
+	if r.cfg.History != nil {
+		holds = r.cfg.History.Holds
+	}
+	plan, err := Planning{Policy: m.policy, Placer: r.cfg.Placer, Source: "the cluster", History: history, Holds: holds,
 		Observations: r.earlierObservations,
 		StrategyTime: func(name string, d time.Duration) { took[name] += d }}.Plan(snap)
 	if err != nil {
@@ -358,7 +362,13 @@ func (r *Runner) readHistory(ctx context.Context, snap *cluster.Snapshot, dryRun
 			klog.InfoS("Could not read earlier evictions; this plan ignores the cooldown", "err", err)
 		}
 	}
-	return past, r.forgetUndone(ctx, snap, past, dryRun)
+	if err := r.forgetUndone(ctx, snap, past, dryRun); err != nil {
+		return past, err
+	}
+	if err := r.forgetOverHolds(ctx, snap, dryRun); err != nil {
+		klog.ErrorS(err, "Could not forget the holds that are over; the schedulers stop honouring them at their hand-off TTL")
+	}
+	return past, nil
 }
 
 // evict carries out the plan step by step: it records a step's evictions,
@@ -384,6 +394,7 @@ func (r *Runner) evict(ctx context.Context, snap *cluster.Snapshot, plan *planne
 		evicted  []planner.Move
 	)
 	all := steps(plan.Moves)
+	held := r.newHolding(snap, plan, all)
 	for i, step := range all {
 		// A surge takes nothing from a budget: the wait is for the
 		// evictions' budgets only.
@@ -403,8 +414,13 @@ func (r *Runner) evict(ctx context.Context, snap *cluster.Snapshot, plan *planne
 		// milliseconds: the scheduler must find where the plan put it
 		// before the eviction, not after.
 		intents := r.intents(snap, step)
-		if err := r.announce(ctx, intents); err != nil {
+		err := r.recordHolds(ctx, held, i)
+		if err != nil {
+			err = fmt.Errorf("recording the nodes held for pending pods before the moves that free them: %w", err)
+		} else if err = r.announce(ctx, intents); err != nil {
 			err = fmt.Errorf("recording the planned evictions before making them: %w", err)
+		}
+		if err != nil {
 			if i == 0 {
 				return nil, nil, fmt.Errorf("%w (nothing was evicted)", err)
 			}
@@ -414,6 +430,7 @@ func (r *Runner) evict(ctx context.Context, snap *cluster.Snapshot, plan *planne
 		}
 		outs, err := ev.Execute(ectx, &planner.Plan{Moves: step})
 		outcomes = append(outcomes, outs...)
+		held.carriedOut(outs)
 		// Not a failure: the rest of the step waits for the next run, as
 		// the next steps do.
 		cut := isMaxDuration(err) && bound()
@@ -456,10 +473,14 @@ func (r *Runner) evict(ctx context.Context, snap *cluster.Snapshot, plan *planne
 				events.RolledBack(m, o.Message)
 			}
 			outcomes = append(outcomes, o)
+			held.carriedOut([]evictor.Outcome{o})
 		}
 		if stopped != "" {
 			break
 		}
+	}
+	if err := r.releaseHolds(ctx, held); err != nil {
+		klog.ErrorS(err, "Could not forget the holds no move freed; the schedulers stop honouring them at their hand-off TTL")
 	}
 	flush := eventFlushTimeout
 	var fatal *evictor.FatalError

@@ -1,6 +1,7 @@
 package schedulerd
 
 import (
+	"maps"
 	"sync"
 	"time"
 
@@ -35,6 +36,13 @@ type podCache struct {
 	// node's resources from the moment of the decision, as kube-scheduler's
 	// nominator does.
 	nominations map[types.UID]string
+	// holds are the nodes runs hold for pending pods (cluster.Hold), by
+	// pod; heldAs marks the pods whose snapshot copy carries the held
+	// node as its nominated node, which their API object lacks: the
+	// engine then tries that node first for them and keeps its room from
+	// pods of no higher priority, as for a preemption's nomination.
+	holds  map[types.UID]string
+	heldAs map[types.UID]bool
 	// victims are the victims of this scheduler's preemptions that the
 	// watch does not show terminating yet; preempted, by preemptor, what
 	// each preempted (see preemption_guard.go).
@@ -90,6 +98,7 @@ func newPodCache(rsController func(namespace, name string) *metav1.OwnerReferenc
 		panic(err) // an empty snapshot is always valid
 	}
 	return &podCache{snap: snap, assumed: map[types.UID]assumption{}, nominations: map[types.UID]string{},
+		holds: map[types.UID]string{}, heldAs: map[types.UID]bool{},
 		victims: map[types.UID]victimMark{}, preempted: map[types.UID]preempted{}, rsController: rsController}
 }
 
@@ -113,6 +122,7 @@ func (c *podCache) apply(now time.Time) {
 		case ch.pod != nil && ch.deleted:
 			c.forget(ch.pod.UID)
 			delete(c.nominations, ch.pod.UID)
+			delete(c.heldAs, ch.pod.UID)
 			delete(c.victims, ch.pod.UID)
 			delete(c.preempted, ch.pod.UID)
 			if p := c.snap.Pod(ch.pod.Namespace + "/" + ch.pod.Name); p != nil && p.UID == ch.pod.UID {
@@ -183,6 +193,13 @@ func (c *podCache) setPod(obj *corev1.Pod) {
 			obj = &nominated
 		}
 	}
+	delete(c.heldAs, obj.UID)
+	if node, ok := c.holds[obj.UID]; ok && obj.Spec.NodeName == "" && obj.Status.NominatedNodeName == "" {
+		held := *obj
+		held.Status.NominatedNodeName = node
+		obj = &held
+		c.heldAs[obj.UID] = true
+	}
 	p := c.snap.SetPod(obj, cluster.WorkloadOfPod(obj, c.rsController))
 	a, ok := c.assumed[obj.UID]
 	if !ok {
@@ -195,6 +212,68 @@ func (c *podCache) setPod(obj *corev1.Pod) {
 	if err := c.snap.Place(p, a.node); err != nil {
 		delete(c.assumed, obj.UID) // the node is gone
 	}
+}
+
+// setHolds replaces the holds with those the state holds now, and
+// brings the copies of the pods they name, or named, up to date.
+func (c *podCache) setHolds(holds []cluster.Hold) {
+	next := make(map[types.UID]string, len(holds))
+	keys := map[types.UID]string{}
+	for _, h := range holds {
+		next[h.UID] = h.Node
+		keys[h.UID] = h.Pod
+	}
+	if maps.Equal(next, c.holds) {
+		return
+	}
+	for uid := range c.heldAs {
+		if p := c.podByUID(uid, keys); p != nil {
+			keys[uid] = p.Key
+		}
+	}
+	c.holds = next
+	for uid, key := range keys {
+		p := c.snap.Pod(key)
+		if p == nil || p.UID != uid {
+			continue
+		}
+		c.setPod(c.apiObject(p))
+	}
+}
+
+// podByUID finds a pod whose copy carries a hold: under the key a hold
+// names, or by a search of the pods for one no hold names any more.
+func (c *podCache) podByUID(uid types.UID, keys map[types.UID]string) *cluster.Pod {
+	if key, ok := keys[uid]; ok {
+		if p := c.snap.Pod(key); p != nil && p.UID == uid {
+			return p
+		}
+	}
+	for _, p := range c.snap.Pods() {
+		if p.UID == uid {
+			return p
+		}
+	}
+	return nil
+}
+
+// heldFor returns the node held for the pod, or "".
+func (c *podCache) heldFor(uid types.UID) string {
+	if !c.heldAs[uid] {
+		return ""
+	}
+	return c.holds[uid]
+}
+
+// apiObject returns the pod as the API server has it: without the held
+// node its snapshot copy carries as nominated.
+func (c *podCache) apiObject(p *cluster.Pod) *corev1.Pod {
+	if !c.heldAs[p.UID] {
+		return p.Pod
+	}
+	obj := *p.Pod
+	obj.Status.NominatedNodeName = ""
+	return &obj
 }
 
 // nominate holds the node for the pod until the watch shows the

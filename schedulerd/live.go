@@ -275,8 +275,11 @@ func (l *Live) scheduleOne(ctx context.Context, qp *queuedPod) {
 		l.queue.done(qp.pod.UID)
 		return
 	}
-	pod := p.Pod
-	node, placement, how, failed := l.decide(snap, p, l.readHandoffs(ctx, pod, time.Now()))
+	evictions := l.readHandoffs(ctx, p.Pod, time.Now())
+	// The pod as the API server has it: a hold's nomination is the
+	// cache's own, never written.
+	pod := l.cache.apiObject(p)
+	node, placement, how, failed := l.decide(snap, p, evictions)
 	if node == "" && failed.Error != "" {
 		// An extender failed: an error, not a verdict on the nodes, so
 		// kube-scheduler neither preempts nor waits for a cluster event;
@@ -392,6 +395,14 @@ func (l *Live) decide(snap *cluster.Snapshot, p *cluster.Pod, evictions []cluste
 			return !e.Surge && slices.ContainsFunc(undone, func(u cluster.Eviction) bool { return u.ID() == e.ID() })
 		})
 	}
+	if held := l.cache.heldFor(p.UID); held != "" {
+		// A run freed this node for the pod: it goes there when it fits.
+		if n := snap.Node(held); n != nil {
+			if fits, _ := l.Engine.Fits(snap, p, n); fits {
+				return held, placementHeld, "held for it by rebalancer, whose moves freed the node", failed
+			}
+		}
+	}
 	var left []string
 	if e, ok := l.handoffs.match(p.Workload, evictions); ok {
 		if n := snap.Node(e.To); n != nil {
@@ -497,6 +508,13 @@ func (l *Live) readHandoffs(ctx context.Context, pod *corev1.Pod, now time.Time)
 			all = nil
 		}
 		l.evictions, l.evictionsAt = all, now
+		var holds []cluster.Hold
+		if err == nil {
+			holds = slices.DeleteFunc(slices.Clone(l.History.Holds()), func(h cluster.Hold) bool { return !h.Live(now, l.HandoffTTL) })
+		}
+		if l.cache != nil {
+			l.cache.setHolds(holds)
+		}
 	}
 	return slices.DeleteFunc(slices.Clone(l.evictions), func(e cluster.Eviction) bool { return now.Sub(e.At) > l.HandoffTTL || e.To == "" })
 }

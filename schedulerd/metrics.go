@@ -26,6 +26,9 @@ const (
 	// placementBest: the best node by the profile, as kube-scheduler would
 	// choose.
 	placementBest = "best"
+	// placementHeld: a pending pod went to the node a run freed and held
+	// for it.
+	placementHeld = "held"
 )
 
 // Metrics are what `rebalancer schedule --metrics-addr` serves on /metrics:
@@ -51,7 +54,7 @@ func NewMetrics() *Metrics {
 		}, []string{"result"}),
 		placements: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "rebalancer_scheduler_placements_total",
-			Help: "Pods bound, by how the node was chosen: planned (the node the plan chose for an evicted pod's replacement), avoided-left (the planned node no longer fit; the best node its workload did not just leave) or best (the profile's best node).",
+			Help: "Pods bound, by how the node was chosen: planned (the node the plan chose for an evicted pod's replacement), avoided-left (the planned node no longer fit; the best node its workload did not just leave), held (the node a run freed and held for a pending pod) or best (the profile's best node).",
 		}, []string{"placement"}),
 		pending: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "rebalancer_scheduler_pending_pods",

@@ -39,7 +39,7 @@ func (l *Live) preempt(ctx context.Context, snap *cluster.Snapshot, p *cluster.P
 		message = failed.Message
 	}
 	if pre.Node == "" {
-		if pre.NotEligible == "" && pre.Error == "" && p.Status.NominatedNodeName != "" {
+		if pre.NotEligible == "" && pre.Error == "" && p.Status.NominatedNodeName != "" && l.cache.heldFor(p.UID) == "" {
 			// Preemption looked and found no node: a nomination from an
 			// earlier attempt holds nothing any more, and kube-scheduler
 			// clears it. A pod not allowed to preempt, or an extender's

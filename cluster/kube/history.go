@@ -49,6 +49,8 @@ type HistoryStore struct {
 	firstSeen map[string]time.Time
 	// observations are those the last Read found.
 	observations []cluster.Observation
+	// holds are those the last Read found.
+	holds []cluster.Hold
 }
 
 // ReasonStateReplaced is the event reason on a state ConfigMap that was
@@ -75,12 +77,18 @@ func (h *HistoryStore) now() time.Time {
 // the first run saw.
 func (h *HistoryStore) Read(ctx context.Context) ([]cluster.Eviction, error) {
 	h.keepObservations(nil)
+	h.keepHolds(nil)
 	cm, err := h.Client.CoreV1().ConfigMaps(h.Namespace).Get(ctx, h.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading ConfigMap %s/%s: %w", h.Namespace, h.Name, err)
+	}
+	if holds, err := cluster.DecodeHolds(cm); err == nil {
+		h.keepHolds(holds)
+	} else {
+		klog.ErrorS(err, "Ignoring the recorded holds: no node is held for a pending pod until a run records them again")
 	}
 	if h.KeepObservations {
 		if obs, err := cluster.DecodeObservations(cm); err == nil {
@@ -116,6 +124,20 @@ func (h *HistoryStore) keepObservations(obs []cluster.Observation) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.observations = obs
+}
+
+func (h *HistoryStore) keepHolds(holds []cluster.Hold) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.holds = holds
+}
+
+// Holds returns the nodes held for pending pods that the last Read found
+// in the state.
+func (h *HistoryStore) Holds() []cluster.Hold {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.holds
 }
 
 // Observations returns the counts of consecutive observations that the
@@ -339,5 +361,33 @@ func (h *HistoryStore) changeSurges(ctx context.Context, change func([]cluster.S
 			return err
 		}
 		return cluster.EncodeSurges(cm, change(old))
+	})
+}
+
+// RecordHolds adds holds, before the moves that free their nodes; a
+// hold of the same pod under the same UID is replaced.
+func (h *HistoryStore) RecordHolds(ctx context.Context, add []cluster.Hold) error {
+	return h.changeHolds(ctx, func(old []cluster.Hold) []cluster.Hold {
+		old = slices.DeleteFunc(old, func(o cluster.Hold) bool {
+			return slices.ContainsFunc(add, func(a cluster.Hold) bool { return a.Pod == o.Pod && a.UID == o.UID })
+		})
+		return append(old, add...)
+	})
+}
+
+// ForgetHolds removes the holds for which over is true.
+func (h *HistoryStore) ForgetHolds(ctx context.Context, over func(cluster.Hold) bool) error {
+	return h.changeHolds(ctx, func(old []cluster.Hold) []cluster.Hold { return slices.DeleteFunc(old, over) })
+}
+
+// changeHolds rewrites the holds; a list it cannot read is replaced, as
+// holds are short-lived and a run records its own again.
+func (h *HistoryStore) changeHolds(ctx context.Context, change func([]cluster.Hold) []cluster.Hold) error {
+	return h.modify(ctx, func(cm *corev1.ConfigMap) error {
+		old, err := cluster.DecodeHolds(cm)
+		if err != nil {
+			old = nil
+		}
+		return cluster.EncodeHolds(cm, change(old))
 	})
 }

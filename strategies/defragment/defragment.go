@@ -93,7 +93,7 @@ func pendingPods(in *framework.Cycle) []pending {
 func serve(in *framework.Cycle, m *movers, w pending) {
 	p := w.pod
 	if in.Snapshot.NominatedTo(p) != nil {
-		in.Note(Name, "", fmt.Sprintf("pending %s is nominated to %s: kube-scheduler's preemption is already making room for it", p.Key, p.Status.NominatedNodeName))
+		in.Note(Name, "", fmt.Sprintf("pending %s is nominated to %s: room is already being made for it there (by kube-scheduler's preemption, or by the moves of a run that holds the node for it)", p.Key, p.Status.NominatedNodeName))
 		return
 	}
 	res := in.Placer.Schedule(in.Snapshot, p, engine.Options{Explain: true})

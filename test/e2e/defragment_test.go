@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kube-rebalancer/rebalancer/cluster"
 	"github.com/kube-rebalancer/rebalancer/evictor"
 	"github.com/kube-rebalancer/rebalancer/report"
 	"github.com/kube-rebalancer/rebalancer/test/harness"
@@ -276,4 +277,67 @@ func mapValues[K comparable, V any](m map[K]V) []V {
 		out = append(out, v)
 	}
 	return out
+}
+
+// TestDefragmentHoldsTheFreedNode: the node the moves free is held for
+// the pending pod until it binds. A pod of the same priority that asks for
+// the same room, created right after the run's evictions, while the moved
+// pods are still leaving and the pending pod waits out its backoff, does
+// not take it: the pending pod ends Running on the freed node and the
+// other waits.
+func TestDefragmentHoldsTheFreedNode(t *testing.T) {
+	cp := sharedControlPlane(t)
+	ctx := t.Context()
+	f := newFixture(t, cp, "defrag-hold", 4, harness.NodeSpec{CPU: "3", Memory: "8Gi"})
+	name := "e2e-" + f.ns
+	onFixture := map[string]string{harness.NodeSetLabel: f.ns}
+	small := harness.WorkloadSpec{Name: "small", Replicas: 8, CPU: "750m", SchedulerName: name, NodeSelector: onFixture}
+	f.pile(small, f.nodes...)
+	state := f.ns + "/rebalancer-state"
+	sched := startScheduler(t, cp.Kubeconfig, name, "--state-configmap", state)
+
+	big := harness.WorkloadSpec{Namespace: f.ns, Name: "big", Replicas: 1, CPU: "3", SchedulerName: name, NodeSelector: onFixture}
+	if _, err := cp.CreateDeployment(ctx, big); err != nil {
+		t.Fatal(err)
+	}
+	pending := pendingPodOf(t, cp, f.ns, big)
+	key := f.ns + "/" + pending.Name
+
+	r := rebalancer(t, "run", "--kubeconfig", cp.Kubeconfig, "--policy", f.policy(defragmentPolicy), "--state-configmap", state, "-o", "json")
+	if r.code != 0 {
+		t.Fatalf("run exited %d, want 0", r.code)
+	}
+	// The rival comes at once: the same priority, the same room.
+	rival := f.schedPod("rival", name, "3", "")
+	rep := decode(t, r)
+	if len(rep.Placements) != 1 || rep.Placements[0].Pod != key || rep.Summary.Results[evictor.Evicted] != 2 {
+		t.Fatalf("placements %+v, %d evicted; want %s placed after 2 evictions (moves %+v)",
+			rep.Placements, rep.Summary.Results[evictor.Evicted], key, rep.Moves)
+	}
+	freed := rep.Placements[0].Node
+
+	cm, err := cp.Client.CoreV1().ConfigMaps(f.ns).Get(ctx, "rebalancer-state", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	holds, err := cluster.DecodeHolds(cm)
+	if err != nil || len(holds) != 1 || holds[0].Pod != key || holds[0].UID != pending.UID || holds[0].Node != freed {
+		t.Errorf("holds %+v (%v), want %s held on %s", holds, err, key, freed)
+	}
+
+	bound := waitForPod(t, cp, f.ns, pending.Name, 3*time.Minute, "Running", harness.PodRunning)
+	if bound.Spec.NodeName != freed {
+		t.Errorf("%s bound to %s, want %s, the node held for it", key, bound.Spec.NodeName, freed)
+	}
+	// The rival has been tried and found no room: it fits on no other node,
+	// and the held one was not its to take.
+	got := waitForPod(t, cp, f.ns, rival.Name, time.Minute, "found unschedulable", func(p *corev1.Pod) bool {
+		return p.Spec.NodeName != "" || unschedulableMessage(p) != ""
+	})
+	if got.Spec.NodeName != "" {
+		t.Errorf("the rival was bound to %s; want it to wait (the held pod is on %s)", got.Spec.NodeName, bound.Spec.NodeName)
+	}
+	if code := sched.stop(t); code != 0 {
+		t.Errorf("the scheduler exited %d on SIGTERM", code)
+	}
 }

@@ -81,7 +81,7 @@ first refused list or watch, naming it.`,
 			src := &extender.Source{Client: client, Namespace: store.Namespace, Name: store.Name, Intents: intents}
 			metrics := extender.NewMetrics()
 			metrics.Registry.MustRegister(report.NewBuildInfo(s.version, s.commit))
-			srv := &extender.Server{Intents: intents, Workload: src.Workload, Departed: src.Departed, CatchUp: src.CatchUp,
+			srv := &extender.Server{Intents: intents, Workload: src.Workload, Departed: src.Departed, CatchUp: src.CatchUp, HoldOver: src.HoldOver,
 				Metrics: metrics}
 			return runtimeErr(serveExtender(ctx, src, srv, listen, certFile, keyFile))
 		},
@@ -93,7 +93,7 @@ first refused list or watch, naming it.`,
 	f.StringVar(&certFile, "tls-cert-file", "", "serve HTTPS with this certificate (PEM)")
 	f.StringVar(&keyFile, "tls-private-key-file", "", "the private key of --tls-cert-file (PEM)")
 	f.StringVar(&state, "state-configmap", "", "NAMESPACE/NAME of the ConfigMap where rebalancer run records its evictions (default: $POD_NAMESPACE/rebalancer-state inside a pod)")
-	f.DurationVar(&handoffTTL, "handoff-ttl", 10*time.Minute, "how long after an eviction its replacement is steered to the planned node (from when the extender first read the eviction, if that is earlier than its date)")
+	f.DurationVar(&handoffTTL, "handoff-ttl", 10*time.Minute, "how long after an eviction its replacement is steered to the planned node (from when the extender first read the eviction, if that is earlier than its date), and after a run recorded a node held for a pending pod that the node is held")
 	return c
 }
 

@@ -35,8 +35,8 @@ import (
 
 func newPlaceCommand(s *settings) *cobra.Command {
 	var (
-		snapshot, schedulerConfig, schedulerName, output string
-		kubeOpts                                         = kubeFlags{qps: 20, burst: 30}
+		snapshot, schedulerConfig, schedulerName, output, policyFile string
+		kubeOpts                                                     = kubeFlags{qps: 20, burst: 30}
 	)
 	c := &cobra.Command{
 		Use:   "place POD_FILE",
@@ -48,7 +48,10 @@ fits nowhere gets kube-scheduler's message, e.g.
 "0/6 nodes are available: 1 node(s) were unschedulable, 5 Insufficient cpu."
 and what kube-scheduler's preemption would do: the node it would take by
 deleting pods of lower priority, and which; or why it cannot help, or that
-the pod's preemptionPolicy: Never does not allow it.
+the pod's preemptionPolicy: Never does not allow it; and which moves of
+running pods would make room for it on one node, as DefragmentForPendingPods
+would plan them: with its default arguments and the default evictable
+settings, or with those of --policy and its limits.
 
 POD_FILE holds a Pod, or a Deployment, ReplicaSet, StatefulSet, DaemonSet or
 Job whose pod template is placed. A pod of the same namespace and name already
@@ -74,6 +77,12 @@ output lists the defaults applied.`,
 			pod, err := readPodFile(args[0])
 			if err != nil {
 				return err
+			}
+			var pol *policy.Policy
+			if policyFile != "" {
+				if pol, err = loadPolicy(policyFile); err != nil {
+					return err
+				}
 			}
 			eng, err := engineFor(schedulerConfig, schedulerName, pod.Spec.SchedulerName, s.plugins)
 			if err != nil {
@@ -108,7 +117,7 @@ output lists the defaults applied.`,
 					}
 				}
 			}
-			res, err := place(objs, pod, eng)
+			res, err := place(objs, pod, eng, pol)
 			if err != nil {
 				return err
 			}
@@ -125,6 +134,7 @@ output lists the defaults applied.`,
 	c.Flags().StringVar(&kubeOpts.context, "context", "", "kubeconfig context to use")
 	c.Flags().StringVar(&schedulerConfig, "scheduler-config", "", "KubeSchedulerConfiguration file whose profile to simulate (default: kube-scheduler's default profile)")
 	c.Flags().StringVar(&schedulerName, "scheduler-name", "", "profile to use from --scheduler-config (default: the pod's spec.schedulerName, else the first profile)")
+	c.Flags().StringVar(&policyFile, "policy", "", "policy whose DefragmentForPendingPods arguments, evictable settings and limits say which moves may make room for a pod that fits nowhere (default: the strategy's default arguments and the default evictable settings)")
 	c.Flags().StringVarP(&output, "output", "o", report.Table, "output format: table, json")
 	return c
 }
@@ -264,12 +274,60 @@ strategies:
     minPendingAge: 0s
 `
 
+// defragmentOnly returns the policy of --policy with DefragmentForPendingPods
+// alone, globally and in its overrides: its arguments (the default ones
+// when the policy does not configure it), its evictable settings and its
+// limits, with minPendingAge 0s, since the pod placed has only just been
+// found unschedulable. Without --policy, defragmentPolicy.
+func defragmentOnly(pol *policy.Policy) (*policy.Policy, error) {
+	if pol == nil {
+		return policy.Load([]byte(defragmentPolicy), "place")
+	}
+	doc, err := json.Marshal(pol.RebalancePolicy)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(doc, &m); err != nil {
+		return nil, err
+	}
+	keep := func(strategies any, global bool) any {
+		all, _ := strategies.(map[string]any)
+		args, ok := all[defragment.Name].(map[string]any)
+		if !ok {
+			if !global {
+				return nil
+			}
+			args = map[string]any{}
+		}
+		args["minPendingAge"] = "0s"
+		return map[string]any{defragment.Name: args}
+	}
+	m["strategies"] = keep(m["strategies"], true)
+	overrides, _ := m["overrides"].([]any)
+	for _, o := range overrides {
+		if o, ok := o.(map[string]any); ok {
+			if kept := keep(o["strategies"], false); kept != nil {
+				o["strategies"] = kept
+			} else {
+				delete(o, "strategies")
+			}
+		}
+	}
+	// Windows say when a run may evict, not what a plan moves.
+	delete(m, "disruptionWindows")
+	if doc, err = json.Marshal(m); err != nil {
+		return nil, err
+	}
+	return policy.Load(doc, pol.File)
+}
+
 // explainDefragment plans DefragmentForPendingPods on the snapshot, where p
 // is pending and found unschedulable, and keeps what it did for p. Other
 // pods found unschedulable are served too, in the strategy's order, as a
-// run would serve them.
-func explainDefragment(eng engine.Placer, snap *cluster.Snapshot, p *cluster.Pod) (*placeDefragment, error) {
-	pol, err := policy.Load([]byte(defragmentPolicy), "place")
+// run would serve them. pol is the policy of --policy, nil without.
+func explainDefragment(eng engine.Placer, snap *cluster.Snapshot, p *cluster.Pod, pol *policy.Policy) (*placeDefragment, error) {
+	pol, err := defragmentOnly(pol)
 	if err != nil {
 		return nil, err
 	}
@@ -311,7 +369,10 @@ func explainDefragment(eng engine.Placer, snap *cluster.Snapshot, p *cluster.Pod
 // every node's detail. A pod that was bound is placed as its replacement
 // would be, from scratch; one that names a node it was never bound to keeps
 // the name, which kube-scheduler's NodeName filter holds it to.
-func place(objs cluster.Objects, pod *corev1.Pod, eng *engine.Engine) (placement, error) {
+//
+// pol, the policy of --policy (nil without), gives the explanation of the
+// moves that would make room its arguments, evictable settings and limits.
+func place(objs cluster.Objects, pod *corev1.Pod, eng *engine.Engine, pol *policy.Policy) (placement, error) {
 	pod = pod.DeepCopy()
 	if !nodename.PinnedNodeName(pod) {
 		pod.Spec.NodeName = ""
@@ -345,7 +406,7 @@ func place(objs cluster.Objects, pod *corev1.Pod, eng *engine.Engine) (placement
 		out.Permit = eng.Permit(snap, p, res.Node)
 	} else {
 		out.Preemption = explainPreemption(eng, snap, p, res)
-		if out.Defragment, err = explainDefragment(eng, snap, p); err != nil {
+		if out.Defragment, err = explainDefragment(eng, snap, p, pol); err != nil {
 			return placement{}, err
 		}
 	}

@@ -555,6 +555,59 @@ func TestPlaceSaysWhichMovesMakeRoom(t *testing.T) {
 	}
 }
 
+// With --policy, the moves that would make room are those the policy's
+// DefragmentForPendingPods may make: its arguments, evictable settings
+// and limits; a policy that does not configure the strategy gives its
+// default arguments, with its own evictable settings and limits. Other
+// strategies and the pod's age do not count.
+func TestPlaceWithAPolicySaysWhichMovesItsArgumentsAllow(t *testing.T) {
+	dump := writeFile(t, "cluster.yaml", scatteredCluster())
+	pod := writeFile(t, "pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: new, namespace: shop}\n"+
+		"spec: {containers: [{name: app, image: app:1, resources: {requests: {cpu: \"3\"}}}]}\n")
+	const head = "apiVersion: rebalancer.dev/v1alpha1\nkind: RebalancePolicy\n"
+	moved := `{"node":"n1","moves":[{"pod":"shop/web-11","from":"n1","to":"n2"},{"pod":"shop/web-12","from":"n1","to":"n3"}]}`
+	cases := []struct {
+		name, policy, defragment string
+	}{
+		{name: "the strategy, pending for an hour at least: the pod placed counts as found unschedulable long enough",
+			policy: "strategies:\n  DefragmentForPendingPods: {minPendingAge: 1h}\n  LowNodeUtilization: {thresholds: {cpu: 20}, targetThresholds: {cpu: 50}}\n", defragment: moved},
+		{name: "a policy without the strategy: its default arguments",
+			policy: "strategies:\n  LowNodeUtilization: {thresholds: {cpu: 20}, targetThresholds: {cpu: 50}}\n", defragment: moved},
+		{name: "one move per pending pod is too few",
+			policy:     "strategies:\n  DefragmentForPendingPods: {maxMovesPerPod: 1}\n",
+			defragment: `{"reason":"pending shop/new is left alone: no set of at most 1 moves makes room for it: 3 node(s) would not free enough by moving 1 of their pods (0/3 nodes are available: 3 Insufficient cpu.)"}`},
+		{name: "a limit of one eviction in total",
+			policy:     "limits: {total: 1}\nstrategies:\n  DefragmentForPendingPods: {}\n",
+			defragment: `{"reason":"pending shop/new is left alone: the 2 moves that make room on n1 cannot all be made: shop/web-12: limits.total reached (1 evictions this cycle)"}`},
+		{name: "the policy leaves the namespace out",
+			policy:     "namespaces: {exclude: [shop]}\nstrategies:\n  DefragmentForPendingPods: {}\n",
+			defragment: `{"reason":"pending shop/new is left alone: the strategy does not serve it"}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			pol := writeFile(t, "policy.yaml", head+tc.policy)
+			out, code, err := execute(t, "place", "--snapshot", dump, "--policy", pol, pod, "-o", "json")
+			if code != exitOK {
+				t.Fatal(err)
+			}
+			var res struct {
+				Defragment json.RawMessage `json:"defragment"`
+			}
+			if err := json.Unmarshal([]byte(out), &res); err != nil {
+				t.Fatal(err)
+			}
+			var got bytes.Buffer
+			if err := json.Compact(&got, res.Defragment); err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != tc.defragment {
+				t.Errorf("defragment:\n %s\nwant\n %s", got.String(), tc.defragment)
+
+			}
+		})
+	}
+}
+
 func TestPlaceLeavesToPreemptionWhatItServes(t *testing.T) {
 	dump := writeFile(t, "cluster.yaml", preemptionCluster)
 	pod := writeFile(t, "pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: new, namespace: shop}\n"+

@@ -103,6 +103,7 @@ Without --policy, the built-in default policy runs:
 			if err != nil {
 				return snapshotError(snapshot, err)
 			}
+			holds := objs.Holds()
 			liftMemoryLimit()
 			// Decoding left garbage up to the dump's limit: collected now,
 			// planning starts from the snapshot alone and its own
@@ -112,6 +113,7 @@ Without --policy, the built-in default policy runs:
 			runtime.GC()
 			plan, err := rebalance.Planning{Policy: pol, Placer: placer, Source: snapshot, LogLevel: 1,
 				History:      func(*cluster.Snapshot) ([]cluster.Eviction, error) { return history, historyErr },
+				Holds:        func() []cluster.Hold { return holds },
 				Observations: func() []cluster.Observation { return observations }}.Plan(snap)
 			if err != nil {
 				return err

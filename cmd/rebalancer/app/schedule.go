@@ -112,7 +112,7 @@ Pods opt in with spec.schedulerName: rebalancer (or --scheduler-name).`,
 	f.Float32Var(&kubeOpts.qps, "qps", kubeOpts.qps, "API requests per second")
 	f.IntVar(&kubeOpts.burst, "burst", kubeOpts.burst, "API requests allowed in a burst above --qps")
 	f.StringVar(&state, "state-configmap", "", "NAMESPACE/NAME of the ConfigMap where rebalancer run records its evictions (default: $POD_NAMESPACE/rebalancer-state inside a pod)")
-	f.DurationVar(&handoffTTL, "handoff-ttl", 10*time.Minute, "how long after an eviction its replacement is placed on the planned node")
+	f.DurationVar(&handoffTTL, "handoff-ttl", 10*time.Minute, "how long after an eviction its replacement is placed on the planned node, and after a run recorded a node held for a pending pod that the node is held")
 	f.StringVar(&metrics, "metrics-addr", "", "serve /metrics and /healthz on this address (e.g. :8080)")
 	election.addFlags(c)
 	profiles.addFlags(c)
