@@ -18,7 +18,7 @@ TEST_TIMEOUT ?= 80m
 FUZZ_EXECS ?= 50000x
 FUZZ_MINIMIZE ?= 500x
 
-.PHONY: test verify fmt tidy vet lint unit e2e fuzz build image bench bench-schedule bench-vs-descheduler bench-outcome
+.PHONY: test verify fmt tidy vet lint unit e2e fuzz build image bench bench-schedule bench-vs-descheduler bench-read bench-outcome
 
 test: fmt vet lint unit e2e fuzz
 
@@ -94,6 +94,17 @@ VS_ROUNDS ?= 3
 
 bench-vs-descheduler:
 	$(GO) run ./test/bench/vsdescheduler -sizes $(VS_SIZES) -rounds $(VS_ROUNDS)
+
+# Not part of `make test`: `rebalancer run --dry-run` against the floor, a bare
+# client-go reader that lists what run lists (protobuf, run's pages) and does
+# nothing else, on the cluster of bench-vs-descheduler without the
+# descheduler; prints run's wall time and its "Read the cluster" part as
+# ratios of the floor's, against the goal (docs/performance.md).
+READ_SIZES ?= 2000x40000
+READ_ROUNDS ?= 3
+
+bench-read:
+	$(GO) run ./test/bench/vsdescheduler -read -sizes $(READ_SIZES) -rounds $(READ_ROUNDS)
 
 # Not part of `make test` (its smoke run, bin-packing on six nodes with the
 # extender, is, in `make e2e`): what a rebalancing achieves. For each

@@ -46,11 +46,11 @@ func TestPrintTableRatiosAgainstTargets(t *testing.T) {
 		return measurement{wall: wall, cpu: wall / 4, peakRSS: mib << 20}
 	}
 	rows := []row{
-		{size: size{600, 10000}, runs: [2][]measurement{
+		{size: size{600, 10000}, runs: [toolCount][]measurement{
 			{m(2*time.Second, 100), m(1*time.Second, 90), m(9*time.Second, 400)},
 			{m(20*time.Second, 470), m(15*time.Second, 450), m(30*time.Second, 500)},
 		}},
-		{size: size{2000, 40000}, runs: [2][]measurement{
+		{size: size{2000, 40000}, runs: [toolCount][]measurement{
 			{m(8*time.Second, 300)},
 			{m(200*time.Second, 1700)},
 		}},
