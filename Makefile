@@ -87,8 +87,9 @@ bench-schedule:
 # Not part of `make test`: rebalancer run --dry-run and the descheduler v0.36
 # (built from the Go module proxy into the test-tool cache on first use) on one
 # real control plane with kwok nodes, filled to each size in turn, the two
-# alternating for several rounds; prints the medians of wall time and peak RSS
-# and the ratios against the targets (docs/performance.md).
+# alternating for several rounds with the floor of bench-read; prints the
+# medians of wall time and peak RSS and the ratios against the targets, and
+# run's wall time and read as ratios of the floor's (docs/performance.md).
 VS_SIZES ?= 600x10000,2000x40000
 VS_ROUNDS ?= 3
 
