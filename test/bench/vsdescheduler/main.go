@@ -154,8 +154,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 		r := row{size: s}
 		for i := range *rounds {
-			// Alternating which goes first spreads over both tools
-			// whatever the API server is still doing (compaction, kwok's
+			// Rotating which goes first spreads over the tools whatever
+			// the API server is still doing (compaction, kwok's
 			// heartbeats) and whatever the machine's neighbours do.
 			for _, t := range rotated(taking, i) {
 				m, err := measure(ctx, tools[t].name, tools[t].argv(cp.Kubeconfig))
