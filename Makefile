@@ -18,7 +18,7 @@ TEST_TIMEOUT ?= 80m
 FUZZ_EXECS ?= 50000x
 FUZZ_MINIMIZE ?= 500x
 
-.PHONY: test verify fmt tidy vet lint unit e2e fuzz build image bench bench-schedule bench-vs-descheduler bench-outcome
+.PHONY: test verify fmt tidy vet lint unit e2e fuzz build image bench bench-schedule bench-vs-descheduler bench-read bench-outcome
 
 test: fmt vet lint unit e2e fuzz
 
@@ -87,13 +87,25 @@ bench-schedule:
 # Not part of `make test`: rebalancer run --dry-run and the descheduler v0.36
 # (built from the Go module proxy into the test-tool cache on first use) on one
 # real control plane with kwok nodes, filled to each size in turn, the two
-# alternating for several rounds; prints the medians of wall time and peak RSS
-# and the ratios against the targets (docs/performance.md).
+# alternating for several rounds with the floor of bench-read; prints the
+# medians of wall time and peak RSS and the ratios against the targets, and
+# run's wall time and read as ratios of the floor's (docs/performance.md).
 VS_SIZES ?= 600x10000,2000x40000
 VS_ROUNDS ?= 3
 
 bench-vs-descheduler:
 	$(GO) run ./test/bench/vsdescheduler -sizes $(VS_SIZES) -rounds $(VS_ROUNDS)
+
+# Not part of `make test`: `rebalancer run --dry-run` against the floor, a bare
+# client-go reader that lists what run lists (protobuf, run's pages) and does
+# nothing else, on the cluster of bench-vs-descheduler without the
+# descheduler; prints run's wall time and its "Read the cluster" part as
+# ratios of the floor's, against the goal (docs/performance.md).
+READ_SIZES ?= 2000x40000
+READ_ROUNDS ?= 3
+
+bench-read:
+	$(GO) run ./test/bench/vsdescheduler -read -sizes $(READ_SIZES) -rounds $(READ_ROUNDS)
 
 # Not part of `make test` (its smoke run, bin-packing on six nodes with the
 # extender, is, in `make e2e`): what a rebalancing achieves. For each

@@ -8,7 +8,14 @@
 // the medians of wall time and peak RSS of each process and the ratios
 // against the targets. `make bench-vs-descheduler` runs it.
 //
+// Beside them runs the floor (./floor): a bare client-go reader that lists
+// what run lists, as run lists it, and nothing else, once with the kinds one
+// after another and once at once; run's wall time and its "Read the
+// cluster" part are shown as ratios of the faster of the two. With -read
+// only run and the floor take turns (`make bench-read`).
+//
 //	go run ./test/bench/vsdescheduler -sizes 600x10000,2000x40000 -rounds 3
+//	go run ./test/bench/vsdescheduler -read -sizes 2000x40000 -rounds 3
 package main
 
 import (
@@ -47,6 +54,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	descheduler := fs.String("descheduler", "", "the descheduler binary (default: built by test/tools/descheduler/build.sh)")
 	hold := fs.Bool("hold", false, "after the last size, keep the control plane and print its kubeconfig until interrupted, to profile either tool against it")
 	policy := fs.String("policy", "test/bench/every-strategy-descheduler.yaml", "the DeschedulerPolicy both tools run")
+	readOnly := fs.Bool("read", false, "measure run --dry-run against the floor only, without the descheduler")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -71,10 +79,19 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			return fmt.Errorf("building rebalancer: %w", err)
 		}
 	}
+	floorDir, err := os.MkdirTemp("", "rebalancer-floor")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(floorDir)
+	floor := filepath.Join(floorDir, "floor")
+	if err := command(ctx, "go", "build", "-o", floor, "./test/bench/vsdescheduler/floor"); err != nil {
+		return fmt.Errorf("building the floor: %w", err)
+	}
 	// A cold build of the descheduler takes minutes: it goes on while the
 	// cluster fills, and the first measurement waits for it.
 	built := make(chan error, 1)
-	if *descheduler == "" {
+	if *descheduler == "" && !*readOnly {
 		go func() {
 			bin, err := exec.CommandContext(ctx, "test/tools/descheduler/build.sh").Output()
 			if err != nil {
@@ -87,15 +104,29 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	} else {
 		built <- nil
 	}
-	tools := []tool{
-		{name: "rebalancer", argv: func(kubeconfig string) []string {
+	tools := [toolCount]tool{
+		rebalancerTool: {name: "rebalancer", argv: func(kubeconfig string) []string {
 			return []string{*rebalancer, "run", "--dry-run", "--kubeconfig", kubeconfig, "--policy", *policy, "-v=1"}
 		}},
-		{name: "descheduler", argv: func(kubeconfig string) []string {
+		deschedulerTool: {name: "descheduler", argv: func(kubeconfig string) []string {
 			// One cycle (no --descheduling-interval), and no metrics
 			// server of its own (--secure-port=0).
 			return []string{*descheduler, "--dry-run", "--kubeconfig", kubeconfig, "--policy-config-file", *policy, "--secure-port=0", "--v=1"}
 		}},
+		floorSequential: {name: "floor", argv: func(kubeconfig string) []string {
+			return []string{floor, "-kubeconfig", kubeconfig}
+		}},
+		floorConcurrent: {name: "floor", argv: func(kubeconfig string) []string {
+			return []string{floor, "-kubeconfig", kubeconfig, "-concurrent"}
+		}},
+	}
+	taking := []int{rebalancerTool, deschedulerTool, floorSequential, floorConcurrent}
+	if *readOnly {
+		taking = []int{rebalancerTool, floorSequential, floorConcurrent}
+	}
+	printRows := printTable
+	if *readOnly {
+		printRows = printReadTable
 	}
 
 	cp, err := harness.Start(ctx, nil, harness.Options{})
@@ -123,35 +154,56 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 		r := row{size: s}
 		for i := range *rounds {
-			// Alternating which goes first spreads over both tools
-			// whatever the API server is still doing (compaction, kwok's
+			// Rotating which goes first spreads over the tools whatever
+			// the API server is still doing (compaction, kwok's
 			// heartbeats) and whatever the machine's neighbours do.
-			order := []int{0, 1}
-			if i%2 == 1 {
-				order = []int{1, 0}
-			}
-			for _, t := range order {
+			for _, t := range rotated(taking, i) {
 				m, err := measure(ctx, tools[t].name, tools[t].argv(cp.Kubeconfig))
 				if err != nil {
 					return fmt.Errorf("%s, %s, round %d: %w", s, tools[t].name, i+1, err)
 				}
-				logf("%s round %d: %s %s, CPU %s, peak RSS %s, saw %d pods", s, i+1, tools[t].name, m.wall.Round(10*time.Millisecond), m.cpu.Round(10*time.Millisecond), figures.MiB(m.peakRSS), m.seen)
+				logf("%s round %d: %s %s, CPU %s, peak RSS %s, saw %d pods%s", s, i+1, toolNames[t], m.wall.Round(10*time.Millisecond), m.cpu.Round(10*time.Millisecond), figures.MiB(m.peakRSS), m.seen, readPart(m))
 				r.runs[t] = append(r.runs[t], m)
 			}
 		}
 		rows = append(rows, r)
 		if len(rows) < len(sizes) {
 			// The larger sizes take long: the figures so far, meanwhile.
-			printTable(os.Stderr, rows, *rounds)
+			printRows(os.Stderr, rows, *rounds)
 		}
 	}
-	printTable(out, rows, *rounds)
+	printRows(out, rows, *rounds)
 	failed = false
 	if *hold {
 		logf("the control plane keeps running until interrupted: --kubeconfig %s", cp.Kubeconfig)
 		<-ctx.Done()
 	}
 	return nil
+}
+
+// The tools a round runs, as indexes of row.runs.
+const (
+	rebalancerTool = iota
+	deschedulerTool
+	floorSequential // the floor, the kinds one after another
+	floorConcurrent // the floor, the kinds at once as run reads them
+	toolCount
+)
+
+var toolNames = [toolCount]string{"rebalancer", "descheduler", "floor (one kind after another)", "floor (kinds at once)"}
+
+// rotated is the order of round i: each tool goes first in turn.
+func rotated(tools []int, i int) []int {
+	k := i % len(tools)
+	return append(append([]int(nil), tools[k:]...), tools[:k]...)
+}
+
+// readPart prints run's "Read the cluster" time, for the log of a round.
+func readPart(m measurement) string {
+	if m.read <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(", read the cluster in %s", m.read.Round(10*time.Millisecond))
 }
 
 type tool struct {

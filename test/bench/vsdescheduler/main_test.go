@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -46,11 +47,11 @@ func TestPrintTableRatiosAgainstTargets(t *testing.T) {
 		return measurement{wall: wall, cpu: wall / 4, peakRSS: mib << 20}
 	}
 	rows := []row{
-		{size: size{600, 10000}, runs: [2][]measurement{
+		{size: size{600, 10000}, runs: [toolCount][]measurement{
 			{m(2*time.Second, 100), m(1*time.Second, 90), m(9*time.Second, 400)},
 			{m(20*time.Second, 470), m(15*time.Second, 450), m(30*time.Second, 500)},
 		}},
-		{size: size{2000, 40000}, runs: [2][]measurement{
+		{size: size{2000, 40000}, runs: [toolCount][]measurement{
 			{m(8*time.Second, 300)},
 			{m(200*time.Second, 1700)},
 		}},
@@ -91,5 +92,84 @@ I1124 15:37:05.308714 lownodeutilization.go:231] "Node has been classified" plug
 		if got := podsSeen(tt.tool, tt.log); got != tt.want {
 			t.Errorf("%s: podsSeen = %d, want %d", tt.tool, got, tt.want)
 		}
+	}
+}
+
+// run's "Read the cluster" line says how long it read, from the start of
+// the cycle to the snapshot; a log without it reads as zero.
+func TestReadTook(t *testing.T) {
+	for _, tt := range []struct {
+		log  string
+		want time.Duration
+	}{
+		{`I1124 15:36:44.439620    4088 runner.go:180] "Read the cluster" nodes=600 pods=10000 pdbs=34 took="944ms"`, 944 * time.Millisecond},
+		{"I1127 starting\n" + `I1127 15:40:01.000000    77 runner.go:270] "Read the cluster" nodes=2000 pods=40000 pdbs=134 took="12.345s"` + "\nI1127 \"Cycle done\" took=\"20s\"", 12345 * time.Millisecond},
+		{`I1127 "Cycle done" moves=0 took="20s"`, 0},
+		{`I1127 "Read the cluster" nodes=1 pods=1 pdbs=0 took="soon"`, 0},
+	} {
+		if got := readTook(tt.log); got != tt.want {
+			t.Errorf("readTook(%q) = %v, want %v", tt.log, got, tt.want)
+		}
+	}
+}
+
+// The floor's line says how many pods it read.
+func TestPodsSeenByTheFloor(t *testing.T) {
+	if got := podsSeen("floor", "floor nodes=2000 pods=40000 objects=42547 concurrent=true took=2.1s\n"); got != 40000 {
+		t.Errorf("podsSeen = %d, want 40000", got)
+	}
+	if got := podsSeen("floor", "floor: listing pods: connection refused\n"); got != -1 {
+		t.Errorf("podsSeen of a failed floor = %d, want -1", got)
+	}
+}
+
+// Each tool goes first in turn.
+func TestRotated(t *testing.T) {
+	tools := []int{rebalancerTool, floorSequential, floorConcurrent}
+	for i, want := range [][]int{
+		{rebalancerTool, floorSequential, floorConcurrent},
+		{floorSequential, floorConcurrent, rebalancerTool},
+		{floorConcurrent, rebalancerTool, floorSequential},
+		{rebalancerTool, floorSequential, floorConcurrent},
+	} {
+		if got := rotated(tools, i); !slices.Equal(got, want) {
+			t.Errorf("round %d: %v, want %v", i, got, want)
+		}
+	}
+}
+
+// The ratios are of the faster floor, by medians: here the kinds read at
+// once (4s) beat one after another (6s). run's 5s is 1.25× of it, within
+// the goal of 1.3×; its read of 5.6s is 1.4×, not.
+func TestPrintReadTableRatiosOfTheFloor(t *testing.T) {
+	m := func(wall, read time.Duration, seen int) measurement {
+		return measurement{wall: wall, cpu: wall / 2, peakRSS: 100 << 20, seen: seen, read: read}
+	}
+	var r row
+	r.size = size{2000, 40000}
+	r.runs[rebalancerTool] = []measurement{m(5*time.Second, 5600*time.Millisecond, 40000), m(9*time.Second, 8*time.Second, 40000), m(4*time.Second, 3*time.Second, 40000)}
+	r.runs[floorSequential] = []measurement{m(6*time.Second, 0, 40000), m(7*time.Second, 0, 40000), m(5*time.Second, 0, 40000)}
+	r.runs[floorConcurrent] = []measurement{m(4*time.Second, 0, 40000), m(3*time.Second, 0, 39000), m(5*time.Second, 0, 40000)}
+	var out bytes.Buffer
+	printReadTable(&out, []row{r}, 3)
+	line := strings.Split(out.String(), "\n")[1]
+	for _, f := range []string{"2000", "40000", "6s", "4s", "5s", "5.6s", "1.250× (≤1.3× met)", "1.400× (≤1.3× MISSED)", "40000 / 39000"} {
+		if !strings.Contains(line, f) {
+			t.Errorf("line %q lacks %q", line, f)
+		}
+	}
+
+	// Beside the descheduler, the same ratios without a goal.
+	r.runs[deschedulerTool] = []measurement{m(20*time.Second, 0, 40000)}
+	out.Reset()
+	printTable(&out, []row{r}, 3)
+	line = strings.Split(out.String(), "\n")[1]
+	for _, f := range []string{"4s", "1.250×", "1.400×"} {
+		if !strings.Contains(line, f) {
+			t.Errorf("line %q lacks %q", line, f)
+		}
+	}
+	if strings.Contains(line, "1.250× (") {
+		t.Errorf("line %q sets a goal beside the descheduler", line)
 	}
 }

@@ -21,6 +21,9 @@ type measurement struct {
 	// seen is how many pods the tool's log says it planned on; -1 when
 	// it does not say.
 	seen int
+	// read is the "Read the cluster" part of a rebalancer run, by its log;
+	// zero for the other tools.
+	read time.Duration
 }
 
 // measure runs argv under GNU time, which reports its child's peak RSS.
@@ -57,5 +60,6 @@ func measure(ctx context.Context, name string, argv []string) (measurement, erro
 	if _, err := fmt.Sscanf(figures.LastLines(string(raw), 1), "%d %f %f", &kib, &user, &sys); err != nil {
 		return measurement{}, fmt.Errorf("peak RSS and CPU time from GNU time %q: %w", raw, err)
 	}
-	return measurement{wall: wall, cpu: time.Duration((user + sys) * float64(time.Second)), peakRSS: kib * 1024, seen: podsSeen(name, stderr.String())}, nil
+	return measurement{wall: wall, cpu: time.Duration((user + sys) * float64(time.Second)), peakRSS: kib * 1024,
+		seen: podsSeen(name, stderr.String()), read: readTook(stderr.String())}, nil
 }

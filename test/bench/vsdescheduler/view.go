@@ -3,6 +3,7 @@ package main
 import (
 	"regexp"
 	"strconv"
+	"time"
 )
 
 // The two tools must plan on the same cluster for their figures to
@@ -16,14 +17,36 @@ import (
 var (
 	rebalancerRead = regexp.MustCompile(`"Read the cluster".* pods=(\d+)`)
 	deschedulerUse = regexp.MustCompile(`"Node has been classified".*usage=\{[^}]*"pods":"(\d+)"`)
+	floorRead      = regexp.MustCompile(`(?m)^floor .* pods=(\d+)`)
+	// The part of run's time the floor stands for: from the start of the
+	// cycle to the snapshot built from what it read.
+	rebalancerTook = regexp.MustCompile(`"Read the cluster".* took="([^"]+)"`)
 )
+
+// readTook returns the "took" of run's "Read the cluster" line, or zero
+// when the log has none.
+func readTook(log string) time.Duration {
+	m := rebalancerTook.FindStringSubmatch(log)
+	if m == nil {
+		return 0
+	}
+	d, err := time.ParseDuration(m[1])
+	if err != nil {
+		return 0
+	}
+	return d
+}
 
 // podsSeen returns the pods the tool's log says it saw on the nodes, or -1
 // when the log does not say.
 func podsSeen(tool, log string) int {
 	switch tool {
-	case "rebalancer":
-		m := rebalancerRead.FindStringSubmatch(log)
+	case "rebalancer", "floor":
+		re := rebalancerRead
+		if tool == "floor" {
+			re = floorRead
+		}
+		m := re.FindStringSubmatch(log)
 		if m == nil {
 			return -1
 		}

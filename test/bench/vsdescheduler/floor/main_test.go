@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/kube-rebalancer/rebalancer/cluster/kube"
+)
+
+// lists records the resource and page size of every LIST a client makes.
+func lists(client *fake.Clientset) func() []string {
+	var (
+		mu  sync.Mutex
+		got []string
+	)
+	client.PrependReactor("list", "*", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, fmt.Sprintf("%s limit=%d", a.GetResource().Resource, a.(k8stesting.ListActionImpl).ListOptions.Limit))
+		return false, nil, nil
+	})
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Sorted(slices.Values(got))
+	}
+}
+
+// The floor asks for what run asks for, page for page: the kinds of
+// kube.ReadObjects with its page sizes, read at once or one after another.
+func TestFloorListsWhatRunLists(t *testing.T) {
+	runClient := fake.NewClientset()
+	runLists := lists(runClient)
+	if _, err := kube.ReadObjects(context.Background(), runClient); err != nil {
+		t.Fatal(err)
+	}
+	want := runLists()
+	for _, concurrent := range []bool{false, true} {
+		client := fake.NewClientset(
+			&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}},
+			&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-1"}},
+			&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-2"}},
+		)
+		got := lists(client)
+		counts, err := read(context.Background(), client, concurrent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got(), want) {
+			t.Errorf("concurrent=%t: the floor lists\n%q\nrun lists\n%q", concurrent, got(), want)
+		}
+		if counts["nodes"] != 1 || counts["pods"] != 2 {
+			t.Errorf("concurrent=%t: read %v, want 1 node and 2 pods", concurrent, counts)
+		}
+	}
+}
