@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -339,5 +340,48 @@ func TestReadObjectsWithReportsAFailingAutoscalerList(t *testing.T) {
 	_, err := ReadObjectsWith(context.Background(), client, ReadOptions{HPAs: true})
 	if err == nil || !strings.Contains(err.Error(), "listing horizontalpodautoscalers") {
 		t.Errorf("ReadObjectsWith() error = %v, want it to name the list", err)
+	}
+}
+
+// The next page is asked for before a page is trimmed, so that the API
+// server serves it meanwhile; the objects still come in the pages' order.
+func TestListPagesAsksForTheNextPageFirst(t *testing.T) {
+	const pages = 3
+	asked := make([]chan struct{}, pages)
+	for i := range asked {
+		asked[i] = make(chan struct{})
+	}
+	list := func(_ context.Context, opts metav1.ListOptions) (*corev1.PodList, error) {
+		i := 0
+		if opts.Continue != "" {
+			fmt.Sscan(opts.Continue, &i)
+		}
+		close(asked[i])
+		l := &corev1.PodList{Items: []corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint("p", i)}}}}
+		if i+1 < pages {
+			l.Continue = fmt.Sprint(i + 1)
+		}
+		return l, nil
+	}
+	var got []string
+	trim := func(p *corev1.Pod) {
+		var i int
+		fmt.Sscan(strings.TrimPrefix(p.Name, "p"), &i)
+		if i+1 < pages {
+			select {
+			case <-asked[i+1]:
+			case <-time.After(10 * time.Second):
+				t.Errorf("page %d was trimmed before page %d was asked for", i, i+1)
+			}
+		}
+		got = append(got, p.Name)
+	}
+	var into []corev1.Pod
+	err := listPages(context.Background(), 1, list, func(l *corev1.PodList) []corev1.Pod { return l.Items }, &into, trim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"p0", "p1", "p2"}; !slices.Equal(got, want) || len(into) != pages {
+		t.Errorf("trimmed %v into %d pods, want %v in order", got, len(into), want)
 	}
 }
