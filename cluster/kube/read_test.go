@@ -354,7 +354,9 @@ func TestListPagesAsksForTheNextPageFirst(t *testing.T) {
 	list := func(_ context.Context, opts metav1.ListOptions) (*corev1.PodList, error) {
 		i := 0
 		if opts.Continue != "" {
-			fmt.Sscan(opts.Continue, &i)
+			if _, err := fmt.Sscan(opts.Continue, &i); err != nil {
+				return nil, err
+			}
 		}
 		close(asked[i])
 		l := &corev1.PodList{Items: []corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint("p", i)}}}}
@@ -366,7 +368,9 @@ func TestListPagesAsksForTheNextPageFirst(t *testing.T) {
 	var got []string
 	trim := func(p *corev1.Pod) {
 		var i int
-		fmt.Sscan(strings.TrimPrefix(p.Name, "p"), &i)
+		if _, err := fmt.Sscan(strings.TrimPrefix(p.Name, "p"), &i); err != nil {
+			t.Error(err)
+		}
 		if i+1 < pages {
 			select {
 			case <-asked[i+1]:
