@@ -143,7 +143,7 @@ func (r *Runner) startingSurge(ctx context.Context, p *cluster.Pod, m planner.Mo
 		return cluster.Surge{}, why, err
 	}
 	rs := p.Controller()
-	mine, err := r.replicaSetPods(ctx, p.Namespace, rs.Name, rs.UID)
+	mine, err := r.replicaSetPods(ctx, p.Namespace, rs.Name)
 	if err != nil {
 		return cluster.Surge{}, "", err
 	}
@@ -189,7 +189,7 @@ func (r *Runner) settledDeployment(ctx context.Context, namespace, name string) 
 }
 
 // replicaSetPods lists the live pods the ReplicaSet controls.
-func (r *Runner) replicaSetPods(ctx context.Context, namespace, name string, uid types.UID) ([]corev1.Pod, error) {
+func (r *Runner) replicaSetPods(ctx context.Context, namespace, name string) ([]corev1.Pod, error) {
 	list, err := r.cfg.Client.AppsV1().ReplicaSets(namespace).List(ctx, byName(name))
 	if err != nil || len(list.Items) == 0 {
 		return nil, err
@@ -205,7 +205,7 @@ func (r *Runner) replicaSetPods(ctx context.Context, namespace, name string, uid
 	}
 	var out []corev1.Pod
 	for _, q := range pods.Items {
-		if owner := metav1.GetControllerOfNoCopy(&q); owner != nil && (owner.UID == uid || uid == "" && owner.UID == rs.UID) && q.DeletionTimestamp == nil {
+		if owner := metav1.GetControllerOfNoCopy(&q); owner != nil && owner.UID == rs.UID && q.DeletionTimestamp == nil {
 			out = append(out, q)
 		}
 	}
@@ -274,7 +274,7 @@ func (r *Runner) waitSurgeReady(ctx context.Context, s cluster.Surge) (*corev1.P
 		waiting = "the new pod to be created"
 	)
 	err := wait.PollUntilContextCancel(wctx, surgePoll, false, func(ctx context.Context) (bool, error) {
-		pods, err := r.replicaSetPods(ctx, ns, s.ReplicaSet, "")
+		pods, err := r.replicaSetPods(ctx, ns, s.ReplicaSet)
 		if err != nil {
 			return false, nil // one more reason to wait
 		}
@@ -407,7 +407,7 @@ func (r *Runner) undoSurge(ctx context.Context, s cluster.Surge) error {
 		}
 		return r.cfg.History.ForgetSurge(ctx, s)
 	}
-	pods, err := r.replicaSetPods(ctx, ns, s.ReplicaSet, "")
+	pods, err := r.replicaSetPods(ctx, ns, s.ReplicaSet)
 	if err != nil {
 		return err
 	}
@@ -462,7 +462,7 @@ func (r *Runner) recoverSurge(ctx context.Context, s cluster.Surge) (string, err
 	if len(list.Items) == 0 || list.Items[0].UID != s.DeploymentUID {
 		return "its Deployment is gone: nothing to restore", r.cfg.History.ForgetSurge(ctx, s)
 	}
-	pods, err := r.replicaSetPods(ctx, ns, s.ReplicaSet, "")
+	pods, err := r.replicaSetPods(ctx, ns, s.ReplicaSet)
 	if err != nil {
 		return "", err
 	}
