@@ -29,7 +29,10 @@ type sharer struct {
 	strs   map[string]string
 	labels map[string]map[string]string
 	values map[reflect.Type]map[string]any
-	key    []byte
+	// ptrs holds the first pointer to each value, by the value (its type
+	// is part of the key).
+	ptrs map[any]any
+	key  []byte
 }
 
 func newSharer() *sharer {
@@ -37,6 +40,7 @@ func newSharer() *sharer {
 		strs:   make(map[string]string),
 		labels: make(map[string]map[string]string),
 		values: make(map[reflect.Type]map[string]any),
+		ptrs:   make(map[any]any),
 	}
 }
 
@@ -129,6 +133,14 @@ func (s *sharer) pod(p *corev1.Pod) {
 		spec.SecurityContext = share(s, spec.SecurityContext)
 	}
 	spec.NodeSelector = s.stringMap(spec.NodeSelector)
+	spec.PreemptionPolicy = sharePtr(s, spec.PreemptionPolicy)
+	spec.Priority = sharePtr(s, spec.Priority)
+	spec.EnableServiceLinks = sharePtr(s, spec.EnableServiceLinks)
+	spec.TerminationGracePeriodSeconds = sharePtr(s, spec.TerminationGracePeriodSeconds)
+	spec.AutomountServiceAccountToken = sharePtr(s, spec.AutomountServiceAccountToken)
+	if len(spec.Overhead) > 0 {
+		spec.Overhead = share(s, spec.Overhead)
+	}
 	for _, f := range []*string{
 		&spec.NodeName, &spec.SchedulerName, &spec.ServiceAccountName, &spec.DeprecatedServiceAccount,
 		&spec.PriorityClassName, (*string)(&spec.RestartPolicy), (*string)(&spec.DNSPolicy),
@@ -141,15 +153,25 @@ func (s *sharer) pod(p *corev1.Pod) {
 	st := &p.Status
 	s.str((*string)(&st.Phase))
 	s.str((*string)(&st.QOSClass))
-	for i := range st.Conditions {
-		c := &st.Conditions[i]
-		s.str((*string)(&c.Type))
-		s.str((*string)(&c.Status))
-		s.str(&c.Reason)
+	st.StartTime = sharePtr(s, st.StartTime)
+	// Pods that started in the same second went through the same
+	// conditions at the same times: once trimmed, their conditions and
+	// container statuses are equal.
+	if len(st.Conditions) > 0 {
+		for i := range st.Conditions {
+			c := &st.Conditions[i]
+			s.str((*string)(&c.Type))
+			s.str((*string)(&c.Status))
+			s.str(&c.Reason)
+		}
+		st.Conditions = share(s, st.Conditions)
 	}
-	for _, list := range [][]corev1.ContainerStatus{st.InitContainerStatuses, st.ContainerStatuses, st.EphemeralContainerStatuses} {
-		for i := range list {
-			cs := &list[i]
+	for _, list := range []*[]corev1.ContainerStatus{&st.InitContainerStatuses, &st.ContainerStatuses, &st.EphemeralContainerStatuses} {
+		if len(*list) == 0 {
+			continue
+		}
+		for i := range *list {
+			cs := &(*list)[i]
 			s.str(&cs.Name)
 			s.str(&cs.Image)
 			if w := cs.State.Waiting; w != nil {
@@ -162,7 +184,20 @@ func (s *sharer) pod(p *corev1.Pod) {
 				s.str(&t.Reason)
 			}
 		}
+		*list = share(s, *list)
 	}
+}
+
+// sharePtr returns the first pointer to a value equal to *p.
+func sharePtr[T comparable](s *sharer, p *T) *T {
+	if p == nil {
+		return nil
+	}
+	if old, ok := s.ptrs[*p]; ok {
+		return old.(*T)
+	}
+	s.ptrs[*p] = p
+	return p
 }
 
 // meta shares an object's words, labels and owner references.
