@@ -1,9 +1,11 @@
 package cluster
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"reflect"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,7 +31,10 @@ type sharer struct {
 	strs   map[string]string
 	labels map[string]map[string]string
 	values map[reflect.Type]map[string]any
-	key    []byte
+	// ptrs holds the first pointer to each value, by the value (its type
+	// is part of the key).
+	ptrs map[any]any
+	key  []byte
 }
 
 func newSharer() *sharer {
@@ -37,6 +42,7 @@ func newSharer() *sharer {
 		strs:   make(map[string]string),
 		labels: make(map[string]map[string]string),
 		values: make(map[reflect.Type]map[string]any),
+		ptrs:   make(map[any]any),
 	}
 }
 
@@ -90,19 +96,101 @@ func share[T any](s *sharer, v T) T {
 	if err != nil {
 		return v
 	}
+	return shareByKey(s, data, v)
+}
+
+// shareByKey returns the first value deeply equal to v among those stored
+// under key. A type's values are all found by one kind of key: equal
+// values have equal keys, and unequal ones that have equal keys are told
+// apart, the later one kept as it is.
+func shareByKey[T any](s *sharer, key []byte, v T) T {
 	byKey := s.values[reflect.TypeFor[T]()]
 	if byKey == nil {
 		byKey = make(map[string]any)
 		s.values[reflect.TypeFor[T]()] = byKey
 	}
-	if old, ok := byKey[string(data)]; ok {
+	if old, ok := byKey[string(key)]; ok {
 		if o := old.(T); reflect.DeepEqual(o, v) {
 			return o
 		}
 		return v
 	}
-	byKey[string(data)] = v
+	byKey[string(key)] = v
 	return v
+}
+
+// Conditions and container statuses differ from pod to pod mostly in
+// their times: keyed by what tells them apart, written without encoding
+// them as JSON, which would double what sharing a pod costs.
+
+func (s *sharer) conditions(list []corev1.PodCondition) []corev1.PodCondition {
+	k := s.key[:0]
+	for i := range list {
+		c := &list[i]
+		k = appendWords(k, string(c.Type), string(c.Status), c.Reason, c.Message)
+		k = appendTimes(k, c.ObservedGeneration, c.LastProbeTime.Time, c.LastTransitionTime.Time)
+	}
+	s.key = k
+	return shareByKey(s, k, list)
+}
+
+func (s *sharer) containerStatuses(list []corev1.ContainerStatus) []corev1.ContainerStatus {
+	k := s.key[:0]
+	for i := range list {
+		cs := &list[i]
+		started := int64(-1)
+		if cs.Started != nil && *cs.Started {
+			started = 1
+		} else if cs.Started != nil {
+			started = 0
+		}
+		k = appendWords(k, cs.Name, cs.Image, cs.ImageID, cs.ContainerID)
+		k = appendTimes(k, int64(cs.RestartCount), time.Time{}, time.Time{})
+		k = append(k, byte(started+1))
+		if cs.Ready {
+			k = append(k, 1)
+		}
+		k = appendState(k, &cs.State)
+		k = appendState(k, &cs.LastTerminationState)
+	}
+	s.key = k
+	return shareByKey(s, k, list)
+}
+
+func appendState(k []byte, st *corev1.ContainerState) []byte {
+	switch {
+	case st.Running != nil:
+		k = append(k, 'r')
+		k = appendTimes(k, 0, st.Running.StartedAt.Time, time.Time{})
+	case st.Waiting != nil:
+		k = append(k, 'w')
+		k = appendWords(k, st.Waiting.Reason, st.Waiting.Message)
+	case st.Terminated != nil:
+		t := st.Terminated
+		k = append(k, 't')
+		k = appendWords(k, t.Reason, t.Message, t.ContainerID)
+		k = appendTimes(k, int64(t.ExitCode)<<32|int64(uint32(t.Signal)), t.StartedAt.Time, t.FinishedAt.Time)
+	default:
+		k = append(k, '-')
+	}
+	return k
+}
+
+func appendWords(k []byte, words ...string) []byte {
+	for _, w := range words {
+		k = binary.AppendUvarint(k, uint64(len(w)))
+		k = append(k, w...)
+	}
+	return k
+}
+
+func appendTimes(k []byte, n int64, a, b time.Time) []byte {
+	k = binary.AppendVarint(k, n)
+	for _, t := range []time.Time{a, b} {
+		k = binary.AppendVarint(k, t.Unix())
+		k = binary.AppendVarint(k, int64(t.Nanosecond()))
+	}
+	return k
 }
 
 // pod shares what a trimmed pod holds in common with the pods decoded
@@ -129,6 +217,14 @@ func (s *sharer) pod(p *corev1.Pod) {
 		spec.SecurityContext = share(s, spec.SecurityContext)
 	}
 	spec.NodeSelector = s.stringMap(spec.NodeSelector)
+	spec.PreemptionPolicy = sharePtr(s, spec.PreemptionPolicy)
+	spec.Priority = sharePtr(s, spec.Priority)
+	spec.EnableServiceLinks = sharePtr(s, spec.EnableServiceLinks)
+	spec.TerminationGracePeriodSeconds = sharePtr(s, spec.TerminationGracePeriodSeconds)
+	spec.AutomountServiceAccountToken = sharePtr(s, spec.AutomountServiceAccountToken)
+	if len(spec.Overhead) > 0 {
+		spec.Overhead = share(s, spec.Overhead)
+	}
 	for _, f := range []*string{
 		&spec.NodeName, &spec.SchedulerName, &spec.ServiceAccountName, &spec.DeprecatedServiceAccount,
 		&spec.PriorityClassName, (*string)(&spec.RestartPolicy), (*string)(&spec.DNSPolicy),
@@ -141,15 +237,25 @@ func (s *sharer) pod(p *corev1.Pod) {
 	st := &p.Status
 	s.str((*string)(&st.Phase))
 	s.str((*string)(&st.QOSClass))
-	for i := range st.Conditions {
-		c := &st.Conditions[i]
-		s.str((*string)(&c.Type))
-		s.str((*string)(&c.Status))
-		s.str(&c.Reason)
+	st.StartTime = sharePtr(s, st.StartTime)
+	// Pods that started in the same second went through the same
+	// conditions at the same times: once trimmed, their conditions and
+	// container statuses are equal.
+	if len(st.Conditions) > 0 {
+		for i := range st.Conditions {
+			c := &st.Conditions[i]
+			s.str((*string)(&c.Type))
+			s.str((*string)(&c.Status))
+			s.str(&c.Reason)
+		}
+		st.Conditions = s.conditions(st.Conditions)
 	}
-	for _, list := range [][]corev1.ContainerStatus{st.InitContainerStatuses, st.ContainerStatuses, st.EphemeralContainerStatuses} {
-		for i := range list {
-			cs := &list[i]
+	for _, list := range []*[]corev1.ContainerStatus{&st.InitContainerStatuses, &st.ContainerStatuses, &st.EphemeralContainerStatuses} {
+		if len(*list) == 0 {
+			continue
+		}
+		for i := range *list {
+			cs := &(*list)[i]
 			s.str(&cs.Name)
 			s.str(&cs.Image)
 			if w := cs.State.Waiting; w != nil {
@@ -162,7 +268,20 @@ func (s *sharer) pod(p *corev1.Pod) {
 				s.str(&t.Reason)
 			}
 		}
+		*list = s.containerStatuses(*list)
 	}
+}
+
+// sharePtr returns the first pointer to a value equal to *p.
+func sharePtr[T comparable](s *sharer, p *T) *T {
+	if p == nil {
+		return nil
+	}
+	if old, ok := s.ptrs[*p]; ok {
+		return old.(*T)
+	}
+	s.ptrs[*p] = p
+	return p
 }
 
 // meta shares an object's words, labels and owner references.

@@ -50,6 +50,7 @@ func decodePods(t *testing.T, items ...string) []podView {
 			containers:  reflect.ValueOf(p.Spec.Containers).UnsafePointer(),
 			tolerations: reflect.ValueOf(p.Spec.Tolerations).UnsafePointer(),
 			affinity:    reflect.ValueOf(p.Spec.Affinity).UnsafePointer(),
+			conditions:  reflect.ValueOf(p.Status.Conditions).UnsafePointer(),
 			pod:         p,
 		}
 	}
@@ -58,8 +59,8 @@ func decodePods(t *testing.T, items ...string) []podView {
 
 // podView is where a decoded pod's shareable values are.
 type podView struct {
-	labels, owners, containers, tolerations, affinity any
-	pod                                               any
+	labels, owners, containers, tolerations, affinity, conditions any
+	pod                                                           any
 }
 
 func TestDecodeSharesWhatReplicasHaveInCommon(t *testing.T) {
@@ -72,17 +73,22 @@ func TestDecodeSharesWhatReplicasHaveInCommon(t *testing.T) {
 		{
 			name:   "two replicas of one ReplicaSet share their spec's values",
 			second: replicaPod("web-2", "500m"),
-			same:   map[string]bool{"labels": true, "owners": true, "containers": true, "tolerations": true, "affinity": true},
+			same:   map[string]bool{"labels": true, "owners": true, "containers": true, "tolerations": true, "affinity": true, "conditions": true},
 		},
 		{
 			name:   "a replica that requests more CPU keeps containers of its own",
 			second: replicaPod("web-2", "750m"),
-			same:   map[string]bool{"labels": true, "owners": true, "tolerations": true, "affinity": true},
+			same:   map[string]bool{"labels": true, "owners": true, "tolerations": true, "affinity": true, "conditions": true},
+		},
+		{
+			name:   "a replica that became Ready at another time keeps conditions of its own",
+			second: strings.Replace(replicaPod("web-2", "500m"), "10:00:00Z", "10:00:01Z", 1),
+			same:   map[string]bool{"labels": true, "owners": true, "containers": true, "tolerations": true, "affinity": true},
 		},
 		{
 			name:   "a pod of another workload shares only what is equal: the API server's default tolerations",
 			second: strings.NewReplacer("app: web", "app: api", "web-7d4b9", "api-5c8f2", "7d4b9", "5c8f2", "web:1", "api:1").Replace(replicaPod("api-1", "500m")),
-			same:   map[string]bool{"tolerations": true},
+			same:   map[string]bool{"tolerations": true, "conditions": true},
 		},
 	}
 	for _, tt := range tests {
@@ -98,6 +104,7 @@ func TestDecodeSharesWhatReplicasHaveInCommon(t *testing.T) {
 				{"containers", first.containers, second.containers},
 				{"tolerations", first.tolerations, second.tolerations},
 				{"affinity", first.affinity, second.affinity},
+				{"conditions", first.conditions, second.conditions},
 			} {
 				if got := v.a == v.b; got != tt.same[v.name] {
 					t.Errorf("%s shared = %v, want %v", v.name, got, tt.same[v.name])

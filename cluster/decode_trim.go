@@ -34,13 +34,13 @@ func Trim(obj runtime.Object) {
 		for i := range t.Spec.EphemeralContainers {
 			trimContainer((*corev1.Container)(&t.Spec.EphemeralContainers[i].EphemeralContainerCommon))
 		}
-		for i := range t.Spec.Volumes {
-			// What a volume is matters (local storage, a claim), not
-			// what a projected one holds: the service account token of
-			// every pod.
-			if p := t.Spec.Volumes[i].Projected; p != nil {
-				p.Sources = nil
-			}
+		// What a volume is matters (local storage, a claim, a disk), and
+		// only for the kinds a scheduler plugin, the guard or a strategy
+		// reads: every pod's service account token and its configMaps,
+		// secrets and downward API files are read by none.
+		t.Spec.Volumes = slices.DeleteFunc(t.Spec.Volumes, unreadVolume)
+		if len(t.Spec.Volumes) == 0 {
+			t.Spec.Volumes = nil
 		}
 		st := &t.Status
 		st.HostIP, st.HostIPs, st.PodIP, st.PodIPs = "", nil, "", nil
@@ -70,6 +70,13 @@ func Trim(obj runtime.Object) {
 	case *batchv1.Job:
 		t.Spec.Template = corev1.PodTemplateSpec{}
 	}
+}
+
+// unreadVolume reports whether nothing that plans reads a volume: one that
+// holds files the kubelet writes from the API (projected, configMap,
+// secret, downward API) and that a node neither attaches nor stores.
+func unreadVolume(v corev1.Volume) bool {
+	return v.Projected != nil || v.ConfigMap != nil || v.Secret != nil || v.DownwardAPI != nil
 }
 
 // trimContainer keeps what placing and evicting a pod read of a container:

@@ -42,6 +42,30 @@ func TestTrimKeepsWhatAPlanReads(t *testing.T) {
 			}}}},
 		},
 		{
+			name: "the volumes a plan reads stay, the service account token and files from the API go",
+			obj: &corev1.Pod{Spec: corev1.PodSpec{Volumes: []corev1.Volume{
+				{Name: "kube-api-access-x7k2p", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
+					Sources: []corev1.VolumeProjection{{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Path: "token"}}},
+				}}},
+				{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data-web-1"}}},
+				{Name: "config", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{}}},
+				{Name: "tls", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "tls"}}},
+				{Name: "labels", VolumeSource: corev1.VolumeSource{DownwardAPI: &corev1.DownwardAPIVolumeSource{}}},
+				{Name: "cache", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+			}}},
+			want: &corev1.Pod{Spec: corev1.PodSpec{Volumes: []corev1.Volume{
+				{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data-web-1"}}},
+				{Name: "cache", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+			}}},
+		},
+		{
+			name: "a pod with only the service account token has no volumes left",
+			obj: &corev1.Pod{Spec: corev1.PodSpec{Volumes: []corev1.Volume{
+				{Name: "kube-api-access-x7k2p", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{}}},
+			}}},
+			want: &corev1.Pod{},
+		},
+		{
 			name: "a node's last-applied annotation goes too",
 			obj: &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1", Annotations: map[string]string{
 				corev1.LastAppliedConfigAnnotation: `{"apiVersion":"v1","kind":"Node"}`,
