@@ -41,7 +41,7 @@ type decodedObject struct {
 // refused; checkKeys also looks for a key set twice (JSON's decoder keeps
 // the last one silently).
 func decodeObject(raw json.RawMessage, checkKeys bool) decodedObject {
-	obj, gvk, err := dumpDecoder.Decode(raw, nil, nil)
+	obj, gvk, err := decodeTyped(raw)
 	if err != nil {
 		return decodedObject{err: err}
 	}
