@@ -260,7 +260,7 @@ func (b *blockConverter) scalar(v []byte) bool {
 		}
 		return ok
 	case '"':
-		if len(v) < 2 || v[len(v)-1] != '"' || bytes.IndexAny(v[1:len(v)-1], "\"\\") >= 0 {
+		if len(v) < 2 || v[len(v)-1] != '"' || bytes.ContainsAny(v[1:len(v)-1], "\"\\") {
 			return false
 		}
 		b.out = appendJSONString(b.out, v[1:len(v)-1])
