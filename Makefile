@@ -49,12 +49,15 @@ unit:
 e2e:
 	$(GO) test -race -timeout $(TEST_TIMEOUT) ./test/...
 
-# One fuzz test per decoder of user input: the policy, a cluster dump, a
+# One fuzz test per decoder of user input: the policy, a cluster dump (and
+# its fast paths: kubectl's YAML, an object's kind), a
 # KubeSchedulerConfiguration (go test fuzzes one target per run).
 FUZZ = $(GO) test -run '^$$' -fuzztime $(FUZZ_EXECS) -fuzzminimizetime $(FUZZ_MINIMIZE)
 fuzz:
 	$(FUZZ) -fuzz '^FuzzLoad$$' ./policy
 	$(FUZZ) -fuzz '^FuzzDecode$$' ./cluster
+	$(FUZZ) -fuzz '^FuzzBlockToJSON$$' ./cluster
+	$(FUZZ) -fuzz '^FuzzDecodeTyped$$' ./cluster
 	$(FUZZ) -fuzz '^FuzzLoadProfiles$$' ./scheduler/engine
 
 # Not part of `make test`: the table of planning time and peak RSS of

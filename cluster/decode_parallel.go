@@ -41,7 +41,7 @@ type decodedObject struct {
 // refused; checkKeys also looks for a key set twice (JSON's decoder keeps
 // the last one silently).
 func decodeObject(raw json.RawMessage, checkKeys bool) decodedObject {
-	obj, gvk, err := dumpDecoder.Decode(raw, nil, nil)
+	obj, gvk, err := decodeTyped(raw)
 	if err != nil {
 		return decodedObject{err: err}
 	}
@@ -59,9 +59,10 @@ func decodeObject(raw json.RawMessage, checkKeys bool) decodedObject {
 
 // listItem is one item of a List on its way to the Objects.
 type listItem struct {
-	// data is the item as the dump holds it: YAML when yaml, else JSON.
+	// data is the item as the dump holds it: YAML when yaml, else JSON,
+	// valid JSON unless unchecked.
 	data             []byte
-	yaml             bool
+	yaml, unchecked  bool
 	apiVersion, kind string // the List's
 	doc, i           int
 
@@ -70,10 +71,15 @@ type listItem struct {
 	raw     json.RawMessage
 	decoded decodedObject
 	yamlErr error
+	invalid bool // unchecked, and not valid JSON
 }
 
 // decode is the part of adding an item that depends on nothing else.
 func (it *listItem) decode(checkKeys bool) {
+	if it.unchecked && !json.Valid(it.data) {
+		it.invalid = true
+		return
+	}
 	it.raw = it.data
 	if it.yaml {
 		raw, err := yamlToJSON(it.data, strings.TrimSuffix(it.kind, "List"))
@@ -139,9 +145,10 @@ type listDecoder struct {
 	workers *itemWorkers
 	cur     *itemBatch
 	pending []*itemBatch
-	// anchored: an item refers to an anchor outside it, which only the
-	// whole List can resolve; neither it nor the items after it are added.
-	anchored bool
+	// whole: an item only the whole List can decode (it refers to an
+	// anchor outside it, or is not valid JSON, which the List then is not
+	// either); neither it nor the items after it are added.
+	whole bool
 }
 
 func (o *Objects) listDecoder(ignored map[string]int, bad *objectErrors) *listDecoder {
@@ -154,7 +161,10 @@ func (o *Objects) listDecoder(ignored map[string]int, bad *objectErrors) *listDe
 
 // add takes the next item of the List; the decoder keeps data.
 func (d *listDecoder) add(data []byte, yaml bool, apiVersion, kind string, doc, i int) {
-	it := listItem{data: data, yaml: yaml, apiVersion: apiVersion, kind: kind, doc: doc, i: i}
+	d.addItem(listItem{data: data, yaml: yaml, apiVersion: apiVersion, kind: kind, doc: doc, i: i})
+}
+
+func (d *listDecoder) addItem(it listItem) {
 	if d.workers.work == nil {
 		it.decode(d.workers.checkKeys)
 		d.take(&it)
@@ -198,7 +208,7 @@ func (d *listDecoder) takeBatch() {
 }
 
 // flush adds every item given so far; the List's items are then all in
-// the Objects, up to an anchored one.
+// the Objects, up to one only the whole List can decode.
 func (d *listDecoder) flush() {
 	if d.cur != nil {
 		d.send()
@@ -210,12 +220,16 @@ func (d *listDecoder) flush() {
 }
 
 func (d *listDecoder) take(it *listItem) {
-	if d.anchored {
+	if d.whole {
+		return
+	}
+	if it.invalid {
+		d.whole = true
 		return
 	}
 	if it.yamlErr != nil {
 		if isUnknownAnchor(it.yamlErr) {
-			d.anchored = true
+			d.whole = true
 			return
 		}
 		d.bad.report(item(it.doc, it.i), it.yamlErr)

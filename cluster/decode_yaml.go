@@ -16,6 +16,9 @@ import (
 // it wins. itemKind is the kind of an item of a typed List (PodList),
 // which leaves it off its items; "" elsewhere.
 func yamlToJSON(data []byte, itemKind string) ([]byte, error) {
+	if raw, ok := blockToJSON(data); ok {
+		return raw, nil
+	}
 	raw, err := yaml.YAMLToJSONStrict(data)
 	if err == nil || !strings.Contains(err.Error(), "already set in map") {
 		return raw, err

@@ -40,6 +40,10 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1","name":"n2"},"spec":{"taints":[{"key":"a","effect":"Bogus"}]}}`))
 	f.Add([]byte("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n1, labels: &l {zone: a}}\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n2, labels: *l}\n"))
 	f.Add([]byte("apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  labels:\n    <<: {zone: a, pool: p}\n    zone: b\n"))
+	// A JSON List's items are told apart by their brackets: one that is
+	// not valid JSON, and brackets and quotes inside strings.
+	f.Add([]byte(`{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Pod",}]}`))
+	f.Add([]byte(`{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"a","labels":{"x":"}]\\\"{["}}} , {"apiVersion":"v1","kind":"Node","metadata":{"name":"n"}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		objs, ignored, err := decode(bytes.NewReader(data), 1)
 		// Items decoded by workers give what one goroutine gives.

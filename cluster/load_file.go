@@ -219,6 +219,110 @@ func (s *jsonStream) seek(offset int64) error {
 	return nil
 }
 
+// resumeAfterItems goes on reading the List after its items, whose ']'
+// ends at offset, as if the decoder had read them: it is given a List
+// whose items are what it read.
+func (s *jsonStream) resumeAfterItems(offset int64) error {
+	const read = `{"items":[]`
+	if _, err := s.src.Seek(s.origin+offset, io.SeekStart); err != nil {
+		return err
+	}
+	s.br.Reset(s.src)
+	s.rec = recorder{r: io.MultiReader(strings.NewReader(read), s.br)}
+	s.dec = json.NewDecoder(&s.rec)
+	s.base = offset - int64(len(read))
+	for range 4 {
+		if _, err := s.dec.Token(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// splitJSONItems reads the items of a JSON array, after its '[' and up to
+// and including its ']', passing add each; they are objects, told apart
+// without checking they are valid JSON (the workers do). n is the bytes
+// read; ok is false for an array of anything else, or one that does not
+// end.
+func splitJSONItems(r *bufio.Reader, add func(item []byte)) (n int64, ok bool) {
+	next := func() (byte, bool) {
+		for {
+			c, err := r.ReadByte()
+			if err != nil {
+				return 0, false
+			}
+			n++
+			if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+				return c, true
+			}
+		}
+	}
+	c, ok := next()
+	if ok && c == ']' {
+		return n, true
+	}
+	for ok && c == '{' {
+		item, read, done := readJSONObject(r)
+		n += read
+		if !done {
+			return n, false
+		}
+		add(item)
+		switch c, ok = next(); {
+		case ok && c == ']':
+			return n, true
+		case ok && c == ',':
+			c, ok = next()
+		default:
+			return n, false
+		}
+	}
+	return n, false
+}
+
+// readJSONObject reads an object after its '{', up to its '}', by its
+// strings and brackets.
+func readJSONObject(r *bufio.Reader) (item []byte, n int64, ok bool) {
+	item = []byte{'{'}
+	depth, inString, escaped := 1, false, false
+	for {
+		if r.Buffered() == 0 {
+			if _, err := r.Peek(1); err != nil {
+				return nil, n, false
+			}
+		}
+		buf, _ := r.Peek(r.Buffered())
+		for i := 0; i < len(buf); i++ {
+			switch c := buf[i]; {
+			case escaped:
+				escaped = false
+			case inString:
+				j := bytes.IndexAny(buf[i:], `"\`)
+				if j < 0 {
+					i = len(buf)
+					continue
+				}
+				i += j
+				escaped = buf[i] == '\\'
+				inString = escaped
+			case c == '"':
+				inString = true
+			case c == '{' || c == '[':
+				depth++
+			case c == '}' || c == ']':
+				if depth--; depth == 0 {
+					item = append(item, buf[:i+1]...)
+					_, _ = r.Discard(i + 1)
+					return item, n + int64(i+1), true
+				}
+			}
+		}
+		item = append(item, buf...)
+		n += int64(len(buf))
+		_, _ = r.Discard(len(buf))
+	}
+}
+
 // streamJSONList decodes the next document when it is a List, item by
 // item: ok. done is the end of the stream. Anything else (an object that
 // is not a List, a syntax error) is not ok and is left to be read whole;
@@ -258,18 +362,14 @@ func (o *Objects) streamJSONList(s *jsonStream, doc int, ignored map[string]int,
 				return false, false
 			}
 			s.rec.stop()
-			for items = 0; s.dec.More(); items++ {
-				var raw json.RawMessage
-				if err := s.dec.Decode(&raw); err != nil {
-					return false, false
-				}
-				if items == 0 {
-					itemsKind = apiVersion + " " + kind
-				}
-				mixed = mixed || itemsKind != apiVersion+" "+kind
-				list.add(raw, false, apiVersion, kind, doc, items)
-			}
-			if _, err := s.dec.Token(); err != nil {
+			items = 0
+			itemsKind = apiVersion + " " + kind
+			at := s.offset()
+			n, ok := splitJSONItems(bufio.NewReaderSize(io.MultiReader(s.dec.Buffered(), s.br), 1<<20), func(it []byte) {
+				list.addItem(listItem{data: it, unchecked: true, apiVersion: apiVersion, kind: kind, doc: doc, i: items})
+				items++
+			})
+			if !ok || s.resumeAfterItems(at+n) != nil {
 				return false, false
 			}
 			continue
@@ -296,6 +396,9 @@ func (o *Objects) streamJSONList(s *jsonStream, doc int, ignored map[string]int,
 		}
 	}
 	if _, err := s.dec.Token(); err != nil {
+		return false, false
+	}
+	if list.flush(); list.whole {
 		return false, false
 	}
 	if items < 0 {
@@ -358,7 +461,7 @@ func (o *Objects) decodeYAML(lines *lineReader, ignored map[string]int, bad *obj
 				d.add(it, true, list.apiVersion, list.kind, doc, i)
 			}
 			d.flush()
-			if !d.anchored {
+			if !d.whole {
 				o.listed(strings.TrimSuffix(list.kind, "List"))
 				continue
 			}
@@ -397,7 +500,7 @@ func (o *Objects) streamYAMLList(lines *lineReader, doc int, ignored map[string]
 	// Whatever happens next, the items given so far are added first.
 	defer list.flush()
 	emit := func(it []byte) {
-		if list.anchored {
+		if list.whole {
 			return
 		}
 		if items == 0 {
@@ -446,7 +549,7 @@ func (o *Objects) streamYAMLList(lines *lineReader, doc int, ignored map[string]
 	itemKind := strings.TrimSuffix(s.kind, "List")
 	ended := shaped && s.end(emit)
 	list.flush()
-	if ended && !list.anchored && decodedAs(items, mixed, itemsKind, s.apiVersion, s.kind) {
+	if ended && !list.whole && decodedAs(items, mixed, itemsKind, s.apiVersion, s.kind) {
 		o.listed(itemKind)
 		return nil, nil
 	}
