@@ -196,3 +196,31 @@ func TestPrintReadTableRatiosOfTheFloor(t *testing.T) {
 		t.Errorf("line %q sets a goal beside the descheduler", line)
 	}
 }
+
+// The floor's other ways are set against its paginated LIST with the kinds
+// at once, by medians, with the range of their rounds.
+func TestPrintWaysTable(t *testing.T) {
+	m := func(wall time.Duration) measurement {
+		return measurement{wall: wall, cpu: wall / 2, peakRSS: 50 << 20, seen: 40000}
+	}
+	var r row
+	r.size = size{2000, 40000}
+	r.runs[floorConcurrent] = []measurement{m(4 * time.Second), m(3 * time.Second), m(5 * time.Second)}
+	r.runs[floorStream] = []measurement{m(2 * time.Second), m(3 * time.Second), m(1 * time.Second)}
+	var out bytes.Buffer
+	printWaysTable(&out, []row{r}, 3)
+	lines := strings.Split(out.String(), "\n")
+	for i, want := range [][]string{
+		{"floor (kinds at once)", "4s", "(3s–5s)", "1.000×"},
+		{"floor (streaming lists)", "2s", "(1s–3s)", "0.500×", "40000"},
+	} {
+		for _, f := range want {
+			if !strings.Contains(lines[i+1], f) {
+				t.Errorf("line %q lacks %q", lines[i+1], f)
+			}
+		}
+	}
+	if strings.Contains(out.String(), "resourceVersion 0)  ") || strings.Count(out.String(), "2000  ") != 2 {
+		t.Errorf("a way that did not run has a line:\n%s", out.String())
+	}
+}

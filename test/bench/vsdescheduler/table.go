@@ -149,3 +149,30 @@ func medians(ms []measurement) (wall, cpu time.Duration, rss int64) {
 	}
 	return figures.Median(walls), figures.Median(cpus), figures.Median(peaks)
 }
+
+// printWaysTable sets the floor's ways of reading against its paginated
+// LIST with the kinds at once, as run reads: medians, the fastest and
+// slowest round, and the ratio of the medians.
+func printWaysTable(out io.Writer, rows []row, rounds int) {
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(w, "nodes\tpods\tfloor way\twall\t(range)\tRSS\tCPU\twall / paginated LIST\tpods seen (fewest)\n")
+	for _, r := range rows {
+		base, _, _ := medians(r.runs[floorConcurrent])
+		for _, t := range []int{floorConcurrent, floorSequential, floorStream, floorRV0} {
+			ms := r.runs[t]
+			if len(ms) == 0 {
+				continue
+			}
+			wall, cpu, rss := medians(ms)
+			lo, hi := ms[0].wall, ms[0].wall
+			for _, m := range ms {
+				lo, hi = min(lo, m.wall), max(hi, m.wall)
+			}
+			fmt.Fprintf(w, "%d\t%d\t%s\t%v\t(%v–%v)\t%s\t%v\t%s\t%d\n", r.size.nodes, r.size.pods, toolNames[t],
+				wall.Round(10*time.Millisecond), lo.Round(10*time.Millisecond), hi.Round(10*time.Millisecond),
+				figures.MiB(rss), cpu.Round(10*time.Millisecond), ratio(float64(wall), float64(base), 0), fewestSeen(ms))
+		}
+	}
+	_ = w.Flush()
+	fmt.Fprintf(out, "(medians of %d rounds, each way a process of its own, taking turns with the others; ratios of the\n paginated LIST with the kinds at once; streaming lists: watches with sendInitialEvents up to the bookmark that\n ends them; resourceVersion 0: one LIST a kind, which the API server serves whole from its watch cache)\n", rounds)
+}
