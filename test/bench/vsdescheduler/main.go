@@ -20,6 +20,7 @@
 //	go run ./test/bench/vsdescheduler -sizes 600x10000,2000x40000 -rounds 3
 //	go run ./test/bench/vsdescheduler -read -sizes 2000x40000 -rounds 3
 //	go run ./test/bench/vsdescheduler -read -ways -sizes 2000x40000 -rounds 5
+//	go run ./test/bench/vsdescheduler -ways -descheduler-up-to 40000 -sizes 2000x40000,5000x150000
 package main
 
 import (
@@ -31,6 +32,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -59,6 +61,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	hold := fs.Bool("hold", false, "after the last size, keep the control plane and print its kubeconfig until interrupted, to profile either tool against it")
 	policy := fs.String("policy", "test/bench/every-strategy-descheduler.yaml", "the DeschedulerPolicy both tools run")
 	readOnly := fs.Bool("read", false, "measure run --dry-run against the floor only, without the descheduler")
+	deschedulerUpTo := fs.Int("descheduler-up-to", 0, "run the descheduler only at sizes of at most this many pods (0: at every size); above, run and the floor take turns as with -read")
 	ways := fs.Bool("ways", false, "also read with the floor the ways an API server offers besides the paginated LIST: the streaming list and a LIST from the watch cache")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -167,11 +170,15 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			built = nil
 		}
 		r := row{size: s}
+		takingNow := taking
+		if *deschedulerUpTo > 0 && s.pods > *deschedulerUpTo {
+			takingNow = slices.DeleteFunc(slices.Clone(taking), func(t int) bool { return t == deschedulerTool })
+		}
 		for i := range *rounds {
 			// Rotating which goes first spreads over the tools whatever
 			// the API server is still doing (compaction, kwok's
 			// heartbeats) and whatever the machine's neighbours do.
-			for _, t := range rotated(taking, i) {
+			for _, t := range rotated(takingNow, i) {
 				m, err := measure(ctx, tools[t].name, tools[t].argv(cp.Kubeconfig))
 				if err != nil {
 					return fmt.Errorf("%s, %s, round %d: %w", s, tools[t].name, i+1, err)
@@ -187,6 +194,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 	}
 	printRows(out, rows, *rounds)
+	if !*readOnly && *deschedulerUpTo > 0 {
+		// The sizes without the descheduler, against the floor's goal.
+		printReadTable(out, rows, *rounds)
+	}
 	if *ways {
 		printWaysTable(out, rows, *rounds)
 	}
