@@ -157,7 +157,10 @@ func (c *cluster) bindAll(ctx context.Context, cp *harness.ControlPlane, nodes [
 	return nil
 }
 
-// bindPending binds the pods pending now and says how many.
+// bindPending binds the pods pending now and says how many it bound. A
+// bind that fails leaves its pod pending for the next pass: on a loaded
+// machine etcd times out now and then, and a fill of many minutes should
+// not end on one timeout. Only a pass that bound nothing fails.
 func (c *cluster) bindPending(ctx context.Context, cp *harness.ControlPlane, nodes []string) (int, error) {
 	list, err := cp.Client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName="})
 	if err != nil {
@@ -168,12 +171,15 @@ func (c *cluster) bindPending(ctx context.Context, cp *harness.ControlPlane, nod
 		wg       sync.WaitGroup
 		mu       sync.Mutex
 		firstErr error
+		failed   int
 	)
 	for range 32 {
 		wg.Go(func() {
 			for p := range work {
 				if err := cp.BindPod(ctx, p.Namespace, p.Name, nodes[int(c.bound.Add(1)-1)%len(nodes)]); err != nil {
+					c.bound.Add(-1)
 					mu.Lock()
+					failed++
 					firstErr = cmp.Or(firstErr, fmt.Errorf("bind %s/%s: %w", p.Namespace, p.Name, err))
 					mu.Unlock()
 				}
@@ -185,7 +191,14 @@ func (c *cluster) bindPending(ctx context.Context, cp *harness.ControlPlane, nod
 	}
 	close(work)
 	wg.Wait()
-	return len(list.Items), firstErr
+	bound := len(list.Items) - failed
+	if failed > 0 {
+		if bound == 0 || ctx.Err() != nil {
+			return 0, firstErr
+		}
+		logf("%d binds failed, left for the next pass: %v", failed, firstErr)
+	}
+	return bound, nil
 }
 
 // waitRunning waits until n pods are Running, as kwok reports them soon

@@ -12,10 +12,15 @@
 // what run lists, as run lists it, and nothing else, once with the kinds one
 // after another and once at once; run's wall time and its "Read the
 // cluster" part are shown as ratios of the faster of the two. With -read
-// only run and the floor take turns (`make bench-read`).
+// only run and the floor take turns (`make bench-read`). With -ways the
+// floor also reads by the streaming list of the WatchList feature and by
+// one LIST a kind at resourceVersion "0", and a last table sets them
+// against the paginated LIST.
 //
 //	go run ./test/bench/vsdescheduler -sizes 600x10000,2000x40000 -rounds 3
 //	go run ./test/bench/vsdescheduler -read -sizes 2000x40000 -rounds 3
+//	go run ./test/bench/vsdescheduler -read -ways -sizes 2000x40000 -rounds 5
+//	go run ./test/bench/vsdescheduler -ways -descheduler-up-to 40000 -sizes 2000x40000,5000x150000
 package main
 
 import (
@@ -27,6 +32,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -55,6 +61,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	hold := fs.Bool("hold", false, "after the last size, keep the control plane and print its kubeconfig until interrupted, to profile either tool against it")
 	policy := fs.String("policy", "test/bench/every-strategy-descheduler.yaml", "the DeschedulerPolicy both tools run")
 	readOnly := fs.Bool("read", false, "measure run --dry-run against the floor only, without the descheduler")
+	deschedulerUpTo := fs.Int("descheduler-up-to", 0, "run the descheduler only at sizes of at most this many pods (0: at every size); above, run and the floor take turns as with -read")
+	ways := fs.Bool("ways", false, "also read with the floor the ways an API server offers besides the paginated LIST: the streaming list and a LIST from the watch cache")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -119,10 +127,19 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		floorConcurrent: {name: "floor", argv: func(kubeconfig string) []string {
 			return []string{floor, "-kubeconfig", kubeconfig, "-concurrent"}
 		}},
+		floorStream: {name: "floor", argv: func(kubeconfig string) []string {
+			return []string{floor, "-kubeconfig", kubeconfig, "-concurrent", "-way", "stream"}
+		}},
+		floorRV0: {name: "floor", argv: func(kubeconfig string) []string {
+			return []string{floor, "-kubeconfig", kubeconfig, "-concurrent", "-way", "rv0"}
+		}},
 	}
 	taking := []int{rebalancerTool, deschedulerTool, floorSequential, floorConcurrent}
 	if *readOnly {
 		taking = []int{rebalancerTool, floorSequential, floorConcurrent}
+	}
+	if *ways {
+		taking = append(taking, floorStream, floorRV0)
 	}
 	printRows := printTable
 	if *readOnly {
@@ -153,11 +170,15 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			built = nil
 		}
 		r := row{size: s}
+		takingNow := taking
+		if *deschedulerUpTo > 0 && s.pods > *deschedulerUpTo {
+			takingNow = slices.DeleteFunc(slices.Clone(taking), func(t int) bool { return t == deschedulerTool })
+		}
 		for i := range *rounds {
 			// Rotating which goes first spreads over the tools whatever
 			// the API server is still doing (compaction, kwok's
 			// heartbeats) and whatever the machine's neighbours do.
-			for _, t := range rotated(taking, i) {
+			for _, t := range rotated(takingNow, i) {
 				m, err := measure(ctx, tools[t].name, tools[t].argv(cp.Kubeconfig))
 				if err != nil {
 					return fmt.Errorf("%s, %s, round %d: %w", s, tools[t].name, i+1, err)
@@ -173,6 +194,13 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 	}
 	printRows(out, rows, *rounds)
+	if !*readOnly && *deschedulerUpTo > 0 {
+		// The sizes without the descheduler, against the floor's goal.
+		printReadTable(out, rows, *rounds)
+	}
+	if *ways {
+		printWaysTable(out, rows, *rounds)
+	}
 	failed = false
 	if *hold {
 		logf("the control plane keeps running until interrupted: --kubeconfig %s", cp.Kubeconfig)
@@ -187,10 +215,13 @@ const (
 	deschedulerTool
 	floorSequential // the floor, the kinds one after another
 	floorConcurrent // the floor, the kinds at once as run reads them
+	floorStream     // the floor, the kinds at once by streaming lists
+	floorRV0        // the floor, the kinds at once by one LIST each from the watch cache
 	toolCount
 )
 
-var toolNames = [toolCount]string{"rebalancer", "descheduler", "floor (one kind after another)", "floor (kinds at once)"}
+var toolNames = [toolCount]string{"rebalancer", "descheduler", "floor (one kind after another)", "floor (kinds at once)",
+	"floor (streaming lists)", "floor (LISTs at resourceVersion 0)"}
 
 // rotated is the order of round i: each tool goes first in turn.
 func rotated(tools []int, i int) []int {

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
@@ -51,7 +52,7 @@ func TestFloorListsWhatRunLists(t *testing.T) {
 			&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-2"}},
 		)
 		got := lists(client)
-		counts, err := read(context.Background(), client, concurrent)
+		counts, err := read(context.Background(), client, concurrent, wayPages)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,6 +61,48 @@ func TestFloorListsWhatRunLists(t *testing.T) {
 		}
 		if counts["nodes"] != 1 || counts["pods"] != 2 {
 			t.Errorf("concurrent=%t: read %v, want 1 node and 2 pods", concurrent, counts)
+		}
+	}
+}
+
+// The streaming way counts each kind's ADDED events up to the bookmark that
+// ends the initial events, and asks for them as the WatchList feature
+// wants: sendInitialEvents, NotOlderThan, bookmarks.
+func TestStreamReadsUntilTheInitialEventsEnd(t *testing.T) {
+	client := fake.NewClientset()
+	var (
+		mu   sync.Mutex
+		asks []metav1.ListOptions
+	)
+	client.PrependWatchReactor("*", func(a k8stesting.Action) (bool, watch.Interface, error) {
+		mu.Lock()
+		asks = append(asks, a.(k8stesting.WatchActionImpl).ListOptions)
+		mu.Unlock()
+		w := watch.NewFakeWithChanSize(4, false)
+		if a.GetResource().Resource == "pods" {
+			w.Add(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-1"}})
+			w.Add(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-2"}})
+			// A bookmark of progress, not the end.
+			w.Action(watch.Bookmark, &corev1.Pod{})
+		}
+		w.Action(watch.Bookmark, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{
+			Annotations: map[string]string{metav1.InitialEventsAnnotationKey: "true"},
+		}})
+		return true, w, nil
+	})
+	counts, err := read(context.Background(), client, true, wayStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if counts["pods"] != 2 || counts["nodes"] != 0 {
+		t.Errorf("read %v, want 2 pods and no node", counts)
+	}
+	if len(asks) != len(kinds(client)) {
+		t.Errorf("%d watches, want one a kind (%d)", len(asks), len(kinds(client)))
+	}
+	for _, o := range asks {
+		if o.SendInitialEvents == nil || !*o.SendInitialEvents || o.ResourceVersionMatch != metav1.ResourceVersionMatchNotOlderThan || !o.AllowWatchBookmarks {
+			t.Errorf("watch options %+v do not ask for a streaming list", o)
 		}
 	}
 }
