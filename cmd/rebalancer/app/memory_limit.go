@@ -3,9 +3,12 @@ package app
 import (
 	"math"
 	"os"
+	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
+	"sync"
 
 	"k8s.io/klog/v2"
 )
@@ -44,17 +47,87 @@ func limitMemory(dumpBytes int64) (lift func()) {
 		return func() {}
 	}
 	cgroup, inCgroup := cgroupMemoryLimit()
+	var watch *liveHeapWatch
 	if limit, ok := memoryLimit(cgroup, inCgroup, dumpBytes); ok {
 		debug.SetMemoryLimit(limit)
 		klog.V(2).InfoS("Soft memory limit", "bytes", limit)
+		if dumpBytes > 0 {
+			ceiling, _ := memoryLimit(cgroup, inCgroup, 0)
+			watch = watchLiveHeap(limit, ceiling)
+		}
 	}
 	return func() {
+		watch.stop()
 		limit, ok := memoryLimit(cgroup, inCgroup, 0)
 		if !ok {
 			limit = math.MaxInt64
 		}
 		debug.SetMemoryLimit(limit)
 	}
+}
+
+// The dump's part of the limit assumes that its snapshot holds less than
+// its text, as it does of kubectl's indented output. A compact dump holds
+// more than its size, and a limit below the live heap makes the collector
+// run all the time. So after each collection the limit is raised, when it
+// must be, to leave the live heap half of itself again, as GOGC=50 would.
+type liveHeapWatch struct {
+	mu      sync.Mutex
+	limit   int64
+	ceiling int64
+	stopped bool
+}
+
+// collectionSentinel is an object whose only use is to be collected; it
+// holds a pointer so that it is not batched with other small objects,
+// which could keep it alive.
+type collectionSentinel struct{ _ *byte }
+
+func watchLiveHeap(limit, ceiling int64) *liveHeapWatch {
+	w := &liveHeapWatch{limit: limit, ceiling: ceiling}
+	w.arm()
+	return w
+}
+
+func (w *liveHeapWatch) arm() {
+	runtime.AddCleanup(new(collectionSentinel), (*liveHeapWatch).collected, w)
+}
+
+func (w *liveHeapWatch) collected() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopped {
+		return
+	}
+	if raised := raisedLimit(w.limit, liveHeap(), w.ceiling); raised != w.limit {
+		w.limit = raised
+		debug.SetMemoryLimit(raised)
+	}
+	w.arm()
+}
+
+func (w *liveHeapWatch) stop() {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	w.stopped = true
+	w.mu.Unlock()
+}
+
+// raisedLimit is the limit that leaves a live heap of live bytes half of
+// itself again, never lower than limit nor higher than ceiling.
+func raisedLimit(limit, live, ceiling int64) int64 {
+	return max(limit, min(live+live/2, ceiling))
+}
+
+func liveHeap() int64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64())
 }
 
 // memoryLimit is the lower of what the container may use (its cgroup's

@@ -1,6 +1,12 @@
 package app
 
-import "testing"
+import (
+	"math"
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+)
 
 func TestMemoryLimit(t *testing.T) {
 	const mib = 1 << 20
@@ -33,5 +39,53 @@ func TestMemoryLimit(t *testing.T) {
 				t.Errorf("memoryLimit() = %d MiB, want %d MiB", got/mib, tt.want/mib)
 			}
 		})
+	}
+}
+
+func TestRaisedLimit(t *testing.T) {
+	const mib = 1 << 20
+	tests := []struct {
+		name                 string
+		limit, live, ceiling int64
+		want                 int64
+	}{
+		{name: "a kubectl dump's snapshot, well below its limit", limit: 912 * mib, live: 400 * mib, ceiling: math.MaxInt64, want: 912 * mib},
+		{name: "a compact dump's snapshot, past its limit", limit: 256 * mib, live: 400 * mib, ceiling: math.MaxInt64, want: 600 * mib},
+		{name: "in a container, never past its part", limit: 256 * mib, live: 400 * mib, ceiling: 460 * mib, want: 460 * mib},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := raisedLimit(tt.limit, tt.live, tt.ceiling); got != tt.want {
+				t.Errorf("raisedLimit() = %d MiB, want %d MiB", got/mib, tt.want/mib)
+			}
+		})
+	}
+}
+
+// A limit below the live heap is raised after a collection, and stays
+// where it is once the watch is stopped.
+func TestLiveHeapWatchRaisesTheLimit(t *testing.T) {
+	before := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(before)
+	const limit = 1 << 20
+	debug.SetMemoryLimit(limit)
+	w := watchLiveHeap(limit, math.MaxInt64)
+	live := make([]byte, 64<<20)
+	deadline := time.Now().Add(10 * time.Second)
+	for debug.SetMemoryLimit(-1) == limit && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	w.stop()
+	raised := debug.SetMemoryLimit(-1)
+	if raised < int64(len(live)) {
+		t.Fatalf("limit %d after collections with %d bytes live, want at least that", raised, len(live))
+	}
+	runtime.KeepAlive(live)
+	debug.SetMemoryLimit(limit)
+	runtime.GC()
+	runtime.GC()
+	if got := debug.SetMemoryLimit(-1); got != limit {
+		t.Errorf("limit %d after the watch stopped, want %d", got, limit)
 	}
 }
