@@ -40,8 +40,8 @@ type decodedObject struct {
 // decodeObject decodes raw and checks what the API server would have
 // refused; checkKeys also looks for a key set twice (JSON's decoder keeps
 // the last one silently).
-func decodeObject(raw json.RawMessage, checkKeys bool) decodedObject {
-	obj, gvk, err := decodeTyped(raw)
+func decodeObject(raw json.RawMessage, checkKeys, checked bool) decodedObject {
+	obj, gvk, err := decodeTyped(raw, checked)
 	if err != nil {
 		return decodedObject{err: err}
 	}
@@ -76,10 +76,6 @@ type listItem struct {
 
 // decode is the part of adding an item that depends on nothing else.
 func (it *listItem) decode(checkKeys bool) {
-	if it.unchecked && !json.Valid(it.data) {
-		it.invalid = true
-		return
-	}
 	it.raw = it.data
 	if it.yaml {
 		raw, err := yamlToJSON(it.data, strings.TrimSuffix(it.kind, "List"))
@@ -93,7 +89,8 @@ func (it *listItem) decode(checkKeys bool) {
 	if itemKind, isList := strings.CutSuffix(it.kind, "List"); isList && itemKind != "" {
 		it.raw = withDefaultType(it.raw, it.apiVersion, itemKind)
 	}
-	it.decoded = decodeObject(it.raw, checkKeys)
+	it.decoded = decodeObject(it.raw, checkKeys, !it.unchecked)
+	it.invalid = it.decoded.err == errNotJSON
 }
 
 type itemBatch struct {

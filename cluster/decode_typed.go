@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -9,30 +11,42 @@ import (
 	sigsjson "sigs.k8s.io/json"
 )
 
-// decodeTyped decodes raw, valid JSON, as dumpDecoder does. The API
-// machinery's decoder first unmarshals the whole object with encoding/json
-// for its apiVersion and kind, a quarter of what decoding an object costs;
-// when jsonType finds them plainly written, the object is created and
+// decodeTyped decodes raw, as dumpDecoder does. The API machinery's
+// decoder first unmarshals the whole object with encoding/json for its
+// apiVersion and kind, a quarter of what decoding an object costs; when
+// jsonType finds them plainly written, the object is created and
 // unmarshalled as that decoder then does, and the rest is left to it.
-func decodeTyped(raw []byte) (runtime.Object, *schema.GroupVersionKind, error) {
+//
+// raw is valid JSON, or, unless checked, may not be: then it is one of a
+// List's items told apart by their brackets, and errNotJSON says that it
+// is not JSON (dumpDecoder would read YAML too). Unmarshalling checks the
+// JSON it is given whole before it decodes any of it, so only raw that
+// does not take that way, or fails on it, is checked here.
+func decodeTyped(raw []byte, checked bool) (runtime.Object, *schema.GroupVersionKind, error) {
 	apiVersion, kind, ok := jsonType(raw)
-	if !ok || apiVersion == "" || kind == "" {
-		return dumpDecoder.Decode(raw, nil, nil)
-	}
 	gv, err := schema.ParseGroupVersion(apiVersion)
-	if err != nil || gv.Version == "" {
+	if !ok || apiVersion == "" || kind == "" || err != nil || gv.Version == "" {
+		if !checked && !json.Valid(raw) {
+			return nil, nil, errNotJSON
+		}
 		return dumpDecoder.Decode(raw, nil, nil)
 	}
 	gvk := gv.WithKind(kind)
 	obj, err := dumpScheme.New(gvk)
-	if err != nil {
-		return nil, &gvk, err
+	if err == nil {
+		err = sigsjson.UnmarshalCaseSensitivePreserveInts(raw, obj)
 	}
-	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(raw, obj); err != nil {
+	if err != nil {
+		if !checked && !json.Valid(raw) {
+			return nil, nil, errNotJSON
+		}
 		return nil, &gvk, err
 	}
 	return obj, &gvk, nil
 }
+
+// errNotJSON: an item to decode is not valid JSON.
+var errNotJSON = errors.New("not valid JSON")
 
 // jsonType returns the apiVersion and kind of raw, valid JSON, when each
 // is a top-level key written once, spelt so and with no other key that

@@ -29,14 +29,19 @@ func FuzzDecodeTyped(f *testing.F) {
 		`[]`,
 		`null`,
 		`{"apiVersion":"v1","kind":"Pod","spec":{"priority":"high"}}`,
+		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p",}}`,
+		`{apiVersion: v1, kind: Pod}`,
 	} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if !json.Valid(data) {
+			if obj, gvk, err := decodeTyped(data, false); err != errNotJSON {
+				t.Fatalf("decodeTyped(%q) = %v, %v, %v; want %v", data, obj, gvk, err, errNotJSON)
+			}
 			return
 		}
-		obj, gvk, err := decodeTyped(data)
+		obj, gvk, err := decodeTyped(data, false)
 		wantObj, wantGVK, wantErr := dumpDecoder.Decode(data, nil, nil)
 		if fmt.Sprint(err) != fmt.Sprint(wantErr) || !reflect.DeepEqual(gvk, wantGVK) || !reflect.DeepEqual(obj, wantObj) {
 			t.Fatalf("decodeTyped(%q) = %v, %v, %v; the API machinery gives %v, %v, %v", data, obj, gvk, err, wantObj, wantGVK, wantErr)

@@ -682,7 +682,7 @@ func withDefaultType(item json.RawMessage, apiVersion, kind string) json.RawMess
 // reads that does not decode is an error; with explain, one that names
 // every field that does not decode (an *invalidObject).
 func (o *Objects) addObject(raw json.RawMessage, ignored map[string]int, explain bool) error {
-	return o.addDecoded(raw, decodeObject(raw, o.shared != nil && o.shared.json), ignored, explain)
+	return o.addDecoded(raw, decodeObject(raw, o.shared != nil && o.shared.json, true), ignored, explain)
 }
 
 // addDecoded adds the object that decodeObject made of raw, as addObject.

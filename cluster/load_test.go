@@ -123,6 +123,13 @@ func TestDecodeErrorsNameTheDocument(t *testing.T) {
 			input: "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n1}\n--- x\n",
 			want:  "document 1: invalid Yaml document separator: x",
 		},
+		{
+			// The items are told apart by their brackets; the second is
+			// YAML's flow style, which a JSON document may not hold.
+			name:  "a JSON List with an item that is not JSON",
+			input: `{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"}},{apiVersion: v1, kind: Node, metadata: {name: n2}}]}`,
+			want:  "document 1: invalid character 'a' looking for beginning of object key string",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
