@@ -70,7 +70,9 @@ func limitMemory(dumpBytes int64) (lift func()) {
 // its text, as it does of kubectl's indented output. A compact dump holds
 // more than its size, and a limit below the live heap makes the collector
 // run all the time. So after each collection the limit is raised, when it
-// must be, to leave the live heap half of itself again, as GOGC=50 would.
+// must be, to leave the live heap as much again, as the collector's default
+// (GOGC=100) would; half of that cost a compact dump's read more in CPU
+// than it saved in peak (docs/performance.md).
 type liveHeapWatch struct {
 	mu      sync.Mutex
 	limit   int64
@@ -115,10 +117,10 @@ func (w *liveHeapWatch) stop() {
 	w.mu.Unlock()
 }
 
-// raisedLimit is the limit that leaves a live heap of live bytes half of
-// itself again, never lower than limit nor higher than ceiling.
+// raisedLimit is the limit that leaves a live heap of live bytes as much
+// again, never lower than limit nor higher than ceiling.
 func raisedLimit(limit, live, ceiling int64) int64 {
-	return max(limit, min(live+live/2, ceiling))
+	return max(limit, min(2*live, ceiling))
 }
 
 func liveHeap() int64 {

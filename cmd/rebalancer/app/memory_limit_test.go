@@ -50,7 +50,7 @@ func TestRaisedLimit(t *testing.T) {
 		want                 int64
 	}{
 		{name: "a kubectl dump's snapshot, well below its limit", limit: 912 * mib, live: 400 * mib, ceiling: math.MaxInt64, want: 912 * mib},
-		{name: "a compact dump's snapshot, past its limit", limit: 256 * mib, live: 400 * mib, ceiling: math.MaxInt64, want: 600 * mib},
+		{name: "a compact dump's snapshot, past its limit", limit: 256 * mib, live: 400 * mib, ceiling: math.MaxInt64, want: 800 * mib},
 		{name: "in a container, never past its part", limit: 256 * mib, live: 400 * mib, ceiling: 460 * mib, want: 460 * mib},
 	}
 	for _, tt := range tests {
