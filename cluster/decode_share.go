@@ -3,6 +3,7 @@ package cluster
 import (
 	"encoding/binary"
 	"encoding/json"
+	"maps"
 	"reflect"
 	"slices"
 	"time"
@@ -35,7 +36,21 @@ type sharer struct {
 	// is part of the key).
 	ptrs map[any]any
 	key  []byte
+	// A dump lists the pods of a workload one after another (kubectl
+	// sorts them by name), so the value shared last is most often the one
+	// to share next: compared first, it spares writing the key. last holds
+	// it by type, lastMaps by the use of the map.
+	last     map[reflect.Type]any
+	lastMaps [mapUses]map[string]string
 }
+
+// The uses of a string map, each with the map it shared last.
+const (
+	labelsMap = iota
+	annotationsMap
+	nodeSelectorMap
+	mapUses
+)
 
 func newSharer() *sharer {
 	return &sharer{
@@ -43,6 +58,7 @@ func newSharer() *sharer {
 		labels: make(map[string]map[string]string),
 		values: make(map[reflect.Type]map[string]any),
 		ptrs:   make(map[any]any),
+		last:   make(map[reflect.Type]any),
 	}
 }
 
@@ -60,10 +76,19 @@ func (s *sharer) str(p *string) {
 
 // stringMap returns the first map equal to m; its keys and values are
 // shared words too.
-func (s *sharer) stringMap(m map[string]string) map[string]string {
+func (s *sharer) stringMap(m map[string]string, use int) map[string]string {
 	if len(m) == 0 {
 		return m
 	}
+	if last := s.lastMaps[use]; maps.Equal(last, m) {
+		return last
+	}
+	shared := s.stringMapByKey(m)
+	s.lastMaps[use] = shared
+	return shared
+}
+
+func (s *sharer) stringMapByKey(m map[string]string) map[string]string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -92,11 +117,17 @@ func (s *sharer) stringMap(m map[string]string) map[string]string {
 
 // share returns the first value deeply equal to v, found by its JSON form.
 func share[T any](s *sharer, v T) T {
+	t := reflect.TypeFor[T]()
+	if last, ok := s.last[t].(T); ok && reflect.DeepEqual(last, v) {
+		return last
+	}
 	data, err := json.Marshal(v)
 	if err != nil {
 		return v
 	}
-	return shareByKey(s, data, v)
+	shared := shareByKey(s, data, v)
+	s.last[t] = shared
+	return shared
 }
 
 // shareByKey returns the first value deeply equal to v among those stored
@@ -216,7 +247,7 @@ func (s *sharer) pod(p *corev1.Pod) {
 	if spec.SecurityContext != nil {
 		spec.SecurityContext = share(s, spec.SecurityContext)
 	}
-	spec.NodeSelector = s.stringMap(spec.NodeSelector)
+	spec.NodeSelector = s.stringMap(spec.NodeSelector, nodeSelectorMap)
 	spec.PreemptionPolicy = sharePtr(s, spec.PreemptionPolicy)
 	spec.Priority = sharePtr(s, spec.Priority)
 	spec.EnableServiceLinks = sharePtr(s, spec.EnableServiceLinks)
@@ -288,8 +319,8 @@ func sharePtr[T comparable](s *sharer, p *T) *T {
 func (s *sharer) meta(m *metav1.ObjectMeta) {
 	s.str(&m.Namespace)
 	s.str(&m.GenerateName)
-	m.Labels = s.stringMap(m.Labels)
-	m.Annotations = s.stringMap(m.Annotations)
+	m.Labels = s.stringMap(m.Labels, labelsMap)
+	m.Annotations = s.stringMap(m.Annotations, annotationsMap)
 	if len(m.OwnerReferences) > 0 {
 		m.OwnerReferences = share(s, m.OwnerReferences)
 	}

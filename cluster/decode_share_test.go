@@ -118,3 +118,29 @@ func TestDecodeSharesWhatReplicasHaveInCommon(t *testing.T) {
 		})
 	}
 }
+
+// Pods of one workload usually come one after another, and each is first
+// compared with the values shared last; a replica listed after another
+// workload's pod still finds the first copy.
+func TestDecodeSharesAcrossOtherWorkloadsPods(t *testing.T) {
+	other := strings.NewReplacer("app: web", "app: api", "web-7d4b9", "api-5c8f2", "7d4b9", "5c8f2", "web:1", "api:1").Replace(replicaPod("api-1", "500m"))
+	pods := decodePods(t, replicaPod("web-1", "500m"), other, replicaPod("web-2", "500m"))
+	first, between, last := pods[0], pods[1], pods[2]
+	for _, v := range []struct {
+		name           string
+		first, between any
+		last           any
+	}{
+		{"labels", first.labels, between.labels, last.labels},
+		{"owners", first.owners, between.owners, last.owners},
+		{"containers", first.containers, between.containers, last.containers},
+		{"affinity", first.affinity, between.affinity, last.affinity},
+	} {
+		if v.first != v.last {
+			t.Errorf("%s: the second replica does not share the first one's", v.name)
+		}
+		if v.between == v.last {
+			t.Errorf("%s: the second replica shares the other workload's pod's", v.name)
+		}
+	}
+}
