@@ -193,21 +193,41 @@ func fromCache(ctx context.Context, k kind) (int, error) {
 	return meta.LenList(obj), nil
 }
 
+// streamAttempts bounds how often a kind's streaming list is started again
+// when the API server closes its watch before the initial events end, as
+// it may under load; each attempt reads the kind from the start, and its
+// time is part of the read.
+const streamAttempts = 3
+
 // stream reads one kind by a streaming list: a watch from the current
 // revision that first sends every object as an ADDED event, then a
 // bookmark annotated k8s.io/initial-events-end; each object is dropped
 // once counted.
 func stream(ctx context.Context, k kind) (int, error) {
+	for attempt := 1; ; attempt++ {
+		n, complete, err := streamOnce(ctx, k)
+		if err != nil || complete {
+			return n, err
+		}
+		if attempt == streamAttempts {
+			return n, fmt.Errorf("streaming %s: the watch ended before the initial events did, %d times", k.resource, attempt)
+		}
+		fmt.Fprintf(os.Stderr, "floor: streaming %s: the watch ended before the initial events did (attempt %d of %d); streaming it again\n", k.resource, attempt, streamAttempts)
+	}
+}
+
+// streamOnce reads one kind by one streaming list; complete is false when
+// the watch ended before the bookmark that ends the initial events.
+func streamOnce(ctx context.Context, k kind) (n int, complete bool, err error) {
 	w, err := k.watch(ctx, metav1.ListOptions{
 		SendInitialEvents:    ptr.To(true),
 		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
 		AllowWatchBookmarks:  true,
 	})
 	if err != nil {
-		return 0, fmt.Errorf("streaming %s: %w", k.resource, err)
+		return 0, false, fmt.Errorf("streaming %s: %w", k.resource, err)
 	}
 	defer w.Stop()
-	n := 0
 	for ev := range w.ResultChan() {
 		switch ev.Type {
 		case watch.Added:
@@ -215,14 +235,14 @@ func stream(ctx context.Context, k kind) (int, error) {
 		case watch.Bookmark:
 			m, err := meta.Accessor(ev.Object)
 			if err != nil {
-				return n, err
+				return n, false, err
 			}
 			if m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true" {
-				return n, nil
+				return n, true, nil
 			}
 		case watch.Error:
-			return n, fmt.Errorf("streaming %s: %w", k.resource, apierrors.FromObject(ev.Object))
+			return n, false, fmt.Errorf("streaming %s: %w", k.resource, apierrors.FromObject(ev.Object))
 		}
 	}
-	return n, fmt.Errorf("streaming %s: the watch ended before the initial events did", k.resource)
+	return n, false, ctx.Err()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -104,5 +105,65 @@ func TestStreamReadsUntilTheInitialEventsEnd(t *testing.T) {
 		if o.SendInitialEvents == nil || !*o.SendInitialEvents || o.ResourceVersionMatch != metav1.ResourceVersionMatchNotOlderThan || !o.AllowWatchBookmarks {
 			t.Errorf("watch options %+v do not ask for a streaming list", o)
 		}
+	}
+}
+
+// An API server under load may close a streaming list's watch before the
+// initial events end; the kind is then streamed again from the start, and
+// counted once, up to streamAttempts times.
+func TestStreamStartsAgainWhenTheWatchEndsEarly(t *testing.T) {
+	tests := []struct {
+		name        string
+		closedEarly int // pods' watches closed before the end bookmark
+		wantPods    int
+		wantErr     string
+	}{
+		{name: "the whole stream at once", closedEarly: 0, wantPods: 2},
+		{name: "closed once, then whole", closedEarly: 1, wantPods: 2},
+		{name: "closed every time", closedEarly: streamAttempts, wantErr: "streaming pods: the watch ended before the initial events did, 3 times"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			client := fake.NewClientset()
+			var (
+				mu        sync.Mutex
+				podStarts int
+			)
+			client.PrependWatchReactor("*", func(a k8stesting.Action) (bool, watch.Interface, error) {
+				w := watch.NewFakeWithChanSize(4, false)
+				if a.GetResource().Resource == "pods" {
+					mu.Lock()
+					podStarts++
+					early := podStarts <= tt.closedEarly
+					mu.Unlock()
+					w.Add(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-1"}})
+					if early {
+						w.Stop()
+						return true, w, nil
+					}
+					w.Add(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-2"}})
+				}
+				w.Action(watch.Bookmark, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{
+					Annotations: map[string]string{metav1.InitialEventsAnnotationKey: "true"},
+				}})
+				return true, w, nil
+			})
+			counts, err := read(context.Background(), client, false, wayStream)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if counts["pods"] != tt.wantPods {
+				t.Errorf("read %d pods, want %d", counts["pods"], tt.wantPods)
+			}
+			if want := tt.closedEarly + 1; podStarts != want {
+				t.Errorf("pods streamed %d times, want %d", podStarts, want)
+			}
+		})
 	}
 }
