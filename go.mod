@@ -3,6 +3,7 @@ module github.com/kube-rebalancer/rebalancer
 go 1.26.0
 
 require (
+	github.com/go-json-experiment/json v1.27.2
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/common v0.72.0
 	github.com/robfig/cron/v3 v3.0.1

@@ -41,12 +41,12 @@ type decodedObject struct {
 // refused; checkKeys also looks for a key set twice (JSON's decoder keeps
 // the last one silently).
 func decodeObject(raw json.RawMessage, checkKeys, checked bool) decodedObject {
-	obj, gvk, err := decodeTyped(raw, checked)
+	obj, gvk, unique, err := decodeTyped(raw, checked)
 	if err != nil {
 		return decodedObject{err: err}
 	}
 	errs := checkDecoded(raw, obj)
-	if checkKeys {
+	if checkKeys && !unique {
 		if path := duplicateJSONKey(raw); path != nil {
 			errs = append(errs, duplicate(path))
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 
+	jsonv2 "github.com/go-json-experiment/json"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	sigsjson "sigs.k8s.io/json"
@@ -15,34 +16,51 @@ import (
 // decoder first unmarshals the whole object with encoding/json for its
 // apiVersion and kind, a quarter of what decoding an object costs; when
 // jsonType finds them plainly written, the object is created and
-// unmarshalled as that decoder then does, and the rest is left to it.
+// unmarshalled, and the rest is left to that decoder.
+//
+// The object is unmarshalled with encoding/json/v2, which matches names
+// with case, as the API machinery does, and is stricter than the
+// encoding/json it uses: it refuses a name set twice in an object and
+// invalid UTF-8, which the API machinery reads as the last value and as
+// U+FFFD. What it refuses is unmarshalled again as the API machinery
+// does, for the same object or the same error. unique reports that
+// encoding/json/v2 took raw: then no object in it sets a name twice.
 //
 // raw is valid JSON, or, unless checked, may not be: then it is one of a
 // List's items told apart by their brackets, and errNotJSON says that it
-// is not JSON (dumpDecoder would read YAML too). Unmarshalling checks the
-// JSON it is given whole before it decodes any of it, so only raw that
-// does not take that way, or fails on it, is checked here.
-func decodeTyped(raw []byte, checked bool) (runtime.Object, *schema.GroupVersionKind, error) {
+// is not JSON (dumpDecoder would read YAML too). Both unmarshallers refuse
+// what is not JSON, so only raw that does not take their way, or fails on
+// it, is checked here.
+func decodeTyped(raw []byte, checked bool) (obj runtime.Object, gvk *schema.GroupVersionKind, unique bool, err error) {
 	apiVersion, kind, ok := jsonType(raw)
 	gv, err := schema.ParseGroupVersion(apiVersion)
 	if !ok || apiVersion == "" || kind == "" || err != nil || gv.Version == "" {
 		if !checked && !json.Valid(raw) {
-			return nil, nil, errNotJSON
+			return nil, nil, false, errNotJSON
 		}
-		return dumpDecoder.Decode(raw, nil, nil)
+		obj, gvk, err = dumpDecoder.Decode(raw, nil, nil)
+		return obj, gvk, false, err
 	}
-	gvk := gv.WithKind(kind)
-	obj, err := dumpScheme.New(gvk)
+	typed := gv.WithKind(kind)
+	gvk = &typed
+	obj, err = dumpScheme.New(typed)
 	if err == nil {
-		err = sigsjson.UnmarshalCaseSensitivePreserveInts(raw, obj)
+		if jsonv2.Unmarshal(raw, obj) == nil {
+			return obj, gvk, true, nil
+		}
+		// Decoded anew: what encoding/json/v2 refused may have been
+		// partly decoded into obj.
+		if obj, err = dumpScheme.New(typed); err == nil {
+			err = sigsjson.UnmarshalCaseSensitivePreserveInts(raw, obj)
+		}
 	}
 	if err != nil {
 		if !checked && !json.Valid(raw) {
-			return nil, nil, errNotJSON
+			return nil, nil, false, errNotJSON
 		}
-		return nil, &gvk, err
+		return nil, gvk, false, err
 	}
-	return obj, &gvk, nil
+	return obj, gvk, false, nil
 }
 
 // errNotJSON: an item to decode is not valid JSON.
