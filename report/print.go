@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -44,7 +45,10 @@ func Print(w io.Writer, r *Report, format string, verbose bool) error {
 }
 
 func printTable(out io.Writer, r *Report, verbose bool) error {
-	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	// tabwriter writes each cell by itself: thousands of moves would be
+	// tens of thousands of writes to an unbuffered stdout.
+	buf := bufio.NewWriter(out)
+	w := tabwriter.NewWriter(buf, 0, 4, 2, ' ', 0)
 	executed := len(r.Moves) > 0 && r.Moves[0].Result != ""
 
 	if win := r.DisruptionWindows; win != nil {
@@ -182,7 +186,10 @@ func printTable(out io.Writer, r *Report, verbose bool) error {
 			fmt.Fprintln(w)
 		}
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return buf.Flush()
 }
 
 func surges(moves []Move) int {
