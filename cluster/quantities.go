@@ -56,6 +56,9 @@ func quantityProblems(objs *Objects, bad *objectErrors) {
 	}
 	for i := range objs.Pods {
 		p := &objs.Pods[i]
+		if !impossiblePodQuantity(p) {
+			continue // named and pathed only when there is a problem to report
+		}
 		pod := "Pod " + p.Namespace + "/" + p.Name
 		for _, kind := range []string{"initContainers", "containers"} {
 			cs := p.Spec.Containers
@@ -70,4 +73,25 @@ func quantityProblems(objs *Objects, bad *objectErrors) {
 		}
 		check(pod, field.NewPath("spec", "overhead"), p.Spec.Overhead)
 	}
+}
+
+// impossiblePodQuantity reports whether a request, limit or overhead of p
+// is one quantityProblems reports.
+func impossiblePodQuantity(p *corev1.Pod) bool {
+	impossible := func(list corev1.ResourceList) bool {
+		for _, q := range list {
+			if q.Sign() < 0 || q.Cmp(*maxMilli) > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	for _, cs := range [][]corev1.Container{p.Spec.InitContainers, p.Spec.Containers} {
+		for j := range cs {
+			if impossible(cs[j].Resources.Requests) || impossible(cs[j].Resources.Limits) {
+				return true
+			}
+		}
+	}
+	return impossible(p.Spec.Overhead)
 }
