@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -37,6 +38,11 @@ type DumpOptions struct {
 	// ManagedFields adds a managedFields entry per writer, as
 	// `kubectl get --show-managed-fields` prints them.
 	ManagedFields bool
+	// LastApplied adds the annotation `kubectl apply` leaves on what it
+	// applies, the object as applied in JSON, to the kinds a user applies
+	// rather than a controller creates: namespaces, priority classes,
+	// StatefulSets, Jobs, PodDisruptionBudgets and storage classes.
+	LastApplied bool
 }
 
 // WriteList writes objs as one v1 List, item by item, so that a dump of
@@ -48,8 +54,9 @@ func WriteList(w io.Writer, objs cluster.Objects, opts DumpOptions) error {
 		lw.format = YAML
 	}
 	lw.begin()
-	writeItems(&lw, objs.Namespaces)
-	writeItems(&lw, objs.PriorityClasses)
+	applied := opts.LastApplied
+	writeItems(&lw, objs.Namespaces, applied)
+	writeItems(&lw, objs.PriorityClasses, applied)
 	for i := range objs.Nodes {
 		n := objs.Nodes[i]
 		if opts.Served {
@@ -60,16 +67,16 @@ func WriteList(w io.Writer, objs cluster.Objects, opts DumpOptions) error {
 		}
 		lw.item(&n)
 	}
-	writeItems(&lw, objs.ReplicaSets)
-	writeItems(&lw, objs.StatefulSets)
-	writeItems(&lw, objs.Jobs)
-	writeItems(&lw, objs.PDBs)
+	writeItems(&lw, objs.ReplicaSets, false)
+	writeItems(&lw, objs.StatefulSets, applied)
+	writeItems(&lw, objs.Jobs, applied)
+	writeItems(&lw, objs.PDBs, applied)
 	// Without its volumes' objects, a dump would leave every pod with a
 	// claim where it is: the plan would not be the generated cluster's.
-	writeItems(&lw, objs.StorageClasses)
-	writeItems(&lw, objs.CSINodes)
-	writeItems(&lw, objs.PersistentVolumes)
-	writeItems(&lw, objs.PersistentVolumeClaims)
+	writeItems(&lw, objs.StorageClasses, applied)
+	writeItems(&lw, objs.CSINodes, false)
+	writeItems(&lw, objs.PersistentVolumes, false)
+	writeItems(&lw, objs.PersistentVolumeClaims, false)
 	for i := range objs.Pods {
 		p := objs.Pods[i]
 		if opts.Served {
@@ -88,10 +95,30 @@ func WriteList(w io.Writer, objs cluster.Objects, opts DumpOptions) error {
 	return bw.Flush()
 }
 
-// writeItems writes each object of one kind as an item of the List.
-func writeItems[T any](lw *listWriter, objs []T) {
+// writeItems writes each object of one kind as an item of the List; with
+// lastApplied, as `kubectl apply` left it.
+func writeItems[T any, P interface {
+	*T
+	metav1.Object
+}](lw *listWriter, objs []T, lastApplied bool) {
 	for i := range objs {
-		lw.item(&objs[i])
+		if !lastApplied {
+			lw.item(&objs[i])
+			continue
+		}
+		obj := objs[i]
+		applied, err := json.Marshal(&obj)
+		if err != nil {
+			lw.err = err
+			return
+		}
+		annotations := maps.Clone(P(&obj).GetAnnotations())
+		if annotations == nil {
+			annotations = map[string]string{}
+		}
+		annotations[corev1.LastAppliedConfigAnnotation] = string(applied) + "\n"
+		P(&obj).SetAnnotations(annotations)
+		lw.item(&obj)
 	}
 }
 

@@ -18,7 +18,8 @@ func TestWriteListReadsBack(t *testing.T) {
 	for _, opts := range []DumpOptions{
 		{Format: YAML},
 		{Format: YAML, Served: true, ManagedFields: true},
-		{Format: JSON, Served: true},
+		{Format: YAML, Served: true, LastApplied: true},
+		{Format: JSON, Served: true, LastApplied: true},
 	} {
 		t.Run(string(opts.Format), func(t *testing.T) {
 			var buf bytes.Buffer
@@ -27,6 +28,18 @@ func TestWriteListReadsBack(t *testing.T) {
 			}
 			if opts.Format == YAML && !strings.HasPrefix(buf.String(), "apiVersion: v1\nitems:\n- ") {
 				t.Errorf("the dump does not start as kubectl prints a List: %.40q", buf.String())
+			}
+			// kubectl prints the annotation, which ends in a line break, as
+			// a literal block.
+			applied := strings.Count(buf.String(), "kubectl.kubernetes.io/last-applied-configuration")
+			if want := len(objs.Namespaces) + len(objs.PriorityClasses) + len(objs.StatefulSets) + len(objs.Jobs) +
+				len(objs.PDBs) + len(objs.StorageClasses); opts.LastApplied && applied != want {
+				t.Errorf("%d objects carry the last-applied-configuration annotation, want %d", applied, want)
+			} else if !opts.LastApplied && applied > 0 {
+				t.Errorf("%d objects carry the last-applied-configuration annotation, want none", applied)
+			}
+			if opts.LastApplied && opts.Format == YAML && !strings.Contains(buf.String(), "kubectl.kubernetes.io/last-applied-configuration: |\n") {
+				t.Error("the last-applied-configuration annotation is not a literal block")
 			}
 			got, ignored, err := cluster.Decode(&buf)
 			if err != nil {

@@ -32,6 +32,7 @@ func run(args []string, out io.Writer) error {
 		format        string
 		bare          bool
 		managedFields bool
+		lastApplied   bool
 	)
 	fs.Uint64Var(&spec.Seed, "seed", 1, "the same seed and sizes give the same dump")
 	fs.IntVar(&spec.Nodes, "nodes", 1000, "nodes")
@@ -41,6 +42,7 @@ func run(args []string, out io.Writer) error {
 	fs.StringVar(&format, "o", "yaml", "yaml or json, as kubectl get -o prints")
 	fs.BoolVar(&bare, "bare", false, "write the generated objects only, without what an API server and the kubelet add (defaults, service account volumes, container statuses, node conditions)")
 	fs.BoolVar(&managedFields, "managed-fields", false, "add managedFields, as kubectl get --show-managed-fields prints them")
+	fs.BoolVar(&lastApplied, "last-applied", false, "add the kubectl.kubernetes.io/last-applied-configuration annotation that kubectl apply leaves, to the kinds a user applies (namespaces, priority classes, StatefulSets, Jobs, PodDisruptionBudgets, storage classes)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -57,5 +59,5 @@ func run(args []string, out io.Writer) error {
 		return fmt.Errorf("-o %q: yaml or json", format)
 	}
 	return synthetic.WriteList(out, synthetic.Generate(spec), synthetic.DumpOptions{
-		Format: synthetic.Format(format), Served: !bare, ManagedFields: managedFields})
+		Format: synthetic.Format(format), Served: !bare, ManagedFields: managedFields, LastApplied: lastApplied})
 }
