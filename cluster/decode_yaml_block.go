@@ -10,10 +10,13 @@ import (
 // full YAML parser and builds a tree of the item first, and that is most of
 // the time a YAML dump takes to read. kubectl prints a small part of YAML:
 // block mappings and sequences, one key or item a line, scalars on one line,
-// "{}" and "[]" for what is empty. blockToJSON converts that part directly
-// and gives up (ok false) on anything else, or anything it is not sure of,
-// for the caller to convert the item with sigs.k8s.io/yaml: anchors,
-// aliases, tags, flow collections, multi-line and block scalars, escapes,
+// "{}" and "[]" for what is empty, and a string that ends a line as a
+// literal block ("|", or "|-" without the last line break: an annotation
+// holding the last-applied-configuration). blockToJSON converts that part
+// directly and gives up (ok false) on anything else, or anything it is not
+// sure of, for the caller to convert the item with sigs.k8s.io/yaml:
+// anchors, aliases, tags, flow collections, multi-line scalars, block
+// scalars of other kinds or in sequences, escapes,
 // comments, tabs, bytes outside printable ASCII, keys set twice, and every
 // plain scalar YAML 1.1 may read as something other than a string but an
 // integer, true, false or null. What it accepts it converts to the bytes
@@ -120,6 +123,11 @@ func (b *blockConverter) mapping(indent int) bool {
 			if !b.block(indent) {
 				return false
 			}
+		} else if lit := string(rest); lit == "|" || lit == "|-" {
+			if !b.literal(indent, lit == "|-") {
+				return false
+			}
+			b.next()
 		} else {
 			if !b.scalar(rest) {
 				return false
@@ -136,6 +144,71 @@ func (b *blockConverter) mapping(indent int) bool {
 	}
 	b.keys = b.keys[:first]
 	b.out = append(b.out, '}')
+	return true
+}
+
+// literal converts the literal block scalar of a key at column indent, from
+// the line after the key's: its lines, further in than the key, less the
+// indentation of the first, and the line breaks between them, blank lines'
+// included; then a line break, unless strip. It leaves b before the line
+// that ends the block. Blank lines
+// before the first, or with spaces past the indentation, and a last line
+// without a line break, are left to sigs.k8s.io/yaml.
+func (b *blockConverter) literal(indent int, strip bool) bool {
+	b.out = append(b.out, '"')
+	text := -1 // the block's indentation, once its first line is read
+	breaks := 0
+	for b.pos < len(b.src) {
+		line := b.src[b.pos:]
+		n := bytes.IndexByte(line, '\n')
+		if n < 0 {
+			return false
+		}
+		line = line[:n]
+		sp := 0
+		for sp < len(line) && line[sp] == ' ' {
+			sp++
+		}
+		switch {
+		case sp == len(line):
+			if text < 0 || sp > text {
+				return false
+			}
+			breaks++
+			b.pos += n + 1
+			continue
+		case text < 0:
+			if sp <= indent {
+				return false // an empty block
+			}
+			text = sp
+		case sp < text:
+			if sp > indent {
+				return false
+			}
+			return b.endLiteral(strip)
+		default:
+			for range breaks {
+				b.out = append(b.out, `\n`...)
+			}
+		}
+		b.out = appendJSONStringContent(b.out, line[text:])
+		breaks = 1
+		b.pos += n + 1
+	}
+	if text < 0 {
+		return false
+	}
+	return b.endLiteral(strip)
+}
+
+// endLiteral ends a literal block's string: with one line break, whatever
+// blank lines followed its last line, or, when strip, none.
+func (b *blockConverter) endLiteral(strip bool) bool {
+	if !strip {
+		b.out = append(b.out, `\n`...)
+	}
+	b.out = append(b.out, '"')
 	return true
 }
 
@@ -392,6 +465,12 @@ func allDigits(b []byte) bool {
 // string: quotes, backslashes and the HTML characters escaped.
 func appendJSONString(out, s []byte) []byte {
 	out = append(out, '"')
+	out = appendJSONStringContent(out, s)
+	return append(out, '"')
+}
+
+// appendJSONStringContent is appendJSONString without the quotes.
+func appendJSONStringContent(out, s []byte) []byte {
 	for {
 		i := bytes.IndexAny(s, "\"\\<>&")
 		if i < 0 {
@@ -407,6 +486,5 @@ func appendJSONString(out, s []byte) []byte {
 		}
 		s = s[i+1:]
 	}
-	out = append(out, s...)
-	return append(out, '"')
+	return append(out, s...)
 }
