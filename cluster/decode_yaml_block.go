@@ -10,13 +10,13 @@ import (
 // full YAML parser and builds a tree of the item first, and that is most of
 // the time a YAML dump takes to read. kubectl prints a small part of YAML:
 // block mappings and sequences, one key or item a line, scalars on one line,
-// "{}" and "[]" for what is empty, and a string that ends a line as a
-// literal block ("|", or "|-" without the last line break: an annotation
-// holding the last-applied-configuration). blockToJSON converts that part
-// directly and gives up (ok false) on anything else, or anything it is not
-// sure of, for the caller to convert the item with sigs.k8s.io/yaml:
-// anchors, aliases, tags, flow collections, multi-line scalars, block
-// scalars of other kinds or in sequences, escapes,
+// "{}" and "[]" for what is empty, and a string that holds line breaks as
+// a literal block ("|", or "|-" without the last line break: a container's
+// script, an annotation holding the last-applied-configuration).
+// blockToJSON converts that part directly and gives up (ok false) on
+// anything else, or anything it is not sure of, for the caller to convert
+// the item with sigs.k8s.io/yaml: anchors, aliases, tags, flow collections,
+// multi-line scalars, block scalars of other kinds, escapes,
 // comments, tabs, bytes outside printable ASCII, keys set twice, and every
 // plain scalar YAML 1.1 may read as something other than a string but an
 // integer, true, false or null. What it accepts it converts to the bytes
@@ -123,8 +123,8 @@ func (b *blockConverter) mapping(indent int) bool {
 			if !b.block(indent) {
 				return false
 			}
-		} else if lit := string(rest); lit == "|" || lit == "|-" {
-			if !b.literal(indent, lit == "|-") {
+		} else if strip := string(rest) == "|-"; strip || string(rest) == "|" {
+			if !b.literal(indent, strip) {
 				return false
 			}
 			b.next()
@@ -147,8 +147,8 @@ func (b *blockConverter) mapping(indent int) bool {
 	return true
 }
 
-// literal converts the literal block scalar of a key at column indent, from
-// the line after the key's: its lines, further in than the key, less the
+// literal converts the literal block scalar of a key or sequence item at
+// column indent, from the line after its own: its lines, further in, less the
 // indentation of the first, and the line breaks between them, blank lines'
 // included; then a line break, unless strip. It leaves b before the line
 // that ends the block. Blank lines
@@ -282,7 +282,11 @@ func (b *blockConverter) sequence(indent int) bool {
 			}
 			continue
 		}
-		if !b.scalar(item) {
+		if strip := string(item) == "|-"; strip || string(item) == "|" {
+			if !b.literal(indent, strip) {
+				return false
+			}
+		} else if !b.scalar(item) {
 			return false
 		}
 		b.next()
