@@ -270,7 +270,7 @@ func (b *blockConverter) sequence(indent int) bool {
 			b.out = append(b.out, ',')
 		}
 		item := c[2:]
-		if len(item) == 0 || item[0] == ' ' || item[0] == '-' {
+		if len(item) == 0 || item[0] == ' ' || isSeqItem(item) {
 			return false
 		}
 		if _, _, isMap := splitKey(item); isMap && item[0] != '"' && item[0] != '\'' {
@@ -419,7 +419,8 @@ func classify(v []byte) int {
 
 // classifyNumeric classifies a plain scalar starting with a digit or '-':
 // a decimal integer as JSON writes it, or a string that no YAML 1.1 number
-// or timestamp reading takes (a quantity such as 100m, a UID).
+// or timestamp reading takes (a quantity such as 100m, a UID, a flag such
+// as -c or --v=2).
 func classifyNumeric(v []byte) int {
 	digits := v
 	if v[0] == '-' {
@@ -431,7 +432,7 @@ func classifyNumeric(v []byte) int {
 		}
 		return plainLiteral
 	}
-	if v[0] == '-' && (len(v) < 2 || v[1] < '0' || v[1] > '9') {
+	if v[0] == '-' && (len(v) < 2 || !isAlnum(v[1]) && v[1] != '-') {
 		return plainDoubtful // "- a" is an item, "-.inf" a float
 	}
 	if bytes.IndexByte(v, '_') >= 0 || bytes.HasPrefix(v, []byte("0b")) || bytes.HasPrefix(v, []byte("-0b")) ||
@@ -454,6 +455,10 @@ func classifyNumeric(v []byte) int {
 func isRange(err error) bool {
 	ne, ok := err.(*strconv.NumError)
 	return ok && ne.Err == strconv.ErrRange
+}
+
+func isAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 func allDigits(b []byte) bool {

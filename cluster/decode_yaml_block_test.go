@@ -80,6 +80,8 @@ var blockSeeds = []string{
 	"a:\n  b: |\n    x\n  c: |-\n    y\nd: e\n",
 	"spec:\n  containers:\n  - args:\n    - /bin/run\n    - |\n      set -e\n      echo \"$(date)\" > /tmp/x\n    - |-\n      y\n    command:\n    - sh\n    name: c\n",
 	"a:\n- |\n x\n",
+	"command:\n- sh\n- -c\n- |\n  exec \"$@\"\nargs:\n- --v=2\n- -Inf\n- -inf\n- -nan\n- -0x1F\n- -1_0\n- -e5\n- -.5\n- --\n- ---\n- -\n- -a: b\n",
+	"a: -c\nb: -Infinity\nc: -NaN\nd: -1e3\ne: -0b1\nf: -2026-01-01\ng: -yes\nh: -y\n",
 	"a:\n- |\n  x\n - y\n",
 	"a:\n  - |\n    x\n  - y\n",
 	"a: |+\n  x\n\n",
