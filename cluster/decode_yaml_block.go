@@ -148,12 +148,12 @@ func (b *blockConverter) mapping(indent int) bool {
 }
 
 // literal converts the literal block scalar of a key or sequence item at
-// column indent, from the line after its own: its lines, further in, less the
-// indentation of the first, and the line breaks between them, blank lines'
-// included; then a line break, unless strip. It leaves b before the line
-// that ends the block. Blank lines
-// before the first, or with spaces past the indentation, and a last line
-// without a line break, are left to sigs.k8s.io/yaml.
+// column indent, from the line after its own: its lines, further in, less
+// the indentation of the first, with the line breaks between them (blank
+// lines too), then a line break unless strip. It leaves b before the line
+// that ends the block. Blank lines before the first or with spaces past the
+// indentation, and a last line without a line break, are left to
+// sigs.k8s.io/yaml.
 func (b *blockConverter) literal(indent int, strip bool) bool {
 	b.out = append(b.out, '"')
 	text := -1 // the block's indentation, once its first line is read
