@@ -123,13 +123,8 @@ func (b *blockConverter) mapping(indent int) bool {
 			if !b.block(indent) {
 				return false
 			}
-		} else if strip := string(rest) == "|-"; strip || string(rest) == "|" {
-			if !b.literal(indent, strip) {
-				return false
-			}
-			b.next()
 		} else {
-			if !b.scalar(rest) {
+			if !b.inline(indent, rest) {
 				return false
 			}
 			b.next()
@@ -145,6 +140,15 @@ func (b *blockConverter) mapping(indent int) bool {
 	b.keys = b.keys[:first]
 	b.out = append(b.out, '}')
 	return true
+}
+
+// inline converts the value written after a key or sequence item at column
+// indent: a scalar on that line, or a literal block on the lines below.
+func (b *blockConverter) inline(indent int, v []byte) bool {
+	if strip := string(v) == "|-"; strip || string(v) == "|" {
+		return b.literal(indent, strip)
+	}
+	return b.scalar(v)
 }
 
 // literal converts the literal block scalar of a key or sequence item at
@@ -282,11 +286,7 @@ func (b *blockConverter) sequence(indent int) bool {
 			}
 			continue
 		}
-		if strip := string(item) == "|-"; strip || string(item) == "|" {
-			if !b.literal(indent, strip) {
-				return false
-			}
-		} else if !b.scalar(item) {
+		if !b.inline(indent, item) {
 			return false
 		}
 		b.next()
