@@ -51,7 +51,9 @@ type ReadOptions struct {
 // paginated LISTs, the thirteen kinds in parallel. Each object is trimmed as its
 // page arrives (cluster.Trim, and its managedFields dropped), and a page is let
 // go before the next is asked for, so that what the process holds grows with
-// the trimmed cluster, not with the API server's full objects.
+// the trimmed cluster, not with the API server's full objects. Against an
+// API server, a page is decoded from its protobuf body into buffers kept
+// from page to page (see pageReader); a fake clientset is listed typed.
 func ReadObjects(ctx context.Context, client kubernetes.Interface) (cluster.Objects, error) {
 	return ReadObjectsWith(ctx, client, ReadOptions{})
 }
@@ -61,108 +63,75 @@ func ReadObjects(ctx context.Context, client kubernetes.Interface) (cluster.Obje
 func ReadObjectsWith(ctx context.Context, client kubernetes.Interface, opts ReadOptions) (cluster.Objects, error) {
 	var (
 		objs cluster.Objects
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		errs []error
+		rs   reads
 	)
-	read := func(resource string, list func(context.Context) error) {
-		wg.Go(func() {
-			if err := list(ctx); err != nil {
-				mu.Lock()
-				errs = append(errs, fmt.Errorf("listing %s: %w", resource, err))
-				mu.Unlock()
-			}
-		})
-	}
 	core, apps, storage := client.CoreV1(), client.AppsV1(), client.StorageV1()
+	policy, scheduling, batch := client.PolicyV1(), client.SchedulingV1(), client.BatchV1()
 	all := metav1.NamespaceAll
-	read("nodes", func(ctx context.Context) error {
-		return listPages(ctx, nodePageSize, core.Nodes().List, nodeItems, &objs.Nodes, trimmed[corev1.Node])
-	})
-	read("pods", func(ctx context.Context) error {
-		// A workload's pods carry the same labels, containers, tolerations
-		// and owners: kept once, not once a pod.
-		shared := cluster.NewPodSharer()
-		return listPages(ctx, podPageSize, core.Pods(all).List, podItems, &objs.Pods, func(p *corev1.Pod) {
+	readKind(ctx, &rs, nodePageSize, listOf(core.RESTClient(), "nodes", core.Nodes().List,
+		func(l *corev1.NodeList) *[]corev1.Node { return &l.Items }),
+		&objs.Nodes, trimmed[corev1.Node])
+	// A workload's pods carry the same labels, containers, tolerations and
+	// owners: kept once, not once a pod.
+	shared := cluster.NewPodSharer()
+	readKind(ctx, &rs, podPageSize, listOf(core.RESTClient(), "pods", core.Pods(all).List,
+		func(l *corev1.PodList) *[]corev1.Pod { return &l.Items }),
+		&objs.Pods, func(p *corev1.Pod) {
 			trimmed(p)
 			shared.Share(p)
 		})
-	})
-	read("poddisruptionbudgets", func(ctx context.Context) error {
-		return listPages(ctx, pageSize, client.PolicyV1().PodDisruptionBudgets(all).List,
-			func(l *policyv1.PodDisruptionBudgetList) []policyv1.PodDisruptionBudget { return l.Items },
-			&objs.PDBs, trimmed[policyv1.PodDisruptionBudget])
-	})
-	read("namespaces", func(ctx context.Context) error {
-		return listPages(ctx, pageSize, core.Namespaces().List,
-			func(l *corev1.NamespaceList) []corev1.Namespace { return l.Items },
-			&objs.Namespaces, trimmed[corev1.Namespace])
-	})
-	read("priorityclasses", func(ctx context.Context) error {
-		return listPages(ctx, pageSize, client.SchedulingV1().PriorityClasses().List,
-			func(l *schedulingv1.PriorityClassList) []schedulingv1.PriorityClass { return l.Items },
-			&objs.PriorityClasses, trimmed[schedulingv1.PriorityClass])
-	})
-	read("replicasets", func(ctx context.Context) error {
-		return listPages(ctx, podPageSize, apps.ReplicaSets(all).List,
-			func(l *appsv1.ReplicaSetList) []appsv1.ReplicaSet { return l.Items },
-			&objs.ReplicaSets, trimmed[appsv1.ReplicaSet])
-	})
-	read("statefulsets", func(ctx context.Context) error {
-		return listPages(ctx, pageSize, apps.StatefulSets(all).List,
-			func(l *appsv1.StatefulSetList) []appsv1.StatefulSet { return l.Items },
-			&objs.StatefulSets, func(ss *appsv1.StatefulSet) {
-				trimmed(ss)
-				cluster.TrimStatefulSet(ss)
-			})
-	})
-	read("deployments", func(ctx context.Context) error {
-		return listPages(ctx, pageSize, apps.Deployments(all).List,
-			func(l *appsv1.DeploymentList) []appsv1.Deployment { return l.Items },
-			&objs.Deployments, func(d *appsv1.Deployment) {
-				trimmed(d)
-				cluster.TrimDeployment(d)
-			})
-	})
-	read("jobs", func(ctx context.Context) error {
-		return listPages(ctx, pageSize, client.BatchV1().Jobs(all).List,
-			func(l *batchv1.JobList) []batchv1.Job { return l.Items },
-			&objs.Jobs, trimmed[batchv1.Job])
-	})
-	read("persistentvolumes", func(ctx context.Context) error {
-		return listPages(ctx, pageSize, core.PersistentVolumes().List,
-			func(l *corev1.PersistentVolumeList) []corev1.PersistentVolume { return l.Items },
-			&objs.PersistentVolumes, trimmed[corev1.PersistentVolume])
-	})
-	read("persistentvolumeclaims", func(ctx context.Context) error {
-		return listPages(ctx, pageSize, core.PersistentVolumeClaims(all).List,
-			func(l *corev1.PersistentVolumeClaimList) []corev1.PersistentVolumeClaim { return l.Items },
-			&objs.PersistentVolumeClaims, trimmed[corev1.PersistentVolumeClaim])
-	})
-	read("storageclasses", func(ctx context.Context) error {
-		return listPages(ctx, pageSize, storage.StorageClasses().List,
-			func(l *storagev1.StorageClassList) []storagev1.StorageClass { return l.Items },
-			&objs.StorageClasses, trimmed[storagev1.StorageClass])
-	})
-	read("csinodes", func(ctx context.Context) error {
-		return listPages(ctx, nodePageSize, storage.CSINodes().List,
-			func(l *storagev1.CSINodeList) []storagev1.CSINode { return l.Items },
-			&objs.CSINodes, trimmed[storagev1.CSINode])
-	})
-	if opts.HPAs {
-		read("horizontalpodautoscalers", func(ctx context.Context) error {
-			return listPages(ctx, pageSize, client.AutoscalingV2().HorizontalPodAutoscalers(all).List,
-				func(l *autoscalingv2.HorizontalPodAutoscalerList) []autoscalingv2.HorizontalPodAutoscaler {
-					return l.Items
-				},
-				&objs.HorizontalPodAutoscalers, func(h *autoscalingv2.HorizontalPodAutoscaler) {
-					trimmed(h)
-					cluster.TrimAutoscaler(h)
-				})
+	readKind(ctx, &rs, pageSize, listOf(policy.RESTClient(), "poddisruptionbudgets", policy.PodDisruptionBudgets(all).List,
+		func(l *policyv1.PodDisruptionBudgetList) *[]policyv1.PodDisruptionBudget { return &l.Items }),
+		&objs.PDBs, trimmed[policyv1.PodDisruptionBudget])
+	readKind(ctx, &rs, pageSize, listOf(core.RESTClient(), "namespaces", core.Namespaces().List,
+		func(l *corev1.NamespaceList) *[]corev1.Namespace { return &l.Items }),
+		&objs.Namespaces, trimmed[corev1.Namespace])
+	readKind(ctx, &rs, pageSize, listOf(scheduling.RESTClient(), "priorityclasses", scheduling.PriorityClasses().List,
+		func(l *schedulingv1.PriorityClassList) *[]schedulingv1.PriorityClass { return &l.Items }),
+		&objs.PriorityClasses, trimmed[schedulingv1.PriorityClass])
+	readKind(ctx, &rs, podPageSize, listOf(apps.RESTClient(), "replicasets", apps.ReplicaSets(all).List,
+		func(l *appsv1.ReplicaSetList) *[]appsv1.ReplicaSet { return &l.Items }),
+		&objs.ReplicaSets, trimmed[appsv1.ReplicaSet])
+	readKind(ctx, &rs, pageSize, listOf(apps.RESTClient(), "statefulsets", apps.StatefulSets(all).List,
+		func(l *appsv1.StatefulSetList) *[]appsv1.StatefulSet { return &l.Items }),
+		&objs.StatefulSets, func(ss *appsv1.StatefulSet) {
+			trimmed(ss)
+			cluster.TrimStatefulSet(ss)
 		})
+	readKind(ctx, &rs, pageSize, listOf(apps.RESTClient(), "deployments", apps.Deployments(all).List,
+		func(l *appsv1.DeploymentList) *[]appsv1.Deployment { return &l.Items }),
+		&objs.Deployments, func(d *appsv1.Deployment) {
+			trimmed(d)
+			cluster.TrimDeployment(d)
+		})
+	readKind(ctx, &rs, pageSize, listOf(batch.RESTClient(), "jobs", batch.Jobs(all).List,
+		func(l *batchv1.JobList) *[]batchv1.Job { return &l.Items }),
+		&objs.Jobs, trimmed[batchv1.Job])
+	readKind(ctx, &rs, pageSize, listOf(core.RESTClient(), "persistentvolumes", core.PersistentVolumes().List,
+		func(l *corev1.PersistentVolumeList) *[]corev1.PersistentVolume { return &l.Items }),
+		&objs.PersistentVolumes, trimmed[corev1.PersistentVolume])
+	readKind(ctx, &rs, pageSize, listOf(core.RESTClient(), "persistentvolumeclaims", core.PersistentVolumeClaims(all).List,
+		func(l *corev1.PersistentVolumeClaimList) *[]corev1.PersistentVolumeClaim { return &l.Items }),
+		&objs.PersistentVolumeClaims, trimmed[corev1.PersistentVolumeClaim])
+	readKind(ctx, &rs, pageSize, listOf(storage.RESTClient(), "storageclasses", storage.StorageClasses().List,
+		func(l *storagev1.StorageClassList) *[]storagev1.StorageClass { return &l.Items }),
+		&objs.StorageClasses, trimmed[storagev1.StorageClass])
+	readKind(ctx, &rs, nodePageSize, listOf(storage.RESTClient(), "csinodes", storage.CSINodes().List,
+		func(l *storagev1.CSINodeList) *[]storagev1.CSINode { return &l.Items }),
+		&objs.CSINodes, trimmed[storagev1.CSINode])
+	if opts.HPAs {
+		autoscaling := client.AutoscalingV2()
+		readKind(ctx, &rs, pageSize, listOf(autoscaling.RESTClient(), "horizontalpodautoscalers", autoscaling.HorizontalPodAutoscalers(all).List,
+			func(l *autoscalingv2.HorizontalPodAutoscalerList) *[]autoscalingv2.HorizontalPodAutoscaler {
+				return &l.Items
+			}),
+			&objs.HorizontalPodAutoscalers, func(h *autoscalingv2.HorizontalPodAutoscaler) {
+				trimmed(h)
+				cluster.TrimAutoscaler(h)
+			})
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	rs.wg.Wait()
+	if err := errors.Join(rs.errs...); err != nil {
 		return cluster.Objects{}, err
 	}
 	objs.VolumesListed = true
@@ -170,8 +139,24 @@ func ReadObjectsWith(ctx context.Context, client kubernetes.Interface, opts Read
 	return objs, nil
 }
 
-func nodeItems(l *corev1.NodeList) []corev1.Node { return l.Items }
-func podItems(l *corev1.PodList) []corev1.Pod    { return l.Items }
+// reads are the LISTs of one read, under way at once, and their errors.
+type reads struct {
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	errs []error
+}
+
+// readKind starts the LISTs of one kind into *into (see listPages).
+func readKind[L any, P protoList[L], T any](ctx context.Context, rs *reads, pageSize int64, kind kindList[L, T],
+	into *[]T, trim func(*T)) {
+	rs.wg.Go(func() {
+		if err := listPages[L, P](ctx, pageSize, kind, into, trim); err != nil {
+			rs.mu.Lock()
+			rs.errs = append(rs.errs, fmt.Errorf("listing %s: %w", kind.resource, err))
+			rs.mu.Unlock()
+		}
+	})
+}
 
 // apiObject is a pointer to a Kubernetes object of type T.
 type apiObject[T any] interface {
@@ -201,9 +186,12 @@ func trimmed[T any, P apiObject[T]](obj *T) {
 // the revision the pages were read at) restarts the read with one
 // unpaginated LIST, as client-go's pager does, so that every object still
 // comes from one revision.
-func listPages[L any, T any](ctx context.Context, pageSize int64,
-	list func(context.Context, metav1.ListOptions) (*L, error),
-	items func(*L) []T, into *[]T, trim func(*T)) error {
+func listPages[L any, P protoList[L], T any](ctx context.Context, pageSize int64, kind kindList[L, T],
+	into *[]T, trim func(*T)) error {
+	list := kind.typed
+	if r := newPageReader[L, P](kind); r != nil {
+		list = r.list
+	}
 	type answer struct {
 		page *L
 		err  error
@@ -235,7 +223,7 @@ func listPages[L any, T any](ctx context.Context, pageSize int64,
 		if opts.Continue = meta.GetContinue(); opts.Continue != "" {
 			next = ask(opts)
 		}
-		got := items(a.page)
+		got := *kind.items(a.page)
 		if *into == nil {
 			n := len(got)
 			if r := meta.GetRemainingItemCount(); r != nil && *r > 0 {

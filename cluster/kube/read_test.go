@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 )
@@ -66,48 +67,61 @@ func podPages(n int, limits *[]int64) k8stesting.ReactionFunc {
 	}
 }
 
+// ways are the two ways ReadObjects reads a clientset over client: typed
+// LISTs of the fake, and protobuf pages of an API server that answers as
+// the fake does (served), as run reads a cluster.
+func ways(t *testing.T, client *fake.Clientset) map[string]kubernetes.Interface {
+	return map[string]kubernetes.Interface{"typed": client, "served": servedClient(t, client)}
+}
+
 // ReadObjects must page through large lists instead of asking for everything in
 // one response, and keep of each pod only what a plan reads.
 func TestReadObjectsPaginates(t *testing.T) {
-	client := fake.NewClientset()
-	pods := 2*podPageSize + 200
-	var limits []int64
-	client.PrependReactor("list", "pods", podPages(pods, &limits))
-	if _, err := client.CoreV1().Nodes().Create(context.Background(), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := client.PolicyV1().PodDisruptionBudgets("shop").Create(context.Background(), &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	for way := range ways(t, fake.NewClientset()) {
+		t.Run(way, func(t *testing.T) {
+			client := fake.NewClientset()
+			pods := 2*podPageSize + 200
+			var limits []int64
+			client.PrependReactor("list", "pods", podPages(pods, &limits))
+			if _, err := client.CoreV1().Nodes().Create(context.Background(), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := client.PolicyV1().PodDisruptionBudgets("shop").Create(context.Background(), &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}}, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
 
-	objs, err := ReadObjects(context.Background(), client)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(objs.Pods) != pods || len(objs.Nodes) != 1 || len(objs.PDBs) != 1 {
-		t.Fatalf("read %d pods, %d nodes, %d PDBs; want %d, 1, 1", len(objs.Pods), len(objs.Nodes), len(objs.PDBs), pods)
-	}
-	if want := []int64{podPageSize, podPageSize, podPageSize}; !slices.Equal(limits, want) {
-		t.Errorf("pod LIST calls with limits %v, want %v", limits, want)
-	}
-	// The first page said how many pods there are: nothing was copied to grow the list.
-	if cap(objs.Pods) != pods {
-		t.Errorf("pods read into a list of capacity %d, want %d", cap(objs.Pods), pods)
-	}
-	last := objs.Pods[pods-1]
-	if last.Name != fmt.Sprintf("p-%05d", pods-1) {
-		t.Errorf("last pod %s, want p-%05d", last.Name, pods-1)
-	}
-	if last.ManagedFields != nil || last.Spec.Containers[0].Env != nil || last.Status.PodIP != "" {
-		t.Errorf("kept managedFields %v, env %v, podIP %q: want them dropped", last.ManagedFields, last.Spec.Containers[0].Env, last.Status.PodIP)
-	}
-	if got := last.Spec.Containers[0].Resources.Requests.Cpu().String(); got != "100m" {
-		t.Errorf("cpu request %s, want 100m kept", got)
-	}
-	// Pods of different pages with the same containers hold one copy of
-	// them, as a dump's decoder shares them.
-	if first := objs.Pods[0]; &first.Spec.Containers[0] != &last.Spec.Containers[0] {
-		t.Errorf("the first and the last pod hold their own copies of the same containers")
+			objs, err := ReadObjects(context.Background(), ways(t, client)[way])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(objs.Pods) != pods || len(objs.Nodes) != 1 || len(objs.PDBs) != 1 {
+				t.Fatalf("read %d pods, %d nodes, %d PDBs; want %d, 1, 1", len(objs.Pods), len(objs.Nodes), len(objs.PDBs), pods)
+			}
+			if want := []int64{podPageSize, podPageSize, podPageSize}; !slices.Equal(limits, want) {
+				t.Errorf("pod LIST calls with limits %v, want %v", limits, want)
+			}
+			// The first page said how many pods there are: nothing was copied to grow the list.
+			if cap(objs.Pods) != pods {
+				t.Errorf("pods read into a list of capacity %d, want %d", cap(objs.Pods), pods)
+			}
+			for i, p := range objs.Pods {
+				if want := fmt.Sprintf("p-%05d", i); p.Name != want {
+					t.Fatalf("pod %d is %s, want %s: each page's pods, in order", i, p.Name, want)
+				}
+			}
+			last := objs.Pods[pods-1]
+			if last.ManagedFields != nil || last.Spec.Containers[0].Env != nil || last.Status.PodIP != "" {
+				t.Errorf("kept managedFields %v, env %v, podIP %q: want them dropped", last.ManagedFields, last.Spec.Containers[0].Env, last.Status.PodIP)
+			}
+			if got := last.Spec.Containers[0].Resources.Requests.Cpu().String(); got != "100m" {
+				t.Errorf("cpu request %s, want 100m kept", got)
+			}
+			// Pods of different pages with the same containers hold one copy of
+			// them, as a dump's decoder shares them.
+			if first := objs.Pods[0]; &first.Spec.Containers[0] != &last.Spec.Containers[0] {
+				t.Errorf("the first and the last pod hold their own copies of the same containers")
+			}
+		})
 	}
 }
 
@@ -115,27 +129,31 @@ func TestReadObjectsPaginates(t *testing.T) {
 // compacts its history: the pods already read are of an older revision,
 // so the read starts again with one LIST of everything.
 func TestReadObjectsRestartsWhenTheContinueTokenExpired(t *testing.T) {
-	client := fake.NewClientset()
-	pods := podPageSize + 10
-	var limits []int64
-	serve := podPages(pods, &limits)
-	expired := false
-	client.PrependReactor("list", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		if a.(k8stesting.ListActionImpl).ListOptions.Continue != "" && !expired {
-			expired = true
-			return true, nil, apierrors.NewResourceExpired("the provided continue parameter is too old")
-		}
-		return serve(a)
-	})
-	objs, err := ReadObjects(context.Background(), client)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(objs.Pods) != pods {
-		t.Errorf("read %d pods, want %d, each once", len(objs.Pods), pods)
-	}
-	if want := []int64{podPageSize, 0}; !slices.Equal(limits, want) {
-		t.Errorf("pod LIST calls with limits %v, want %v: a page, then everything", limits, want)
+	for way := range ways(t, fake.NewClientset()) {
+		t.Run(way, func(t *testing.T) {
+			client := fake.NewClientset()
+			pods := podPageSize + 10
+			var limits []int64
+			serve := podPages(pods, &limits)
+			expired := false
+			client.PrependReactor("list", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+				if a.(k8stesting.ListActionImpl).ListOptions.Continue != "" && !expired {
+					expired = true
+					return true, nil, apierrors.NewResourceExpired("the provided continue parameter is too old")
+				}
+				return serve(a)
+			})
+			objs, err := ReadObjects(context.Background(), ways(t, client)[way])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(objs.Pods) != pods {
+				t.Errorf("read %d pods, want %d, each once", len(objs.Pods), pods)
+			}
+			if want := []int64{podPageSize, 0}; !slices.Equal(limits, want) {
+				t.Errorf("pod LIST calls with limits %v, want %v: a page, then everything", limits, want)
+			}
+		})
 	}
 }
 
@@ -144,9 +162,11 @@ func TestReadObjectsReportsTheFailingList(t *testing.T) {
 	client.PrependReactor("list", "poddisruptionbudgets", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, fmt.Errorf("connection refused")
 	})
-	_, err := ReadObjects(context.Background(), client)
-	if err == nil || !strings.Contains(err.Error(), "listing poddisruptionbudgets: connection refused") {
-		t.Errorf("ReadObjects() error = %v, want it to name the list", err)
+	for way, c := range ways(t, client) {
+		_, err := ReadObjects(context.Background(), c)
+		if err == nil || !strings.Contains(err.Error(), "listing poddisruptionbudgets: connection refused") {
+			t.Errorf("%s: ReadObjects() error = %v, want it to name the list", way, err)
+		}
 	}
 }
 
@@ -381,7 +401,7 @@ func TestListPagesAsksForTheNextPageFirst(t *testing.T) {
 		got = append(got, p.Name)
 	}
 	var into []corev1.Pod
-	err := listPages(context.Background(), 1, list, func(l *corev1.PodList) []corev1.Pod { return l.Items }, &into, trim)
+	err := listPages(context.Background(), 1, listOf(nil, "pods", list, func(l *corev1.PodList) *[]corev1.Pod { return &l.Items }), &into, trim)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,109 @@
+package kube
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/rest"
+	k8stesting "k8s.io/client-go/testing"
+)
+
+func podReader(t *testing.T, cfg *rest.Config) *pageReader[corev1.PodList, *corev1.PodList, corev1.Pod] {
+	t.Helper()
+	c, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	core := c.CoreV1()
+	r := newPageReader[corev1.PodList, *corev1.PodList](listOf(core.RESTClient(), "pods", core.Pods("").List,
+		func(l *corev1.PodList) *[]corev1.Pod { return &l.Items }))
+	if r == nil {
+		t.Fatal("no page reader for a clientset of an API server")
+	}
+	return r
+}
+
+// Pages are decoded into two lists in turn, whose items keep their array:
+// the third page is decoded where the first was, once listPages is done
+// with it.
+func TestPageReaderDecodesIntoTwoListsInTurn(t *testing.T) {
+	client := fake.NewClientset()
+	var limits []int64
+	client.PrependReactor("list", "pods", podPages(25, &limits))
+	r := podReader(t, served(t, client))
+
+	var pages []*corev1.PodList
+	var names []string
+	opts := metav1.ListOptions{Limit: 10}
+	for {
+		l, err := r.list(context.Background(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, l)
+		for _, p := range l.Items {
+			names = append(names, p.Name)
+		}
+		if opts.Continue = l.Continue; opts.Continue == "" {
+			break
+		}
+	}
+	if len(pages) != 3 || len(names) != 25 || names[0] != "p-00000" || names[24] != "p-00024" {
+		t.Fatalf("read %d pages of pods %v, want 3 pages of p-00000 to p-00024", len(pages), names)
+	}
+	if pages[0] != pages[2] || pages[0] == pages[1] {
+		t.Errorf("pages decoded into lists %p, %p, %p: want two lists in turn", pages[0], pages[1], pages[2])
+	}
+	if len(pages[2].Items) != 5 || cap(pages[2].Items) != 10 {
+		t.Errorf("the last page holds %d items in an array of %d, want 5 in the first page's 10", len(pages[2].Items), cap(pages[2].Items))
+	}
+	if pages[2].Continue != "" || pages[2].RemainingItemCount != nil {
+		t.Errorf("the last page kept continue %q and remaining count %v of the first", pages[2].Continue, pages[2].RemainingItemCount)
+	}
+	if got := pages[2].Items[0].Spec.Containers[0].Env; len(got) != 1 || got[0].Value != "production" {
+		t.Errorf("the last page's first pod has env %v, want its own", got)
+	}
+}
+
+// A server that answers in JSON is read as client-go reads it.
+func TestPageReaderReadsJSON(t *testing.T) {
+	client := fake.NewClientset()
+	var limits []int64
+	client.PrependReactor("list", "pods", podPages(3, &limits))
+	cfg := served(t, client)
+	cfg.ContentType, cfg.AcceptContentTypes = runtime.ContentTypeJSON, runtime.ContentTypeJSON
+	l, err := podReader(t, cfg).list(context.Background(), metav1.ListOptions{Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Items) != 3 || l.Items[2].Name != "p-00002" {
+		t.Errorf("read %d pods from JSON, want p-00000 to p-00002", len(l.Items))
+	}
+}
+
+// An answer of another kind is an error, not pods decoded from it.
+func TestPageReaderRefusesAnotherKind(t *testing.T) {
+	client := fake.NewClientset()
+	client.PrependReactor("list", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, &corev1.NodeList{Items: []corev1.Node{{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}}}, nil
+	})
+	_, err := podReader(t, served(t, client)).list(context.Background(), metav1.ListOptions{Limit: 10})
+	if err == nil || !strings.Contains(err.Error(), "a NodeList, not a PodList") {
+		t.Errorf("list() error = %v, want it to say the kind is not a PodList", err)
+	}
+}
+
+// A fake clientset has no REST client to stream from: it is listed typed.
+func TestPageReaderNeedsARESTClient(t *testing.T) {
+	core := fake.NewClientset().CoreV1()
+	if r := newPageReader[corev1.PodList, *corev1.PodList](listOf(core.RESTClient(), "pods", core.Pods("").List,
+		func(l *corev1.PodList) *[]corev1.Pod { return &l.Items })); r != nil {
+		t.Error("a page reader for a fake clientset, want none")
+	}
+}
