@@ -50,14 +50,16 @@ e2e:
 	$(GO) test -race -timeout $(TEST_TIMEOUT) ./test/...
 
 # One fuzz test per decoder of user input: the policy, a cluster dump (and
-# its fast paths: kubectl's YAML, an object's kind), a
-# KubeSchedulerConfiguration (go test fuzzes one target per run).
+# its fast paths: kubectl's YAML, an object's kind), the envelope of the API
+# server's protobuf pages, a KubeSchedulerConfiguration (go test fuzzes one
+# target per run).
 FUZZ = $(GO) test -run '^$$' -fuzztime $(FUZZ_EXECS) -fuzzminimizetime $(FUZZ_MINIMIZE)
 fuzz:
 	$(FUZZ) -fuzz '^FuzzLoad$$' ./policy
 	$(FUZZ) -fuzz '^FuzzDecode$$' ./cluster
 	$(FUZZ) -fuzz '^FuzzBlockToJSON$$' ./cluster
 	$(FUZZ) -fuzz '^FuzzDecodeTyped$$' ./cluster
+	$(FUZZ) -fuzz '^FuzzEnvelope$$' ./cluster/kube
 	$(FUZZ) -fuzz '^FuzzLoadProfiles$$' ./scheduler/engine
 
 # Not part of `make test`: the table of planning time and peak RSS of

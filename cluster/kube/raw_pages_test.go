@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -8,8 +9,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	k8stesting "k8s.io/client-go/testing"
 )
@@ -106,4 +109,53 @@ func TestPageReaderNeedsARESTClient(t *testing.T) {
 		func(l *corev1.PodList) *[]corev1.Pod { return &l.Items })); r != nil {
 		t.Error("a page reader for a fake clientset, want none")
 	}
+}
+
+// protobufBody is obj as the API server writes it in protobuf.
+func protobufBody(t testing.TB, obj runtime.Object, gv schema.GroupVersion) []byte {
+	t.Helper()
+	info, _ := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), runtime.ContentTypeProtobuf)
+	var buf bytes.Buffer
+	if err := scheme.Codecs.EncoderForVersion(info.Serializer, gv).Encode(obj, &buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// envelope finds what runtime.Unknown's decoder finds in a body, and
+// refuses a body cut short.
+func TestEnvelope(t *testing.T) {
+	body := protobufBody(t, &corev1.PodList{Items: []corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Name: "web-1"}}}},
+		corev1.SchemeGroupVersion)[len(protobufMagic):]
+	var unk runtime.Unknown
+	if err := unk.Unmarshal(body); err != nil {
+		t.Fatal(err)
+	}
+	kind, raw, err := envelope(body)
+	if err != nil || kind != "PodList" || !bytes.Equal(raw, unk.Raw) {
+		t.Errorf("envelope() = %q, %d bytes, %v; want PodList and the %d bytes of the list", kind, len(raw), err, len(unk.Raw))
+	}
+	if _, _, err := envelope(body[:len(body)-1]); err == nil {
+		t.Error("envelope() of a body cut short: no error")
+	}
+}
+
+// Where both envelope and runtime.Unknown's decoder read a body, they read
+// the same kind and bytes. (Where envelope cannot, the page reader uses
+// runtime.Unknown's decoder.)
+func FuzzEnvelope(f *testing.F) {
+	f.Add(protobufBody(f, &corev1.PodList{Items: []corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Name: "web-1"}}}},
+		corev1.SchemeGroupVersion)[len(protobufMagic):])
+	f.Add(protobufBody(f, &corev1.NodeList{}, corev1.SchemeGroupVersion)[len(protobufMagic):])
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var unk runtime.Unknown
+		kind, raw, err := envelope(data)
+		if err != nil || unk.Unmarshal(data) != nil {
+			return
+		}
+		if kind != unk.Kind || !bytes.Equal(raw, unk.Raw) {
+			t.Errorf("envelope() = %q, %x; runtime.Unknown read %q, %x", kind, raw, unk.Kind, unk.Raw)
+		}
+	})
 }
