@@ -111,9 +111,9 @@ func (r *pageReader[L, P, T]) list(ctx context.Context, opts metav1.ListOptions)
 	if want := reflect.TypeFor[L]().Name(); kind != want {
 		return nil, fmt.Errorf("the API server answered a LIST of %s with a %s, not a %s", r.kind.resource, kind, want)
 	}
-	// Decoded into the list as it is, not reset: its items keep their
-	// array, and every decoded string and slice is a copy, not a view
-	// of the envelope.
+	// Decoded into the list as it is, not reset, so that its items keep
+	// their array. Every decoded string and slice is a copy, so that the
+	// next page can be read into the body's buffer.
 	if err := P(l).Unmarshal(raw); err != nil {
 		return nil, err
 	}

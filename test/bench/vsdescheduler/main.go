@@ -21,6 +21,11 @@
 //	go run ./test/bench/vsdescheduler -read -sizes 2000x40000 -rounds 3
 //	go run ./test/bench/vsdescheduler -read -ways -sizes 2000x40000 -rounds 5
 //	go run ./test/bench/vsdescheduler -ways -descheduler-up-to 40000 -sizes 2000x40000,5000x150000
+//
+// With -kubeconfig the rounds run on a cluster that is already filled, such
+// as one that -hold kept and that has settled since:
+//
+//	go run ./test/bench/vsdescheduler -kubeconfig /tmp/rebalancer-cp-…/admin.kubeconfig -sizes 2000x40000 -rounds 12
 package main
 
 import (
@@ -63,6 +68,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	readOnly := fs.Bool("read", false, "measure run --dry-run against the floor only, without the descheduler")
 	deschedulerUpTo := fs.Int("descheduler-up-to", 0, "run the descheduler only at sizes of at most this many pods (0: at every size); above, run and the floor take turns as with -read")
 	ways := fs.Bool("ways", false, "also read with the floor the ways an API server offers besides the paginated LIST: the streaming list and a LIST from the watch cache")
+	kubeconfig := fs.String("kubeconfig", "", "measure on the running cluster of this kubeconfig, filled to the one size -sizes names (a cluster -hold kept, once it settled), instead of starting and filling one")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -72,6 +78,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	if *rounds < 1 {
 		return fmt.Errorf("-rounds %d: want at least 1", *rounds)
+	}
+	if *kubeconfig != "" && (len(sizes) != 1 || *hold) {
+		return fmt.Errorf("-kubeconfig: want the one size of its cluster in -sizes, and no -hold")
 	}
 	if *policy, err = filepath.Abs(*policy); err != nil {
 		return err
@@ -146,23 +155,29 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		printRows = printReadTable
 	}
 
-	cp, err := harness.Start(ctx, nil, harness.Options{})
-	if err != nil {
-		return err
-	}
 	failed := true
-	defer func() { cp.Shutdown(failed) }()
+	var cp *harness.ControlPlane
+	kc := *kubeconfig
+	if kc == "" {
+		if cp, err = harness.Start(ctx, nil, harness.Options{}); err != nil {
+			return err
+		}
+		defer func() { cp.Shutdown(failed) }()
+		kc = cp.Kubeconfig
+	}
 
 	var (
 		fill cluster
 		rows []row
 	)
 	for _, s := range sizes {
-		start := time.Now()
-		if err := fill.grow(ctx, cp, s); err != nil {
-			return fmt.Errorf("filling the cluster to %s: %w", s, err)
+		if cp != nil {
+			start := time.Now()
+			if err := fill.grow(ctx, cp, s); err != nil {
+				return fmt.Errorf("filling the cluster to %s: %w", s, err)
+			}
+			logf("%s: cluster filled in %s", s, time.Since(start).Round(time.Second))
 		}
-		logf("%s: cluster filled in %s", s, time.Since(start).Round(time.Second))
 		if built != nil {
 			if err := <-built; err != nil {
 				return err
@@ -179,7 +194,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			// the API server is still doing (compaction, kwok's
 			// heartbeats) and whatever the machine's neighbours do.
 			for _, t := range rotated(takingNow, i) {
-				m, err := measure(ctx, tools[t].name, tools[t].argv(cp.Kubeconfig))
+				m, err := measure(ctx, tools[t].name, tools[t].argv(kc))
 				if err != nil {
 					return fmt.Errorf("%s, %s, round %d: %w", s, tools[t].name, i+1, err)
 				}
@@ -203,7 +218,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	failed = false
 	if *hold {
-		logf("the control plane keeps running until interrupted: --kubeconfig %s", cp.Kubeconfig)
+		logf("the control plane keeps running until interrupted: --kubeconfig %s", kc)
 		<-ctx.Done()
 	}
 	return nil

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -222,5 +224,19 @@ func TestPrintWaysTable(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "resourceVersion 0)  ") || strings.Count(out.String(), "2000  ") != 2 {
 		t.Errorf("a way that did not run has a line:\n%s", out.String())
+	}
+}
+
+// A cluster of a kubeconfig has one size, and is not the benchmark's to
+// hold: anything else is refused before a binary is built.
+func TestKubeconfigWantsOneSizeAndNoHold(t *testing.T) {
+	for _, args := range [][]string{
+		{"-kubeconfig", "admin.kubeconfig", "-sizes", "600x10000,2000x40000"},
+		{"-kubeconfig", "admin.kubeconfig", "-sizes", "2000x40000", "-hold"},
+	} {
+		err := run(context.Background(), args, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "-kubeconfig: want the one size") {
+			t.Errorf("run(%q) error = %v, want -kubeconfig refused", args, err)
+		}
 	}
 }
