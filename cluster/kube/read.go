@@ -49,11 +49,11 @@ type ReadOptions struct {
 
 // ReadObjects reads the objects a cluster.Snapshot needs from the API server with
 // paginated LISTs, the thirteen kinds in parallel. Each object is trimmed as its
-// page arrives (cluster.Trim, and its managedFields dropped), and a page is let
-// go before the next is asked for, so that what the process holds grows with
-// the trimmed cluster, not with the API server's full objects. Against an
-// API server, a page is decoded from its protobuf body into buffers kept
-// from page to page (see pageReader); a fake clientset is listed typed.
+// page arrives (cluster.Trim, and its managedFields dropped) and copied out of
+// it, so that what the process holds grows with the trimmed cluster, not with
+// the API server's full objects. Against an API server, a page is decoded
+// from its protobuf body into buffers kept from page to page (see
+// pageReader); a fake clientset is listed typed.
 func ReadObjects(ctx context.Context, client kubernetes.Interface) (cluster.Objects, error) {
 	return ReadObjectsWith(ctx, client, ReadOptions{})
 }
