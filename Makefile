@@ -59,6 +59,7 @@ fuzz:
 	$(FUZZ) -fuzz '^FuzzDecode$$' ./cluster
 	$(FUZZ) -fuzz '^FuzzBlockToJSON$$' ./cluster
 	$(FUZZ) -fuzz '^FuzzDecodeTyped$$' ./cluster
+	$(FUZZ) -fuzz '^FuzzShareEncoded$$' ./cluster
 	$(FUZZ) -fuzz '^FuzzEnvelope$$' ./cluster/kube
 	$(FUZZ) -fuzz '^FuzzLoadProfiles$$' ./scheduler/engine
 

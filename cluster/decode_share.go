@@ -42,6 +42,9 @@ type sharer struct {
 	// it by type, lastMaps by the use of the map.
 	last     map[reflect.Type]any
 	lastMaps [mapUses]map[string]string
+	// encoded holds the values shared by their protobuf bytes (see
+	// ShareEncoded).
+	encoded [encodedFields]byEncoding
 }
 
 // The uses of a string map, each with the map it shared last.
@@ -225,27 +228,30 @@ func appendTimes(k []byte, n int64, a, b time.Time) []byte {
 }
 
 // pod shares what a trimmed pod holds in common with the pods decoded
-// before it.
-func (s *sharer) pod(p *corev1.Pod) {
-	s.meta(&p.ObjectMeta)
+// before it; enc, when known, holds the bytes its fields were decoded from.
+func (s *sharer) pod(p *corev1.Pod, enc *podEncoding) {
+	if enc == nil {
+		enc = &podEncoding{}
+	}
+	s.meta(&p.ObjectMeta, enc[encOwnerReferences])
 	spec := &p.Spec
 	if len(spec.InitContainers) > 0 {
-		spec.InitContainers = share(s, spec.InitContainers)
+		spec.InitContainers = shareEncoded(s, encInitContainers, enc[encInitContainers], spec.InitContainers)
 	}
 	if len(spec.Containers) > 0 {
-		spec.Containers = share(s, spec.Containers)
+		spec.Containers = shareEncoded(s, encContainers, enc[encContainers], spec.Containers)
 	}
 	if len(spec.Tolerations) > 0 {
-		spec.Tolerations = share(s, spec.Tolerations)
+		spec.Tolerations = shareEncoded(s, encTolerations, enc[encTolerations], spec.Tolerations)
 	}
 	if spec.Affinity != nil {
-		spec.Affinity = share(s, spec.Affinity)
+		spec.Affinity = shareEncoded(s, encAffinity, enc[encAffinity], spec.Affinity)
 	}
 	if len(spec.TopologySpreadConstraints) > 0 {
-		spec.TopologySpreadConstraints = share(s, spec.TopologySpreadConstraints)
+		spec.TopologySpreadConstraints = shareEncoded(s, encSpread, enc[encSpread], spec.TopologySpreadConstraints)
 	}
 	if spec.SecurityContext != nil {
-		spec.SecurityContext = share(s, spec.SecurityContext)
+		spec.SecurityContext = shareEncoded(s, encSecurityContext, enc[encSecurityContext], spec.SecurityContext)
 	}
 	spec.NodeSelector = s.stringMap(spec.NodeSelector, nodeSelectorMap)
 	spec.PreemptionPolicy = sharePtr(s, spec.PreemptionPolicy)
@@ -254,7 +260,7 @@ func (s *sharer) pod(p *corev1.Pod) {
 	spec.TerminationGracePeriodSeconds = sharePtr(s, spec.TerminationGracePeriodSeconds)
 	spec.AutomountServiceAccountToken = sharePtr(s, spec.AutomountServiceAccountToken)
 	if len(spec.Overhead) > 0 {
-		spec.Overhead = share(s, spec.Overhead)
+		spec.Overhead = shareEncoded(s, encOverhead, enc[encOverhead], spec.Overhead)
 	}
 	for _, f := range []*string{
 		&spec.NodeName, &spec.SchedulerName, &spec.ServiceAccountName, &spec.DeprecatedServiceAccount,
@@ -316,13 +322,13 @@ func sharePtr[T comparable](s *sharer, p *T) *T {
 }
 
 // meta shares an object's words, labels and owner references.
-func (s *sharer) meta(m *metav1.ObjectMeta) {
+func (s *sharer) meta(m *metav1.ObjectMeta, owners []byte) {
 	s.str(&m.Namespace)
 	s.str(&m.GenerateName)
 	m.Labels = s.stringMap(m.Labels, labelsMap)
 	m.Annotations = s.stringMap(m.Annotations, annotationsMap)
 	if len(m.OwnerReferences) > 0 {
-		m.OwnerReferences = share(s, m.OwnerReferences)
+		m.OwnerReferences = shareEncoded(s, encOwnerReferences, owners, m.OwnerReferences)
 	}
 }
 
@@ -330,12 +336,15 @@ func (s *sharer) meta(m *metav1.ObjectMeta) {
 // decoder does (see sharer): a reader of the API server's paginated LISTs
 // keeps one for all the pods of a snapshot. It is not safe for concurrent
 // use.
-type PodSharer struct{ s *sharer }
+type PodSharer struct {
+	s    *sharer
+	keys containerKeys
+}
 
 // NewPodSharer returns a PodSharer that has seen no pod yet.
-func NewPodSharer() *PodSharer { return &PodSharer{newSharer()} }
+func NewPodSharer() *PodSharer { return &PodSharer{s: newSharer()} }
 
 // Share makes the trimmed pod p point to the first copy of each value it
 // holds that an earlier pod held too. Neither p nor those pods may be
 // written to afterwards.
-func (ps *PodSharer) Share(p *corev1.Pod) { ps.s.pod(p) }
+func (ps *PodSharer) Share(p *corev1.Pod) { ps.s.pod(p, nil) }

@@ -728,7 +728,7 @@ func (o *Objects) addDecoded(raw json.RawMessage, d decodedObject, ignored map[s
 		o.Nodes = append(o.Nodes, *t)
 	case *corev1.Pod:
 		if o.shared != nil {
-			o.shared.pod(t)
+			o.shared.pod(t, nil)
 		}
 		o.Pods = append(o.Pods, *t)
 	case *policyv1.PodDisruptionBudget:

@@ -25,41 +25,7 @@ import (
 //
 //	go test ./cluster -run '^$' -bench PodMemory -benchmem
 func BenchmarkPodMemory(b *testing.B) {
-	objs := synthetic.Generate(synthetic.Spec{Seed: 1, Nodes: 300, Pods: 10000})
-	var dump bytes.Buffer
-	if err := synthetic.WriteList(&dump, objs, synthetic.DumpOptions{Format: synthetic.JSON, Served: true, ManagedFields: true}); err != nil {
-		b.Fatal(err)
-	}
-	var list struct{ Items []json.RawMessage }
-	if err := json.Unmarshal(dump.Bytes(), &list); err != nil {
-		b.Fatal(err)
-	}
-	// The generated pods were created over a month, each at a minute of
-	// its own; those of a cluster filled at once (make
-	// bench-vs-descheduler's: 40,000 pods in about 7 minutes) went
-	// through their conditions and started their containers within the
-	// same few seconds as many others.
-	const startedPerSecond = 90
-	var served, filled [][]byte
-	for _, raw := range list.Items {
-		var p corev1.Pod
-		if err := json.Unmarshal(raw, &p); err != nil || p.Kind != "Pod" {
-			continue
-		}
-		served = append(served, marshalPod(b, &p))
-		at := metav1.NewTime(synthetic.Spec{}.Now.Add(time.Duration(len(filled)/startedPerSecond) * time.Second))
-		p.CreationTimestamp, p.Status.StartTime = at, &at
-		for i := range p.Status.Conditions {
-			p.Status.Conditions[i].LastTransitionTime = at
-		}
-		for i := range p.Status.ContainerStatuses {
-			if r := p.Status.ContainerStatuses[i].State.Running; r != nil {
-				r.StartedAt = at
-			}
-		}
-		filled = append(filled, marshalPod(b, &p))
-	}
-	list.Items = nil
+	objs, dump, served, filled := servedPods(b)
 	rest := objs
 	rest.Pods = nil
 
@@ -79,13 +45,78 @@ func BenchmarkPodMemory(b *testing.B) {
 	})
 	b.Run("read=json-dump", func(b *testing.B) {
 		measurePods(b, len(objs.Pods), func() cluster.Objects {
-			o, _, err := cluster.Decode(bytes.NewReader(dump.Bytes()))
+			o, _, err := cluster.Decode(bytes.NewReader(dump))
 			if err != nil {
 				b.Fatal(err)
 			}
 			return o
 		})
 	})
+}
+
+// servedPods generates a cluster of 300 nodes and 10,000 pods and returns
+// it, its JSON dump with what an API server adds, and each pod's protobuf
+// encoding as an API server serves it: as generated, and started as in a
+// cluster filled at once.
+func servedPods(b *testing.B) (objs cluster.Objects, dump []byte, served, filled [][]byte) {
+	objs = synthetic.Generate(synthetic.Spec{Seed: 1, Nodes: 300, Pods: 10000})
+	var buf bytes.Buffer
+	if err := synthetic.WriteList(&buf, objs, synthetic.DumpOptions{Format: synthetic.JSON, Served: true, ManagedFields: true}); err != nil {
+		b.Fatal(err)
+	}
+	dump = buf.Bytes()
+	var list struct{ Items []json.RawMessage }
+	if err := json.Unmarshal(dump, &list); err != nil {
+		b.Fatal(err)
+	}
+	// The generated pods were created over a month, each at a minute of
+	// its own; those of a cluster filled at once (make
+	// bench-vs-descheduler's: 40,000 pods in about 7 minutes) went
+	// through their conditions and started their containers within the
+	// same few seconds as many others.
+	const startedPerSecond = 90
+	for _, raw := range list.Items {
+		var p corev1.Pod
+		if err := json.Unmarshal(raw, &p); err != nil || p.Kind != "Pod" {
+			continue
+		}
+		served = append(served, marshalPod(b, &p))
+		at := metav1.NewTime(synthetic.Spec{}.Now.Add(time.Duration(len(filled)/startedPerSecond) * time.Second))
+		p.CreationTimestamp, p.Status.StartTime = at, &at
+		for i := range p.Status.Conditions {
+			p.Status.Conditions[i].LastTransitionTime = at
+		}
+		for i := range p.Status.ContainerStatuses {
+			if r := p.Status.ContainerStatuses[i].State.Running; r != nil {
+				r.StartedAt = at
+			}
+		}
+		filled = append(filled, marshalPod(b, &p))
+	}
+	return objs, dump, served, filled
+}
+
+// BenchmarkReadPodPages is the CPU of reading pods as `run` reads them,
+// decoded from protobuf a page at a time, trimmed and shared: by their
+// bytes (as run shares them) and by their values, in the same run.
+//
+//	go test ./cluster -run '^$' -bench ReadPodPages -benchmem
+func BenchmarkReadPodPages(b *testing.B) {
+	_, _, served, _ := servedPods(b)
+	for _, way := range []struct {
+		name  string
+		share func(s *cluster.PodSharer, p *corev1.Pod, encoded []byte)
+	}{
+		{"share=encoded", (*cluster.PodSharer).ShareEncoded},
+		{"share=values", func(s *cluster.PodSharer, p *corev1.Pod, _ []byte) { s.Share(p) }},
+	} {
+		b.Run(way.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				readPodPagesWith(b, served, way.share)
+			}
+		})
+	}
 }
 
 func marshalPod(b *testing.B, p *corev1.Pod) []byte {
@@ -99,6 +130,10 @@ func marshalPod(b *testing.B, p *corev1.Pod) []byte {
 // readPodPages decodes pods as the API server's reader does: a page of 1,000
 // at a time, each pod trimmed and shared, then copied out of its page.
 func readPodPages(b *testing.B, served [][]byte) []corev1.Pod {
+	return readPodPagesWith(b, served, (*cluster.PodSharer).ShareEncoded)
+}
+
+func readPodPagesWith(b *testing.B, served [][]byte, share func(*cluster.PodSharer, *corev1.Pod, []byte)) []corev1.Pod {
 	const pageSize = 1000
 	pods := make([]corev1.Pod, 0, len(served))
 	sharer := cluster.NewPodSharer()
@@ -110,7 +145,7 @@ func readPodPages(b *testing.B, served [][]byte) []corev1.Pod {
 			}
 			page[i].SetManagedFields(nil)
 			cluster.Trim(&page[i])
-			sharer.Share(&page[i])
+			share(sharer, &page[i], served[start+i])
 		}
 		pods = append(pods, page...)
 	}

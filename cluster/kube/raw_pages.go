@@ -16,17 +16,25 @@ import (
 
 // kindList is how one kind is listed: typed is its clientset's LIST, rest
 // the REST client that can stream its pages instead (see pageReader), and
-// items the list's items.
+// items the list's items. With encodings, a page read from a protobuf body
+// also gives each object's bytes.
 type kindList[L any, T any] struct {
-	rest     rest.Interface
-	resource string
-	typed    func(context.Context, metav1.ListOptions) (*L, error)
-	items    func(*L) *[]T
+	rest      rest.Interface
+	resource  string
+	typed     func(context.Context, metav1.ListOptions) (*L, error)
+	items     func(*L) *[]T
+	encodings bool
 }
 
 func listOf[L any, T any](rc rest.Interface, resource string,
 	typed func(context.Context, metav1.ListOptions) (*L, error), items func(*L) *[]T) kindList[L, T] {
-	return kindList[L, T]{rc, resource, typed, items}
+	return kindList[L, T]{rest: rc, resource: resource, typed: typed, items: items}
+}
+
+// withEncodings is the kind listed with each object's protobuf bytes.
+func (k kindList[L, T]) withEncodings() kindList[L, T] {
+	k.encodings = true
+	return k
 }
 
 // protoList is a list type of the API with its generated protobuf decoder.
@@ -48,12 +56,15 @@ var protobufMagic = []byte{0x6b, 0x38, 0x73, 0x00}
 // pages of a thousand pods, those are about half of the garbage of a read.
 //
 // A page it returns is written over by the call after next: listPages is
-// done with a page before it asks for the one after the next.
+// done with a page before it asks for the one after the next. For a kind
+// listed with encodings, the page's body is kept as long, in one of two
+// buffers taken in turn, and encodings holds each item's bytes in it.
 type pageReader[L any, P protoList[L], T any] struct {
-	kind  kindList[L, T]
-	body  bytes.Buffer
-	lists [2]L
-	turn  int
+	kind      kindList[L, T]
+	bodies    [2]bytes.Buffer
+	lists     [2]L
+	encodings [2][][]byte
+	turn      int
 }
 
 // newPageReader returns a reader of kind, or nil when its clientset has no
@@ -72,16 +83,22 @@ func (r *pageReader[L, P, T]) list(ctx context.Context, opts metav1.ListOptions)
 	if err != nil {
 		return nil, err
 	}
-	r.body.Reset()
-	_, err = r.body.ReadFrom(body)
+	turn := r.turn
+	r.turn = 1 - r.turn
+	buf := &r.bodies[0]
+	if r.kind.encodings {
+		buf = &r.bodies[turn]
+	}
+	r.encodings[turn] = r.encodings[turn][:0]
+	buf.Reset()
+	_, err = buf.ReadFrom(body)
 	if cerr := body.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return nil, err
 	}
-	l := &r.lists[r.turn]
-	r.turn = 1 - r.turn
+	l := &r.lists[turn]
 	items := (*r.kind.items(l))[:0]
 	if cap(items) == 0 && opts.Limit > 0 {
 		items = make([]T, 0, opts.Limit)
@@ -89,7 +106,7 @@ func (r *pageReader[L, P, T]) list(ctx context.Context, opts metav1.ListOptions)
 	var zero L
 	*l = zero
 	*r.kind.items(l) = items
-	data := r.body.Bytes()
+	data := buf.Bytes()
 	if !bytes.HasPrefix(data, protobufMagic) {
 		// A server that answers in JSON: decoded as client-go decodes it.
 		if _, _, err := scheme.Codecs.UniversalDeserializer().Decode(data, nil, P(l)); err != nil {
@@ -117,7 +134,55 @@ func (r *pageReader[L, P, T]) list(ctx context.Context, opts metav1.ListOptions)
 	if err := P(l).Unmarshal(raw); err != nil {
 		return nil, err
 	}
+	if r.kind.encodings {
+		r.encodings[turn] = itemEncodings(raw, r.encodings[turn], len(*r.kind.items(l)))
+	}
 	return l, nil
+}
+
+// encodingsOf returns the bytes of each item of page, a list this reader
+// returned, or nil when it does not know them (a JSON answer).
+func (r *pageReader[L, P, T]) encodingsOf(page *L) [][]byte {
+	for turn := range r.lists {
+		if page == &r.lists[turn] && len(r.encodings[turn]) == len(*r.kind.items(page)) {
+			return r.encodings[turn]
+		}
+	}
+	return nil
+}
+
+// listItems is the number of a list's items in k8s.io/api's generated.proto,
+// the same in every kind's list.
+const listItems protowire.Number = 2
+
+// itemEncodings appends to into the bytes of each of the n items of an
+// encoded list, or returns nil when they are not n.
+func itemEncodings(list []byte, into [][]byte, n int) [][]byte {
+	for len(list) > 0 {
+		num, typ, tn := protowire.ConsumeTag(list)
+		if tn < 0 {
+			return nil
+		}
+		list = list[tn:]
+		if num != listItems || typ != protowire.BytesType {
+			vn := protowire.ConsumeFieldValue(num, typ, list)
+			if vn < 0 {
+				return nil
+			}
+			list = list[vn:]
+			continue
+		}
+		item, vn := protowire.ConsumeBytes(list)
+		if vn < 0 {
+			return nil
+		}
+		into = append(into, item)
+		list = list[vn:]
+	}
+	if len(into) != n {
+		return nil
+	}
+	return into
 }
 
 // envelope reads the runtime.Unknown that wraps an object in a protobuf

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -18,14 +19,19 @@ import (
 )
 
 func podReader(t *testing.T, cfg *rest.Config) *pageReader[corev1.PodList, *corev1.PodList, corev1.Pod] {
+	return podReaderOf(t, cfg, func(k kindList[corev1.PodList, corev1.Pod]) kindList[corev1.PodList, corev1.Pod] { return k })
+}
+
+func podReaderOf(t *testing.T, cfg *rest.Config,
+	kind func(kindList[corev1.PodList, corev1.Pod]) kindList[corev1.PodList, corev1.Pod]) *pageReader[corev1.PodList, *corev1.PodList, corev1.Pod] {
 	t.Helper()
 	c, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	core := c.CoreV1()
-	r := newPageReader[corev1.PodList, *corev1.PodList](listOf(core.RESTClient(), "pods", core.Pods("").List,
-		func(l *corev1.PodList) *[]corev1.Pod { return &l.Items }))
+	r := newPageReader[corev1.PodList, *corev1.PodList](kind(listOf(core.RESTClient(), "pods", core.Pods("").List,
+		func(l *corev1.PodList) *[]corev1.Pod { return &l.Items })))
 	if r == nil {
 		t.Fatal("no page reader for a clientset of an API server")
 	}
@@ -74,6 +80,50 @@ func TestPageReaderDecodesIntoTwoListsInTurn(t *testing.T) {
 	}
 }
 
+// A kind listed with encodings gives each item's bytes, which decode to
+// the item, and keeps a page's bytes while the next page is read: its
+// body is one of two buffers taken in turn. Other kinds give none.
+func TestPageReaderGivesEachItemsEncoding(t *testing.T) {
+	client := fake.NewClientset()
+	var limits []int64
+	client.PrependReactor("list", "pods", podPages(15, &limits))
+	cfg := served(t, client)
+
+	r := podReaderOf(t, cfg, kindList[corev1.PodList, corev1.Pod].withEncodings)
+	first, err := r.list(context.Background(), metav1.ListOptions{Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	encoded := r.encodingsOf(first)
+	second, err := r.list(context.Background(), metav1.ListOptions{Limit: 10, Continue: first.Continue})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(encoded) != len(first.Items) || len(r.encodingsOf(second)) != len(second.Items) {
+		t.Fatalf("%d and %d encodings for pages of %d and %d pods", len(encoded), len(r.encodingsOf(second)),
+			len(first.Items), len(second.Items))
+	}
+	for i, data := range encoded {
+		var p corev1.Pod
+		if err := p.Unmarshal(data); err != nil {
+			t.Fatalf("pod %d of the first page: %v", i, err)
+		}
+		if !equality.Semantic.DeepEqual(p, first.Items[i]) {
+			t.Errorf("the first page's pod %d decodes to %s once the second page is read, want %s",
+				i, p.Name, first.Items[i].Name)
+		}
+	}
+
+	pr := podReader(t, cfg)
+	plain, err := pr.list(context.Background(), metav1.ListOptions{Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pr.encodingsOf(plain); got != nil {
+		t.Errorf("a kind listed without encodings gave %d", len(got))
+	}
+}
+
 // A server that answers in JSON is read as client-go reads it.
 func TestPageReaderReadsJSON(t *testing.T) {
 	client := fake.NewClientset()
@@ -81,12 +131,16 @@ func TestPageReaderReadsJSON(t *testing.T) {
 	client.PrependReactor("list", "pods", podPages(3, &limits))
 	cfg := served(t, client)
 	cfg.ContentType, cfg.AcceptContentTypes = runtime.ContentTypeJSON, runtime.ContentTypeJSON
-	l, err := podReader(t, cfg).list(context.Background(), metav1.ListOptions{Limit: 10})
+	r := podReaderOf(t, cfg, kindList[corev1.PodList, corev1.Pod].withEncodings)
+	l, err := r.list(context.Background(), metav1.ListOptions{Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(l.Items) != 3 || l.Items[2].Name != "p-00002" {
 		t.Errorf("read %d pods from JSON, want p-00000 to p-00002", len(l.Items))
+	}
+	if got := r.encodingsOf(l); got != nil {
+		t.Errorf("%d protobuf encodings of pods read from JSON, want none", len(got))
 	}
 }
 

@@ -75,10 +75,14 @@ func ReadObjectsWith(ctx context.Context, client kubernetes.Interface, opts Read
 	// owners: kept once, not once a pod.
 	shared := cluster.NewPodSharer()
 	readKind(ctx, &rs, podPageSize, listOf(core.RESTClient(), "pods", core.Pods(all).List,
-		func(l *corev1.PodList) *[]corev1.Pod { return &l.Items }),
-		&objs.Pods, func(p *corev1.Pod) {
-			trimmed(p)
-			shared.Share(p)
+		func(l *corev1.PodList) *[]corev1.Pod { return &l.Items }).withEncodings(),
+		&objs.Pods, func(p *corev1.Pod, encoded []byte) {
+			trimmed(p, nil)
+			if encoded != nil {
+				shared.ShareEncoded(p, encoded)
+			} else {
+				shared.Share(p)
+			}
 		})
 	readKind(ctx, &rs, pageSize, listOf(policy.RESTClient(), "poddisruptionbudgets", policy.PodDisruptionBudgets(all).List,
 		func(l *policyv1.PodDisruptionBudgetList) *[]policyv1.PodDisruptionBudget { return &l.Items }),
@@ -94,14 +98,14 @@ func ReadObjectsWith(ctx context.Context, client kubernetes.Interface, opts Read
 		&objs.ReplicaSets, trimmed[appsv1.ReplicaSet])
 	readKind(ctx, &rs, pageSize, listOf(apps.RESTClient(), "statefulsets", apps.StatefulSets(all).List,
 		func(l *appsv1.StatefulSetList) *[]appsv1.StatefulSet { return &l.Items }),
-		&objs.StatefulSets, func(ss *appsv1.StatefulSet) {
-			trimmed(ss)
+		&objs.StatefulSets, func(ss *appsv1.StatefulSet, _ []byte) {
+			trimmed(ss, nil)
 			cluster.TrimStatefulSet(ss)
 		})
 	readKind(ctx, &rs, pageSize, listOf(apps.RESTClient(), "deployments", apps.Deployments(all).List,
 		func(l *appsv1.DeploymentList) *[]appsv1.Deployment { return &l.Items }),
-		&objs.Deployments, func(d *appsv1.Deployment) {
-			trimmed(d)
+		&objs.Deployments, func(d *appsv1.Deployment, _ []byte) {
+			trimmed(d, nil)
 			cluster.TrimDeployment(d)
 		})
 	readKind(ctx, &rs, pageSize, listOf(batch.RESTClient(), "jobs", batch.Jobs(all).List,
@@ -125,8 +129,8 @@ func ReadObjectsWith(ctx context.Context, client kubernetes.Interface, opts Read
 			func(l *autoscalingv2.HorizontalPodAutoscalerList) *[]autoscalingv2.HorizontalPodAutoscaler {
 				return &l.Items
 			}),
-			&objs.HorizontalPodAutoscalers, func(h *autoscalingv2.HorizontalPodAutoscaler) {
-				trimmed(h)
+			&objs.HorizontalPodAutoscalers, func(h *autoscalingv2.HorizontalPodAutoscaler, _ []byte) {
+				trimmed(h, nil)
 				cluster.TrimAutoscaler(h)
 			})
 	}
@@ -148,9 +152,9 @@ type reads struct {
 
 // readKind starts the LISTs of one kind into *into (see listPages).
 func readKind[L any, P protoList[L], T any](ctx context.Context, rs *reads, pageSize int64, kind kindList[L, T],
-	into *[]T, trim func(*T)) {
+	into *[]T, keep func(*T, []byte)) {
 	rs.wg.Go(func() {
-		if err := listPages[L, P](ctx, pageSize, kind, into, trim); err != nil {
+		if err := listPages[L, P](ctx, pageSize, kind, into, keep); err != nil {
 			rs.mu.Lock()
 			rs.errs = append(rs.errs, fmt.Errorf("listing %s: %w", kind.resource, err))
 			rs.mu.Unlock()
@@ -167,8 +171,9 @@ type apiObject[T any] interface {
 
 // trimmed drops from an object what no plan reads: its managedFields,
 // which are a large part of every object and which nothing uses, and what
-// cluster.Trim drops from the objects of a dump.
-func trimmed[T any, P apiObject[T]](obj *T) {
+// cluster.Trim drops from the objects of a dump. It is the keep function
+// of listPages for a kind that needs nothing more.
+func trimmed[T any, P apiObject[T]](obj *T, _ []byte) {
 	p := P(obj)
 	p.SetManagedFields(nil)
 	cluster.Trim(p)
@@ -185,24 +190,35 @@ func trimmed[T any, P apiObject[T]](obj *T) {
 // A continue token that expired mid-way (410 Gone: the API server compacted
 // the revision the pages were read at) restarts the read with one
 // unpaginated LIST, as client-go's pager does, so that every object still
-// comes from one revision.
+// comes from one revision. keep is given each object, and its bytes when
+// the kind is listed with encodings and the page was read from protobuf.
 func listPages[L any, P protoList[L], T any](ctx context.Context, pageSize int64, kind kindList[L, T],
-	into *[]T, trim func(*T)) error {
-	list := kind.typed
+	into *[]T, keep func(*T, []byte)) error {
+	list := func(ctx context.Context, opts metav1.ListOptions) (*L, [][]byte, error) {
+		page, err := kind.typed(ctx, opts)
+		return page, nil, err
+	}
 	if r := newPageReader[L, P](kind); r != nil {
-		list = r.list
+		list = func(ctx context.Context, opts metav1.ListOptions) (*L, [][]byte, error) {
+			page, err := r.list(ctx, opts)
+			if err != nil {
+				return nil, nil, err
+			}
+			return page, r.encodingsOf(page), nil
+		}
 	}
 	type answer struct {
-		page *L
-		err  error
+		page    *L
+		encoded [][]byte
+		err     error
 	}
 	// Buffered: a request still under way when the read fails ends
 	// without a reader.
 	ask := func(opts metav1.ListOptions) <-chan answer {
 		c := make(chan answer, 1)
 		go func() {
-			page, err := list(ctx, opts)
-			c <- answer{page, err}
+			page, encoded, err := list(ctx, opts)
+			c <- answer{page, encoded, err}
 		}()
 		return c
 	}
@@ -232,7 +248,11 @@ func listPages[L any, P protoList[L], T any](ctx context.Context, pageSize int64
 			*into = make([]T, 0, n)
 		}
 		for i := range got {
-			trim(&got[i])
+			var encoded []byte
+			if a.encoded != nil {
+				encoded = a.encoded[i]
+			}
+			keep(&got[i], encoded)
 			*into = append(*into, got[i])
 		}
 		if opts.Continue == "" {

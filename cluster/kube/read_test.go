@@ -50,10 +50,13 @@ func podPages(n int, limits *[]int64) k8stesting.ReactionFunc {
 					Namespace: "shop", Name: fmt.Sprintf("p-%05d", i),
 					ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubelet"}},
 				},
+				// Each pod mounts a token volume of its own, as the API
+				// server gives every pod.
 				Spec: corev1.PodSpec{Containers: []corev1.Container{{
 					Name: "web", Image: "nginx",
-					Env:       []corev1.EnvVar{{Name: "MODE", Value: "production"}},
-					Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}},
+					Env:          []corev1.EnvVar{{Name: "MODE", Value: "production"}},
+					VolumeMounts: []corev1.VolumeMount{{Name: fmt.Sprintf("kube-api-access-%05d", i), MountPath: "/var/run/secrets"}},
+					Resources:    corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: podCPU(i)}},
 				}}},
 				Status: corev1.PodStatus{PodIP: "10.0.0.1"},
 			})
@@ -65,6 +68,15 @@ func podPages(n int, limits *[]int64) k8stesting.ReactionFunc {
 		}
 		return true, list, nil
 	}
+}
+
+// podCPU is the CPU pod i of podPages requests: more from the middle of
+// the second page of podPageSize on.
+func podCPU(i int) resource.Quantity {
+	if i >= podPageSize*3/2 {
+		return resource.MustParse("200m")
+	}
+	return resource.MustParse("100m")
 }
 
 // ways are the two ways ReadObjects reads a clientset over client: typed
@@ -108,18 +120,19 @@ func TestReadObjectsPaginates(t *testing.T) {
 				if want := fmt.Sprintf("p-%05d", i); p.Name != want {
 					t.Fatalf("pod %d is %s, want %s: each page's pods, in order", i, p.Name, want)
 				}
+				if got, want := p.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU], podCPU(i); got.Cmp(want) != 0 {
+					t.Fatalf("pod %d requests %s CPU, want %s: its own containers", i, got.String(), want.String())
+				}
 			}
 			last := objs.Pods[pods-1]
-			if last.ManagedFields != nil || last.Spec.Containers[0].Env != nil || last.Status.PodIP != "" {
-				t.Errorf("kept managedFields %v, env %v, podIP %q: want them dropped", last.ManagedFields, last.Spec.Containers[0].Env, last.Status.PodIP)
+			if last.ManagedFields != nil || last.Spec.Containers[0].Env != nil || last.Spec.Containers[0].VolumeMounts != nil || last.Status.PodIP != "" {
+				t.Errorf("kept managedFields %v, env %v, mounts %v, podIP %q: want them dropped", last.ManagedFields,
+					last.Spec.Containers[0].Env, last.Spec.Containers[0].VolumeMounts, last.Status.PodIP)
 			}
-			if got := last.Spec.Containers[0].Resources.Requests.Cpu().String(); got != "100m" {
-				t.Errorf("cpu request %s, want 100m kept", got)
-			}
-			// Pods of different pages with the same containers hold one copy of
-			// them, as a dump's decoder shares them.
-			if first := objs.Pods[0]; &first.Spec.Containers[0] != &last.Spec.Containers[0] {
-				t.Errorf("the first and the last pod hold their own copies of the same containers")
+			// Pods of different pages with the same containers once trimmed
+			// hold one copy of them, as a dump's decoder shares them.
+			if first, second := objs.Pods[0], objs.Pods[podPageSize]; &first.Spec.Containers[0] != &second.Spec.Containers[0] {
+				t.Errorf("the first pods of the first and second pages hold their own copies of the same containers")
 			}
 		})
 	}
@@ -386,7 +399,7 @@ func TestListPagesAsksForTheNextPageFirst(t *testing.T) {
 		return l, nil
 	}
 	var got []string
-	trim := func(p *corev1.Pod) {
+	trim := func(p *corev1.Pod, _ []byte) {
 		var i int
 		if _, err := fmt.Sscan(strings.TrimPrefix(p.Name, "p"), &i); err != nil {
 			t.Error(err)
