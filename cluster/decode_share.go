@@ -336,13 +336,10 @@ func (s *sharer) meta(m *metav1.ObjectMeta, owners []byte) {
 // decoder does (see sharer): a reader of the API server's paginated LISTs
 // keeps one for all the pods of a snapshot. It is not safe for concurrent
 // use.
-type PodSharer struct {
-	s    *sharer
-	keys containerKeys
-}
+type PodSharer struct{ s *sharer }
 
 // NewPodSharer returns a PodSharer that has seen no pod yet.
-func NewPodSharer() *PodSharer { return &PodSharer{s: newSharer()} }
+func NewPodSharer() *PodSharer { return &PodSharer{newSharer()} }
 
 // Share makes the trimmed pod p point to the first copy of each value it
 // holds that an earlier pod held too. Neither p nor those pods may be

@@ -16,8 +16,8 @@ import (
 
 // BenchmarkPodMemory reports what a pod costs the heap once read: pods as
 // an API server serves them (defaults, service account volume, container
-// statuses, managedFields), read as `run` reads them (protobuf pages,
-// managedFields dropped, trimmed and shared as each page arrives) and as
+// statuses, managedFields), read as `run` reads them (protobuf pages, each
+// pod decoded without what trimming drops and shared as each page arrives) and as
 // `plan --snapshot` reads a JSON dump; started=together are the same pods
 // started as in a cluster filled at once. objects-B/pod is what the decoded
 // objects retain after a garbage collection, snapshot-B/pod that and what
@@ -25,7 +25,7 @@ import (
 //
 //	go test ./cluster -run '^$' -bench PodMemory -benchmem
 func BenchmarkPodMemory(b *testing.B) {
-	objs, dump, served, filled := servedPods(b)
+	objs, dump, served, filled := servedPods(b, 10000)
 	rest := objs
 	rest.Pods = nil
 
@@ -54,12 +54,12 @@ func BenchmarkPodMemory(b *testing.B) {
 	})
 }
 
-// servedPods generates a cluster of 300 nodes and 10,000 pods and returns
+// servedPods generates a cluster of 300 nodes and the pods and returns
 // it, its JSON dump with what an API server adds, and each pod's protobuf
 // encoding as an API server serves it: as generated, and started as in a
 // cluster filled at once.
-func servedPods(b *testing.B) (objs cluster.Objects, dump []byte, served, filled [][]byte) {
-	objs = synthetic.Generate(synthetic.Spec{Seed: 1, Nodes: 300, Pods: 10000})
+func servedPods(b testing.TB, pods int) (objs cluster.Objects, dump []byte, served, filled [][]byte) {
+	objs = synthetic.Generate(synthetic.Spec{Seed: 1, Nodes: 300, Pods: pods})
 	var buf bytes.Buffer
 	if err := synthetic.WriteList(&buf, objs, synthetic.DumpOptions{Format: synthetic.JSON, Served: true, ManagedFields: true}); err != nil {
 		b.Fatal(err)
@@ -96,30 +96,31 @@ func servedPods(b *testing.B) (objs cluster.Objects, dump []byte, served, filled
 	return objs, dump, served, filled
 }
 
-// BenchmarkReadPodPages is the CPU of reading pods as `run` reads them,
-// decoded from protobuf a page at a time, trimmed and shared: by their
-// bytes (as run shares them) and by their values, in the same run.
+// BenchmarkReadPodPages is the CPU of reading pods as `run` reads them, a
+// page of protobuf at a time: each pod decoded without what trimming drops
+// and shared by those bytes; and, in the same run, as run read them
+// before: decoded whole, trimmed, and shared by their values.
 //
 //	go test ./cluster -run '^$' -bench ReadPodPages -benchmem
 func BenchmarkReadPodPages(b *testing.B) {
-	_, _, served, _ := servedPods(b)
+	_, _, served, _ := servedPods(b, 10000)
 	for _, way := range []struct {
-		name  string
-		share func(s *cluster.PodSharer, p *corev1.Pod, encoded []byte)
+		name string
+		read func(b *testing.B, served [][]byte) []corev1.Pod
 	}{
-		{"share=encoded", (*cluster.PodSharer).ShareEncoded},
-		{"share=values", func(s *cluster.PodSharer, p *corev1.Pod, _ []byte) { s.Share(p) }},
+		{"decode=trimmed/share=encoded", readPodPages},
+		{"decode=whole/share=values", readWholePodPages},
 	} {
 		b.Run(way.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				readPodPagesWith(b, served, way.share)
+				way.read(b, served)
 			}
 		})
 	}
 }
 
-func marshalPod(b *testing.B, p *corev1.Pod) []byte {
+func marshalPod(b testing.TB, p *corev1.Pod) []byte {
 	data, err := p.Marshal()
 	if err != nil {
 		b.Fatal(err)
@@ -128,24 +129,47 @@ func marshalPod(b *testing.B, p *corev1.Pod) []byte {
 }
 
 // readPodPages decodes pods as the API server's reader does: a page of 1,000
-// at a time, each pod trimmed and shared, then copied out of its page.
+// at a time, each pod decoded from its bytes less what trimming drops,
+// trimmed and shared by those bytes, then copied out of its page.
 func readPodPages(b *testing.B, served [][]byte) []corev1.Pod {
-	return readPodPagesWith(b, served, (*cluster.PodSharer).ShareEncoded)
+	return readPages(b, served, func(s *cluster.PodSharer, buf []byte, p *corev1.Pod, data []byte) []byte {
+		buf, ok := cluster.AppendTrimmedPod(buf[:0], data)
+		if !ok {
+			b.Fatal("AppendTrimmedPod() cannot read a pod")
+		}
+		if err := p.Unmarshal(buf); err != nil {
+			b.Fatal(err)
+		}
+		cluster.Trim(p)
+		s.ShareEncoded(p, buf)
+		return buf
+	})
 }
 
-func readPodPagesWith(b *testing.B, served [][]byte, share func(*cluster.PodSharer, *corev1.Pod, []byte)) []corev1.Pod {
+// readWholePodPages decodes each pod whole, trims it and shares it by its
+// values, as the API server's reader did before.
+func readWholePodPages(b *testing.B, served [][]byte) []corev1.Pod {
+	return readPages(b, served, func(s *cluster.PodSharer, buf []byte, p *corev1.Pod, data []byte) []byte {
+		if err := p.Unmarshal(data); err != nil {
+			b.Fatal(err)
+		}
+		p.SetManagedFields(nil)
+		cluster.Trim(p)
+		s.Share(p)
+		return buf
+	})
+}
+
+func readPages(b *testing.B, served [][]byte, read func(*cluster.PodSharer, []byte, *corev1.Pod, []byte) []byte) []corev1.Pod {
+	b.Helper()
 	const pageSize = 1000
 	pods := make([]corev1.Pod, 0, len(served))
 	sharer := cluster.NewPodSharer()
+	var buf []byte
 	for start := 0; start < len(served); start += pageSize {
 		page := make([]corev1.Pod, min(pageSize, len(served)-start))
 		for i := range page {
-			if err := page[i].Unmarshal(served[start+i]); err != nil {
-				b.Fatal(err)
-			}
-			page[i].SetManagedFields(nil)
-			cluster.Trim(&page[i])
-			share(sharer, &page[i], served[start+i])
+			buf = read(sharer, buf, &page[i], served[start+i])
 		}
 		pods = append(pods, page...)
 	}

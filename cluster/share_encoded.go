@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"bytes"
-	"encoding/binary"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	corev1 "k8s.io/api/core/v1"
@@ -55,31 +54,16 @@ type fieldNumber struct {
 	field encodedField
 }
 
-// trimmedContainerFields are the numbers of the Container fields that
-// trimContainer drops. Every pod's containers mount its own service
-// account token volume, whose name ends in random letters: a container's
-// key leaves these fields out, so that replicas' containers still share.
-var trimmedContainerFields = map[protowire.Number]bool{
-	3: true, 4: true, 5: true, // command, args, workingDir
-	19: true, 7: true, // envFrom, env
-	9: true, 21: true, // volumeMounts, volumeDevices
-	10: true, 11: true, 22: true, 12: true, // probes, lifecycle
-	13: true, 20: true, 14: true, // terminationMessagePath and Policy, imagePullPolicy
-	15: true, // securityContext
-}
-
-// podEncoding holds, for each encodedField, bytes that determine the
-// field's value once trimmed: the pod's bytes from the field's first
-// occurrence to the end of its last (a repeated field's items, a message
-// field set twice), and for containers each one's fields that trimming
-// keeps. A field the pod does not set has none.
+// podEncoding holds, for each encodedField, the pod's bytes from the
+// field's first occurrence to the end of its last: all that decoding reads
+// of it, a repeated field's items and a message field set twice included.
+// A field the pod does not set has none.
 type podEncoding [encodedFields][]byte
 
-// encodingOf finds the fields' bytes in a pod's protobuf encoding, writing
-// the containers' keys into keys; ok is false when it cannot tell them
-// (the bytes do not parse, or the pod's metadata or spec is set twice and
-// would be merged).
-func encodingOf(pod []byte, keys *containerKeys) (enc podEncoding, ok bool) {
+// encodingOf finds the fields' bytes in a pod's protobuf encoding; ok is
+// false when it cannot tell them (the bytes do not parse, or the pod's
+// metadata or spec is set twice and would be merged).
+func encodingOf(pod []byte) (enc podEncoding, ok bool) {
 	var meta, spec []byte
 	seen := 0
 	for off := 0; off < len(pod); {
@@ -104,16 +88,11 @@ func encodingOf(pod []byte, keys *containerKeys) (enc podEncoding, ok bool) {
 		}
 		off = end
 	}
-	keys.init, keys.main = keys.init[:0], keys.main[:0]
-	if !spans(meta, metaFields[:], &enc, keys) || !spans(spec, specFields[:], &enc, keys) {
+	if !spans(meta, metaFields[:], &enc) || !spans(spec, specFields[:], &enc) {
 		return podEncoding{}, false
 	}
 	return enc, true
 }
-
-// containerKeys are the keys of a pod's init containers and containers,
-// in buffers kept from pod to pod.
-type containerKeys struct{ init, main []byte }
 
 // nextField reads the field at msg[off:]: its number and type, and where
 // its value starts and it ends.
@@ -130,10 +109,10 @@ func nextField(msg []byte, off int) (num protowire.Number, typ protowire.Type, v
 }
 
 // spans sets, for each of fields, its bytes in msg.
-func spans(msg []byte, fields []fieldNumber, enc *podEncoding, keys *containerKeys) bool {
+func spans(msg []byte, fields []fieldNumber, enc *podEncoding) bool {
 	var start [encodedFields]int
 	for off := 0; off < len(msg); {
-		num, typ, value, end, ok := nextField(msg, off)
+		num, _, _, end, ok := nextField(msg, off)
 		if !ok {
 			return false
 		}
@@ -141,48 +120,13 @@ func spans(msg []byte, fields []fieldNumber, enc *podEncoding, keys *containerKe
 			if f.num != num {
 				continue
 			}
-			switch f.field {
-			case encInitContainers, encContainers:
-				key := &keys.main
-				if f.field == encInitContainers {
-					key = &keys.init
-				}
-				if typ != protowire.BytesType {
-					return false
-				}
-				c, n := protowire.ConsumeBytes(msg[value:end])
-				if n < 0 || !appendContainerKey(key, c) {
-					return false
-				}
-				enc[f.field] = *key
-			default:
-				if enc[f.field] == nil {
-					start[f.field] = off
-				}
-				enc[f.field] = msg[start[f.field]:end]
+			if enc[f.field] == nil {
+				start[f.field] = off
 			}
+			enc[f.field] = msg[start[f.field]:end]
 		}
 		off = end
 	}
-	return true
-}
-
-// appendContainerKey appends to key the fields of container c that
-// trimming keeps, as they are encoded, after their length.
-func appendContainerKey(key *[]byte, c []byte) bool {
-	lenAt := len(*key)
-	*key = append(*key, 0, 0, 0, 0)
-	for off := 0; off < len(c); {
-		num, _, _, end, ok := nextField(c, off)
-		if !ok {
-			return false
-		}
-		if !trimmedContainerFields[num] {
-			*key = append(*key, c[off:end]...)
-		}
-		off = end
-	}
-	binary.BigEndian.PutUint32((*key)[lenAt:], uint32(len(*key)-lenAt-4))
 	return true
 }
 
@@ -219,12 +163,15 @@ func shareEncoded[T any](s *sharer, f encodedField, enc []byte, v T) T {
 	return shared.(T)
 }
 
-// ShareEncoded is Share for a pod decoded from pod, its protobuf
-// encoding as the API server sent it: the fields that replicas hold in
-// common are found by their bytes, which costs less than comparing
-// values. The pod must be what decoding those bytes gives, trimmed.
+// ShareEncoded is Share for a pod decoded from pod, its protobuf encoding
+// less what trimming drops (AppendTrimmedPod): the fields that replicas
+// hold in common are found by their bytes, which costs less than comparing
+// values. The pod must be what decoding those bytes gives, trimmed. (Each
+// pod's full encoding differs from its replicas' in its token volume's
+// name, in its containers' mounts among others: sharing would find no
+// container by it.)
 func (ps *PodSharer) ShareEncoded(p *corev1.Pod, pod []byte) {
-	enc, ok := encodingOf(pod, &ps.keys)
+	enc, ok := encodingOf(pod)
 	if !ok {
 		ps.s.pod(p, nil)
 		return

@@ -49,6 +49,17 @@ func encode(t testing.TB, p *corev1.Pod) []byte {
 	return data
 }
 
+// trimmedEncoding is a pod's encoding as the API server's reader decodes
+// it.
+func trimmedEncoding(t testing.TB, data []byte) []byte {
+	t.Helper()
+	trimmed, ok := AppendTrimmedPod(nil, data)
+	if !ok {
+		t.Fatal("AppendTrimmedPod() cannot read the pod")
+	}
+	return trimmed
+}
+
 // decodeTrimmed is what the API server's reader holds of a pod before it
 // shares it.
 func decodeTrimmed(t testing.TB, data []byte) *corev1.Pod {
@@ -99,11 +110,11 @@ func TestShareEncodedSharesWhatReplicasHaveInCommon(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := NewPodSharer()
-			firstData := encode(t, servedReplica("web-1", "kube-api-access-q9d4m", "500m"))
+			firstData := trimmedEncoding(t, encode(t, servedReplica("web-1", "kube-api-access-q9d4m", "500m")))
 			first := decodeTrimmed(t, firstData)
 			s.ShareEncoded(first, firstData)
 
-			secondData := encode(t, tt.second)
+			secondData := trimmedEncoding(t, encode(t, tt.second))
 			second, alone := decodeTrimmed(t, secondData), decodeTrimmed(t, secondData)
 			if tt.cut {
 				secondData = secondData[:len(secondData)-1]
@@ -149,8 +160,7 @@ func TestEncodingOf(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var keys containerKeys
-			enc, ok := encodingOf(tt.pod, &keys)
+			enc, ok := encodingOf(tt.pod)
 			if ok != tt.wantOK {
 				t.Fatalf("encodingOf() ok = %v, want %v", ok, tt.wantOK)
 			}
@@ -173,8 +183,7 @@ func TestEncodingOf(t *testing.T) {
 	specMsg = protowire.AppendBytes(protowire.AppendTag(specMsg, 2, protowire.BytesType), []byte{0x0a, 0x01, 'c'})
 	specMsg = protowire.AppendBytes(protowire.AppendTag(specMsg, 22, protowire.BytesType), tolB)
 	data := protowire.AppendBytes(protowire.AppendTag(nil, podSpec, protowire.BytesType), specMsg)
-	var keys containerKeys
-	enc, ok := encodingOf(data, &keys)
+	enc, ok := encodingOf(data)
 	if !ok || !strings.Contains(string(enc[encTolerations]), "a") || !strings.Contains(string(enc[encTolerations]), "b") {
 		t.Errorf("encodingOf() of tolerations around a container = %q, %v; want both tolerations", enc[encTolerations], ok)
 	}
@@ -198,8 +207,9 @@ func fieldBytes(t *testing.T, msg []byte, num protowire.Number) []byte {
 	return nil
 }
 
-// A container's key leaves out exactly the fields trimContainer drops: one
-// it keeps would otherwise be shared between containers that differ in it.
+// The container fields left out of a pod's bytes are exactly those
+// trimContainer drops: one it keeps would be lost, one it drops decoded
+// for nothing.
 func TestTrimmedContainerFieldsAreThoseTrimmingDrops(t *testing.T) {
 	typ := reflect.TypeFor[corev1.Container]()
 	for i := range typ.NumField() {
@@ -209,9 +219,9 @@ func TestTrimmedContainerFieldsAreThoseTrimmingDrops(t *testing.T) {
 		reflect.ValueOf(&c).Elem().Field(i).Set(nonZero(f.Type))
 		trimContainer(&c)
 		dropped := reflect.ValueOf(c).Field(i).IsZero()
-		if dropped != trimmedContainerFields[num] {
-			t.Errorf("Container.%s (field %d): trimContainer drops it: %v; the key leaves it out: %v",
-				f.Name, num, dropped, trimmedContainerFields[num])
+		if left := trimmedContainerFields&(1<<num) != 0; dropped != left {
+			t.Errorf("Container.%s (field %d): trimContainer drops it: %v; left out of the bytes: %v",
+				f.Name, num, dropped, left)
 		}
 	}
 }
@@ -259,8 +269,9 @@ func nonZero(t reflect.Type) reflect.Value {
 	return v
 }
 
-// Whatever bytes pods arrive in, sharing them by those bytes leaves each
-// pod the value it has decoded alone.
+// Whatever bytes pods arrive in, decoding them less what trimming drops
+// and sharing them by those bytes leaves each pod the value it has when
+// decoded whole, alone, and trimmed.
 func FuzzShareEncoded(f *testing.F) {
 	replica := encode(f, servedReplica("web-1", "kube-api-access-q9d4m", "500m"))
 	f.Add(replica, encode(f, servedReplica("web-2", "kube-api-access-7xk2p", "500m")))
@@ -272,10 +283,20 @@ func FuzzShareEncoded(f *testing.F) {
 		}
 		s := NewPodSharer()
 		for _, data := range [][]byte{a, b, a, b} {
-			shared, alone := decodeTrimmed(t, data), decodeTrimmed(t, data)
-			s.ShareEncoded(shared, data)
-			if !reflect.DeepEqual(shared, alone) {
-				t.Fatalf("a pod shared by its bytes differs from the same pod decoded alone")
+			alone := decodeTrimmed(t, data)
+			trimmed, ok := AppendTrimmedPod(nil, data)
+			if !ok {
+				s.Share(decodeTrimmed(t, data))
+				continue
+			}
+			var shared corev1.Pod
+			if err := shared.Unmarshal(trimmed); err != nil {
+				t.Fatalf("the pod decodes, its bytes less what trimming drops do not: %v", err)
+			}
+			Trim(&shared)
+			s.ShareEncoded(&shared, trimmed)
+			if !reflect.DeepEqual(&shared, alone) {
+				t.Fatalf("a pod decoded without what trimming drops and shared by its bytes differs from the pod decoded whole and trimmed")
 			}
 		}
 	})

@@ -16,14 +16,15 @@ import (
 
 // kindList is how one kind is listed: typed is its clientset's LIST, rest
 // the REST client that can stream its pages instead (see pageReader), and
-// items the list's items. With encodings, a page read from a protobuf body
-// also gives each object's bytes.
+// items the list's items. With trimItem, the items of a page read from a
+// protobuf body are decoded from what trimItem appends of each item's
+// bytes, which the page also gives.
 type kindList[L any, T any] struct {
-	rest      rest.Interface
-	resource  string
-	typed     func(context.Context, metav1.ListOptions) (*L, error)
-	items     func(*L) *[]T
-	encodings bool
+	rest     rest.Interface
+	resource string
+	typed    func(context.Context, metav1.ListOptions) (*L, error)
+	items    func(*L) *[]T
+	trimItem func(out, item []byte) ([]byte, bool)
 }
 
 func listOf[L any, T any](rc rest.Interface, resource string,
@@ -31,9 +32,10 @@ func listOf[L any, T any](rc rest.Interface, resource string,
 	return kindList[L, T]{rest: rc, resource: resource, typed: typed, items: items}
 }
 
-// withEncodings is the kind listed with each object's protobuf bytes.
-func (k kindList[L, T]) withEncodings() kindList[L, T] {
-	k.encodings = true
+// trimmedBy is the kind read with its items decoded from what trim keeps
+// of their bytes (cluster.AppendTrimmedPod).
+func (k kindList[L, T]) trimmedBy(trim func(out, item []byte) ([]byte, bool)) kindList[L, T] {
+	k.trimItem = trim
 	return k
 }
 
@@ -56,13 +58,14 @@ var protobufMagic = []byte{0x6b, 0x38, 0x73, 0x00}
 // pages of a thousand pods, those are about half of the garbage of a read.
 //
 // A page it returns is written over by the call after next: listPages is
-// done with a page before it asks for the one after the next. For a kind
-// listed with encodings, the page's body is kept as long, in one of two
-// buffers taken in turn, and encodings holds each item's bytes in it.
+// done with a page before it asks for the one after the next. So are the
+// trimmed bytes of a kind with trimItem, kept with each list in one of two
+// buffers, and encodings, each item's bytes in them.
 type pageReader[L any, P protoList[L], T any] struct {
 	kind      kindList[L, T]
-	bodies    [2]bytes.Buffer
+	body      bytes.Buffer
 	lists     [2]L
+	trimmed   [2][]byte
 	encodings [2][][]byte
 	turn      int
 }
@@ -85,13 +88,9 @@ func (r *pageReader[L, P, T]) list(ctx context.Context, opts metav1.ListOptions)
 	}
 	turn := r.turn
 	r.turn = 1 - r.turn
-	buf := &r.bodies[0]
-	if r.kind.encodings {
-		buf = &r.bodies[turn]
-	}
 	r.encodings[turn] = r.encodings[turn][:0]
-	buf.Reset()
-	_, err = buf.ReadFrom(body)
+	r.body.Reset()
+	_, err = r.body.ReadFrom(body)
 	if cerr := body.Close(); err == nil {
 		err = cerr
 	}
@@ -103,10 +102,8 @@ func (r *pageReader[L, P, T]) list(ctx context.Context, opts metav1.ListOptions)
 	if cap(items) == 0 && opts.Limit > 0 {
 		items = make([]T, 0, opts.Limit)
 	}
-	var zero L
-	*l = zero
-	*r.kind.items(l) = items
-	data := buf.Bytes()
+	r.reset(l, items)
+	data := r.body.Bytes()
 	if !bytes.HasPrefix(data, protobufMagic) {
 		// A server that answers in JSON: decoded as client-go decodes it.
 		if _, _, err := scheme.Codecs.UniversalDeserializer().Decode(data, nil, P(l)); err != nil {
@@ -131,17 +128,81 @@ func (r *pageReader[L, P, T]) list(ctx context.Context, opts metav1.ListOptions)
 	// Decoded into the list as it is, not reset, so that its items keep
 	// their array. Every decoded string and slice is a copy, so that the
 	// next page can be read into the body's buffer.
+	if r.kind.trimItem != nil {
+		if r.decodeTrimmed(l, raw, turn) {
+			return l, nil
+		}
+		r.reset(l, items)
+	}
 	if err := P(l).Unmarshal(raw); err != nil {
 		return nil, err
-	}
-	if r.kind.encodings {
-		r.encodings[turn] = itemEncodings(raw, r.encodings[turn], len(*r.kind.items(l)))
 	}
 	return l, nil
 }
 
-// encodingsOf returns the bytes of each item of page, a list this reader
-// returned, or nil when it does not know them (a JSON answer).
+// reset empties list l but for its items' array.
+func (r *pageReader[L, P, T]) reset(l *L, items []T) {
+	var zero L
+	*l = zero
+	*r.kind.items(l) = items[:0]
+}
+
+// listItems is the number of a list's items in k8s.io/api's generated.proto,
+// the same in every kind's list; the others are its ListMeta's.
+const listItems protowire.Number = 2
+
+// decodeTrimmed decodes list raw into l as the list's generated decoder
+// does, but each item from what trimItem keeps of its bytes, which it
+// keeps for encodingsOf. It says false when it could not, having decoded
+// part of the list: the bytes do not parse, or an item's do not decode.
+func (r *pageReader[L, P, T]) decodeTrimmed(l *L, raw []byte, turn int) bool {
+	buf := r.trimmed[turn][:0]
+	var ends []int
+	for off := 0; off < len(raw); {
+		num, typ, n := protowire.ConsumeTag(raw[off:])
+		if n < 0 {
+			return false
+		}
+		vn := protowire.ConsumeFieldValue(num, typ, raw[off+n:])
+		if vn < 0 {
+			return false
+		}
+		field := raw[off : off+n+vn]
+		off += n + vn
+		if num != listItems || typ != protowire.BytesType {
+			// The list's metadata, or a field it does not know, read by
+			// the list's decoder.
+			if err := P(l).Unmarshal(field); err != nil {
+				return false
+			}
+			continue
+		}
+		item, _ := protowire.ConsumeBytes(field[n:])
+		start := len(buf)
+		var ok bool
+		if buf, ok = r.kind.trimItem(buf, item); !ok {
+			return false
+		}
+		items := r.kind.items(l)
+		var zero T
+		*items = append(*items, zero)
+		obj, decodes := any(&(*items)[len(*items)-1]).(interface{ Unmarshal([]byte) error })
+		if !decodes || obj.Unmarshal(buf[start:]) != nil {
+			return false
+		}
+		ends = append(ends, len(buf))
+	}
+	r.trimmed[turn] = buf
+	start := 0
+	for _, end := range ends {
+		r.encodings[turn] = append(r.encodings[turn], buf[start:end:end])
+		start = end
+	}
+	return true
+}
+
+// encodingsOf returns the bytes each item of page, a list this reader
+// returned, was decoded from, or nil when it was decoded whole.
 func (r *pageReader[L, P, T]) encodingsOf(page *L) [][]byte {
 	for turn := range r.lists {
 		if page == &r.lists[turn] && len(r.encodings[turn]) == len(*r.kind.items(page)) {
@@ -149,40 +210,6 @@ func (r *pageReader[L, P, T]) encodingsOf(page *L) [][]byte {
 		}
 	}
 	return nil
-}
-
-// listItems is the number of a list's items in k8s.io/api's generated.proto,
-// the same in every kind's list.
-const listItems protowire.Number = 2
-
-// itemEncodings appends to into the bytes of each of the n items of an
-// encoded list, or returns nil when they are not n.
-func itemEncodings(list []byte, into [][]byte, n int) [][]byte {
-	for len(list) > 0 {
-		num, typ, tn := protowire.ConsumeTag(list)
-		if tn < 0 {
-			return nil
-		}
-		list = list[tn:]
-		if num != listItems || typ != protowire.BytesType {
-			vn := protowire.ConsumeFieldValue(num, typ, list)
-			if vn < 0 {
-				return nil
-			}
-			list = list[vn:]
-			continue
-		}
-		item, vn := protowire.ConsumeBytes(list)
-		if vn < 0 {
-			return nil
-		}
-		into = append(into, item)
-		list = list[vn:]
-	}
-	if len(into) != n {
-		return nil
-	}
-	return into
 }
 
 // envelope reads the runtime.Unknown that wraps an object in a protobuf

@@ -16,6 +16,8 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/kube-rebalancer/rebalancer/cluster"
 )
 
 func podReader(t *testing.T, cfg *rest.Config) *pageReader[corev1.PodList, *corev1.PodList, corev1.Pod] {
@@ -80,16 +82,19 @@ func TestPageReaderDecodesIntoTwoListsInTurn(t *testing.T) {
 	}
 }
 
-// A kind listed with encodings gives each item's bytes, which decode to
-// the item, and keeps a page's bytes while the next page is read: its
-// body is one of two buffers taken in turn. Other kinds give none.
+func trimmedPods(k kindList[corev1.PodList, corev1.Pod]) kindList[corev1.PodList, corev1.Pod] {
+	return k.trimmedBy(cluster.AppendTrimmedPod)
+}
+
+// A kind read trimmed gives the bytes each item was decoded from, and
+// keeps a page's while the next page is read. Other kinds give none.
 func TestPageReaderGivesEachItemsEncoding(t *testing.T) {
 	client := fake.NewClientset()
 	var limits []int64
 	client.PrependReactor("list", "pods", podPages(15, &limits))
 	cfg := served(t, client)
 
-	r := podReaderOf(t, cfg, kindList[corev1.PodList, corev1.Pod].withEncodings)
+	r := podReaderOf(t, cfg, trimmedPods)
 	first, err := r.list(context.Background(), metav1.ListOptions{Limit: 10})
 	if err != nil {
 		t.Fatal(err)
@@ -113,6 +118,10 @@ func TestPageReaderGivesEachItemsEncoding(t *testing.T) {
 				i, p.Name, first.Items[i].Name)
 		}
 	}
+	// Decoded without what trimming drops.
+	if p := first.Items[0]; p.ManagedFields != nil || p.Spec.Containers[0].Env != nil || p.Name != "p-00000" {
+		t.Errorf("the first pod read trimmed holds managedFields %v and env %v", p.ManagedFields, p.Spec.Containers[0].Env)
+	}
 
 	pr := podReader(t, cfg)
 	plain, err := pr.list(context.Background(), metav1.ListOptions{Limit: 10})
@@ -131,7 +140,7 @@ func TestPageReaderReadsJSON(t *testing.T) {
 	client.PrependReactor("list", "pods", podPages(3, &limits))
 	cfg := served(t, client)
 	cfg.ContentType, cfg.AcceptContentTypes = runtime.ContentTypeJSON, runtime.ContentTypeJSON
-	r := podReaderOf(t, cfg, kindList[corev1.PodList, corev1.Pod].withEncodings)
+	r := podReaderOf(t, cfg, trimmedPods)
 	l, err := r.list(context.Background(), metav1.ListOptions{Limit: 10})
 	if err != nil {
 		t.Fatal(err)

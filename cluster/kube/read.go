@@ -72,10 +72,11 @@ func ReadObjectsWith(ctx context.Context, client kubernetes.Interface, opts Read
 		func(l *corev1.NodeList) *[]corev1.Node { return &l.Items }),
 		&objs.Nodes, trimmed[corev1.Node])
 	// A workload's pods carry the same labels, containers, tolerations and
-	// owners: kept once, not once a pod.
+	// owners: kept once, not once a pod. Pods are decoded without what
+	// trimming drops, and shared by the bytes they were decoded from.
 	shared := cluster.NewPodSharer()
 	readKind(ctx, &rs, podPageSize, listOf(core.RESTClient(), "pods", core.Pods(all).List,
-		func(l *corev1.PodList) *[]corev1.Pod { return &l.Items }).withEncodings(),
+		func(l *corev1.PodList) *[]corev1.Pod { return &l.Items }).trimmedBy(cluster.AppendTrimmedPod),
 		&objs.Pods, func(p *corev1.Pod, encoded []byte) {
 			trimmed(p, nil)
 			if encoded != nil {
