@@ -16,7 +16,7 @@ import (
 // its name on the wire.
 
 // encodedLevel is what AppendTrimmedPod does with the fields of one kind
-// of message: it drops the fields in drop and the values dropValue says,
+// of message: it drops the fields in drop and the messages dropValue says,
 // rewrites the message fields nested names, and keeps the rest as they are.
 type encodedLevel struct {
 	drop      uint64
@@ -111,9 +111,11 @@ func appendLevel(out, msg []byte, l *encodedLevel) ([]byte, bool) {
 			off = end
 			continue
 		}
-		if l.dropValue != nil && l.dropValue(num, msg[value:end]) {
-			off = end
-			continue
+		if l.dropValue != nil && typ == protowire.BytesType {
+			if v, n := protowire.ConsumeBytes(msg[value:end]); n >= 0 && l.dropValue(num, v) {
+				off = end
+				continue
+			}
 		}
 		var nested *encodedLevel
 		for _, n := range l.nested {

@@ -28,6 +28,9 @@ func TestAppendTrimmedPodDecodesAsTrimmed(t *testing.T) {
 		if err := got.Unmarshal(out); err != nil {
 			t.Fatalf("pod %d: its bytes less what trimming drops do not decode: %v", i, err)
 		}
+		if dropped := droppedByTrim(&got); dropped != "" {
+			t.Fatalf("pod %d (%s) decoded less what trimming drops holds %s", i, got.Name, dropped)
+		}
 		want.ManagedFields = nil
 		cluster.Trim(&want)
 		cluster.Trim(&got)
@@ -55,4 +58,22 @@ func TestAppendTrimmedPodRefusesWhatItCannotRead(t *testing.T) {
 			t.Errorf("AppendTrimmedPod(%q) = %q, %v; want what was there and false", bad, out, ok)
 		}
 	}
+}
+
+// droppedByTrim names what a pod holds of what AppendTrimmedPod leaves out.
+func droppedByTrim(p *corev1.Pod) string {
+	if p.ManagedFields != nil {
+		return "managedFields"
+	}
+	for _, v := range p.Spec.Volumes {
+		if v.Projected != nil || v.ConfigMap != nil || v.Secret != nil || v.DownwardAPI != nil {
+			return "volume " + v.Name
+		}
+	}
+	for _, c := range append(p.Spec.InitContainers, p.Spec.Containers...) {
+		if c.Env != nil || c.VolumeMounts != nil || c.LivenessProbe != nil || c.ReadinessProbe != nil {
+			return "container " + c.Name + "'s environment, mounts or probes"
+		}
+	}
+	return ""
 }
