@@ -150,8 +150,8 @@ func shareEncoded[T any](s *sharer, f encodedField, enc []byte, v T) T {
 	}
 	shared, ok := e.values[string(enc)]
 	if !ok {
-		// The first pod with these bytes may hold a value an earlier pod
-		// with others holds too (the bytes of a field trimming drops).
+		// Other bytes can decode to an equal value (a map's entries in
+		// another order): the first pod with these may find an earlier one.
 		shared = share(s, v)
 		if e.values == nil {
 			e.values = make(map[string]any)
