@@ -191,8 +191,9 @@ func trimmed[T any, P apiObject[T]](obj *T, _ []byte) {
 // A continue token that expired mid-way (410 Gone: the API server compacted
 // the revision the pages were read at) restarts the read with one
 // unpaginated LIST, as client-go's pager does, so that every object still
-// comes from one revision. keep is given each object, and its bytes when
-// the kind is listed with encodings and the page was read from protobuf.
+// comes from one revision. keep is given each object, and the bytes it
+// was decoded from when the kind is read trimmed (kindList.trimmedBy) and
+// the page came in protobuf.
 func listPages[L any, P protoList[L], T any](ctx context.Context, pageSize int64, kind kindList[L, T],
 	into *[]T, keep func(*T, []byte)) error {
 	list := func(ctx context.Context, opts metav1.ListOptions) (*L, [][]byte, error) {
