@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
@@ -139,8 +140,11 @@ func (c *cluster) bindAll(ctx context.Context, cp *harness.ControlPlane, nodes [
 	next := c.bound.Load()
 	for c.bound.Load() < want {
 		n, err := c.bindPending(ctx, cp, nodes)
-		if err != nil {
+		if err != nil && (ctx.Err() != nil || !overloaded(err)) {
 			return err
+		}
+		if err != nil {
+			logf("the API server is overloaded, binding again: %v", err)
 		}
 		if n == 0 {
 			select {
@@ -209,30 +213,23 @@ func (c *cluster) bindPending(ctx context.Context, cp *harness.ControlPlane, nod
 // replacement bound, meanwhile. It polls slowly: listing every pod of the
 // cluster often would keep the API server busier than kwok's work it waits
 // for.
+//
+// An API server loaded by the fill can answer a LIST with a timeout; the
+// pass is then done again at the next poll rather than the fill ended.
 func (c *cluster) waitRunning(ctx context.Context, cp *harness.ControlPlane, nodes []string, n int) error {
 	interval := max(2*time.Second, time.Duration(n/2000)*time.Second)
 	for {
-		if _, err := c.bindPending(ctx, cp, nodes); err != nil {
+		running, err := c.bindAndCount(ctx, cp, nodes)
+		switch {
+		case err != nil && (ctx.Err() != nil || !overloaded(err)):
 			return err
-		}
-		running, opts := 0, metav1.ListOptions{Limit: 5000}
-		for {
-			list, err := cp.Client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, opts)
-			if err != nil {
-				return err
+		case err != nil:
+			logf("the API server is overloaded, counting again in %s: %v", interval, err)
+		default:
+			logf("%d of %d pods Running", running, n)
+			if running >= n {
+				return nil
 			}
-			for i := range list.Items {
-				if p := &list.Items[i]; p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
-					running++
-				}
-			}
-			if opts.Continue = list.Continue; opts.Continue == "" {
-				break
-			}
-		}
-		logf("%d of %d pods Running", running, n)
-		if running >= n {
-			return nil
 		}
 		select {
 		case <-ctx.Done():
@@ -240,4 +237,32 @@ func (c *cluster) waitRunning(ctx context.Context, cp *harness.ControlPlane, nod
 		case <-time.After(interval):
 		}
 	}
+}
+
+// bindAndCount binds the pods pending now and counts those Running.
+func (c *cluster) bindAndCount(ctx context.Context, cp *harness.ControlPlane, nodes []string) (int, error) {
+	if _, err := c.bindPending(ctx, cp, nodes); err != nil {
+		return 0, err
+	}
+	running, opts := 0, metav1.ListOptions{Limit: 5000}
+	for {
+		list, err := cp.Client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, opts)
+		if err != nil {
+			return 0, err
+		}
+		for i := range list.Items {
+			if p := &list.Items[i]; p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
+				running++
+			}
+		}
+		if opts.Continue = list.Continue; opts.Continue == "" {
+			return running, nil
+		}
+	}
+}
+
+// overloaded says whether err is an API server's answer that it could not
+// serve a request in time, which the same request may get past later.
+func overloaded(err error) bool {
+	return apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) || apierrors.IsTooManyRequests(err)
 }
