@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"bytes"
+	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -90,13 +91,7 @@ func (s *keyScanner) push(object bool) {
 // the frames around it.
 func (s *keyScanner) path(key []byte) *field.Path {
 	var p *field.Path
-	child := func(name string) {
-		if p == nil {
-			p = field.NewPath(name)
-		} else {
-			p = p.Child(name)
-		}
-	}
+	child := func(name string) { p = childPath(p, name) }
 	for i, f := range s.frames {
 		last := i == len(s.frames)-1
 		switch {
@@ -135,4 +130,21 @@ func stringEnd(raw []byte, i int) int {
 		}
 		i = j + 1
 	}
+}
+
+// childPath is path's child name, or name at the root when path is nil. A
+// name that is no field name (with a space, a dot or a bracket) is written
+// as a key, [a b], so that the path still reads as one.
+func childPath(path *field.Path, name string) *field.Path {
+	if strings.ContainsAny(name, " \t\n.[]") {
+		if path == nil {
+			// A root named "" would print as [].
+			return field.NewPath("[" + name + "]")
+		}
+		return path.Key(name)
+	}
+	if path == nil {
+		return field.NewPath(name)
+	}
+	return path.Child(name)
 }

@@ -70,7 +70,7 @@ func keptDuplicate(root *yamlv3.Node, h typeHeader) (path *field.Path, item json
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		key := root.Content[i].Value
 		if seen[key] {
-			return field.NewPath(key), nil, h.Kind
+			return childPath(nil, key), nil, h.Kind
 		}
 		seen[key] = true
 		if !strings.EqualFold(key, "items") || root.Content[i+1].Kind != yamlv3.SequenceNode {
@@ -119,10 +119,7 @@ func duplicateKey(n *yamlv3.Node, path *field.Path) *field.Path {
 		seen := make(map[string]bool, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			key := n.Content[i].Value
-			at := field.NewPath(key)
-			if path != nil {
-				at = path.Child(key)
-			}
+			at := childPath(path, key)
 			if key != "<<" && seen[key] {
 				return at
 			}

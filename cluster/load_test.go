@@ -317,6 +317,16 @@ func TestDecodeRefusesWhatTheAPIServerWould(t *testing.T) {
 			want:  []string{"Node n1: metadata.labels.zone: Invalid value: the key is set twice in the object, and only the last would count"},
 		},
 		{
+			name:  "a key set twice under a key that is no field name, in JSON",
+			input: `{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"},"my labels":{"a":"1","a":"2"}}`,
+			want:  []string{"Node n1: [my labels].a: Invalid value: the key is set twice in the object, and only the last would count"},
+		},
+		{
+			name:  "a key set twice under a key that is no field name, in YAML",
+			input: "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n\"my labels\": {a: 1, a: 2}\n",
+			want:  []string{"Node n1: [my labels].a: Invalid value: the key is set twice in the object, and only the last would count"},
+		},
+		{
 			name:  "a key set twice in an item of a typed List, whose items leave out their kind",
 			input: "apiVersion: v1\nkind: PodList\nitems:\n- metadata: {name: web-1, namespace: shop, name: web-2}\n  spec: {containers: [{name: web}]}\n",
 			want:  []string{"Pod shop/web-2: metadata.name: Invalid value: the key is set twice in the object, and only the last would count"},
